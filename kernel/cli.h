@@ -1,0 +1,35 @@
+/*
+ * cli.h — the command line of `sim` (SCENARIO.md "Command line").
+ *
+ * Options may come before or after the scenario. --set splits at the first
+ * '='; the section is what precedes the last dot of the left part
+ * (--set job.moe.tp=8 -> section "job.moe", key "tp"). --seed N is
+ * --set simulation.seed=N.
+ */
+#ifndef ROCESIM_CLI_H
+#define ROCESIM_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "config.h"
+
+struct cli {
+	const char *scenario;        /* the one positional argument */
+	const char *output;          /* -o/--output, NULL when not given */
+	bool append;                 /* --append */
+	struct cfg_override *sets;   /* --set and --seed, in command-line order */
+	size_t n_sets;
+	const char *pcap_dir;        /* --pcap DIR */
+	bool quiet;                  /* -q */
+	bool check;                  /* --check */
+	bool help, version;          /* -h / -V: print and exit 0 */
+};
+
+/* Parses argv. Returns 0 on success; on a usage error prints
+ * "sim: <what>\nTry 'sim --help'." to stderr and returns 2. */
+int cli_parse(int argc, char **argv, struct cli *out);
+void cli_free(struct cli *c);
+void cli_usage(FILE *to);
+
+#endif

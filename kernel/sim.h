@@ -1,0 +1,113 @@
+/*
+ * sim.h — the simulation context and the scheduling interface.
+ *
+ * One struct sim holds everything a run needs (clock, event queue, seed,
+ * configuration, results writer, counters) and is passed explicitly, so tests
+ * can build and destroy worlds freely and a parallel run can hold one per
+ * partition.
+ *
+ * Every object that schedules events embeds a struct sim_elem: its id (given
+ * in build order, identical in every partitioning) and its own event
+ * sequence. The pair is the tie-breaker of equal-time events (evq.h).
+ */
+#ifndef ROCESIM_SIM_H
+#define ROCESIM_SIM_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "evq.h"
+#include "simtime.h"
+
+struct config;
+struct results;
+
+struct sim_elem {
+	uint32_t id;        /* unique, assigned by sim_elem_register in build order */
+	uint64_t seq;       /* events this element has scheduled */
+	const char *name;   /* for assertion messages ("tor3:p5") */
+};
+
+struct sim {
+	simtime_t now;              /* current simulated time */
+	struct evq q;               /* pending events */
+	uint64_t events;            /* events executed */
+	uint64_t seed;              /* scenario seed, root of every RNG stream */
+	uint32_t n_elems;           /* elements registered so far */
+	simtime_t stop_at;          /* stop once the clock passes this (SIMTIME_NEVER = run dry) */
+	volatile sig_atomic_t *interrupt; /* set by a signal handler: stop after this event */
+	int stopped;                /* why the run loop returned (enum sim_stop) */
+	struct sim_elem kernel;     /* the element used for scheduling done outside any model */
+	const struct config *cfg;   /* the scenario, read-only during the run */
+	struct results *res;        /* results writer, NULL when writing nothing */
+	/* Called every progress_every events (and at the end) when set. */
+	void (*progress)(struct sim *sim, void *ctx);
+	void *progress_ctx;
+	uint64_t progress_every;
+	/* Set by models: return true when the run can end (all finite work done). */
+	bool (*done)(struct sim *sim, void *ctx);
+	void *done_ctx;
+	/* Counters every model updates, reported in the run row. */
+	uint64_t packets_sent;      /* data packets put on the wire by NICs (incl. retransmissions) */
+	uint64_t packets_delivered; /* data packets accepted by receiving NICs */
+	uint64_t packets_dropped;   /* data packets dropped anywhere */
+	uint64_t packet_hops;       /* frames put on any link (data and control) */
+};
+
+enum sim_stop {
+	SIM_RAN_DRY = 0,   /* no event left */
+	SIM_STOP_TIME,     /* [simulation] stop reached */
+	SIM_DONE,          /* the done() hook said all work is finished */
+	SIM_INTERRUPTED,   /* a signal asked us to stop */
+};
+
+void sim_init(struct sim *sim, uint64_t seed);
+void sim_free(struct sim *sim);
+void sim_elem_register(struct sim *sim, struct sim_elem *e, const char *name);
+
+/* Runs events in order until one of enum sim_stop happens; returns it. */
+int sim_run(struct sim *sim);
+
+void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t);
+
+/* Schedule fn(sim, obj, arg) at absolute time t on behalf of element e. */
+static inline void sched_at(struct sim *sim, simtime_t t, struct sim_elem *e,
+			    event_fn fn, void *obj, uintptr_t arg)
+{
+	struct event ev;
+	if (t < sim->now)
+		sim_past_event(sim, e, t);
+	ev.t = t;
+	ev.key = EVQ_KEY(e->id, e->seq++);
+	ev.fn = fn;
+	ev.obj = obj;
+	ev.arg = arg;
+	evq_insert(&sim->q, &ev);
+}
+
+static inline void sched_in(struct sim *sim, simtime_t dt, struct sim_elem *e,
+			    event_fn fn, void *obj, uintptr_t arg)
+{
+	sched_at(sim, sim->now + dt, e, fn, obj, arg);
+}
+
+/*
+ * A timer that may be re-armed or cancelled (retransmission, DCQCN, ...).
+ * Cancellation is lazy: arming bumps a generation and the stale event, when
+ * it fires, sees a different generation and does nothing.
+ */
+struct sim_timer {
+	uint32_t gen;          /* generation of the live arming */
+	bool armed;            /* a live arming is pending */
+	simtime_t t;           /* when the live arming fires */
+	struct sim_elem *elem; /* scheduling element */
+	void (*fn)(struct sim *sim, void *obj);
+	void *obj;
+};
+
+void sim_timer_init(struct sim_timer *tm, struct sim_elem *elem,
+		    void (*fn)(struct sim *sim, void *obj), void *obj);
+void sim_timer_set(struct sim *sim, struct sim_timer *tm, simtime_t t);
+static inline void sim_timer_cancel(struct sim_timer *tm) { tm->gen++; tm->armed = false; }
+
+#endif

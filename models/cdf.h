@@ -1,0 +1,25 @@
+/*
+ * cdf.h — empirical flow-size distributions (`<size bytes> <cumulative %>`
+ * per line, ascending; linear interpolation between points, the convention
+ * of the generators that publish them; data/README).
+ */
+#ifndef ROCESIM_CDF_H
+#define ROCESIM_CDF_H
+
+#include <stddef.h>
+#include <gsl/gsl_rng.h>
+
+struct cdf {
+	double *size;   /* bytes, ascending */
+	double *cum;    /* cumulative probability in [0,1], non-decreasing, last = 1 */
+	size_t n;
+	double mean;    /* mean of the piecewise-linear distribution (bytes) */
+};
+
+/* Reads a file. Returns 0, or -1 with *err (malloc'd) "FILE:LINE: what". */
+int cdf_load(struct cdf *c, const char *path, char **err);
+void cdf_free(struct cdf *c);
+/* A size drawn by inverse-transform sampling (>= 1 byte). */
+double cdf_sample(const struct cdf *c, gsl_rng *r);
+
+#endif

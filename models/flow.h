@@ -1,0 +1,46 @@
+/*
+ * flow.h — a message (one RDMA WRITE) and its lifecycle record.
+ *
+ * Created by a traffic source or workload through nic_post(), owned by the
+ * sending QP until its last byte is acknowledged, then written as one `flow`
+ * row and returned to the pool. Everything about a flow that reaches the
+ * results is here.
+ */
+#ifndef ROCESIM_FLOW_H
+#define ROCESIM_FLOW_H
+
+#include <stdint.h>
+#include "simtime.h"
+
+struct sim;
+struct flow;
+struct qp;
+
+/* Called when the sender sees the message complete (after the row is
+ * filled, before it is written and freed). */
+typedef void (*flow_done_fn)(struct sim *sim, struct flow *f, void *ctx);
+
+struct flow {
+	struct flow *next;         /* QP message queue link */
+	uint64_t id;               /* flow_id: order of posting, from 1 */
+	struct qp *qp;             /* sending QP */
+	int32_t src, dst;          /* host ids */
+	uint64_t size_b;
+	uint32_t first_psn, last_psn; /* PSN range (unwrapped, 32-bit) */
+	uint32_t n_pkts;
+	uint64_t sent_b;           /* bytes segmented so far */
+	simtime_t start;           /* posted */
+	simtime_t recv_end;        /* last byte reached the receiver, -1 until then */
+	simtime_t end;             /* last byte acknowledged, -1 until then */
+	simtime_t ideal;           /* ideal FCT on the idle fabric */
+	uint64_t retx_pkts, ecn_marked, cnp_received;
+	const char *source;        /* "traffic.ws" (static string owned by the config) */
+	const char *parallelism;   /* "micro", "bg", ... (static) */
+	const char *job;           /* NULL when not a job's */
+	int64_t iteration, collective_id; /* -1 when none */
+	int32_t src_gpu, dst_gpu;  /* -1 when none */
+	flow_done_fn on_done;      /* may be NULL */
+	void *on_done_ctx;
+};
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * nic.h — a host's RoCE NIC: RC queue pairs, segmentation, the QP scheduler
+ * and the receive side that acknowledges.
+ *
+ * A message (struct flow) posted to a QP is segmented into MTU packets
+ * (RDMA WRITE first/middle/last/only) when the host port is ready to send:
+ * the port pulls packets from the NIC, which round-robins over QPs that have
+ * data, so no data waits in a port queue and the NIC emits at line rate.
+ * The receiver acknowledges every ack_every packets and always the last
+ * packet of a message; the sender completes a message when its last PSN is
+ * acknowledged. (Congestion control and loss recovery: issue 3.)
+ */
+#ifndef ROCESIM_NIC_H
+#define ROCESIM_NIC_H
+
+#include <stdint.h>
+#include "flow.h"
+#include "sim.h"
+
+struct world;
+struct node;
+struct port;
+struct packet;
+
+/* Posts a message of size_b bytes from host src to host dst now (sim->now).
+ * source and parallelism are static strings kept by reference. The flow
+ * returned may be decorated (on_done, job, ...) before the caller's event
+ * ends; it is freed after on_done returns. */
+struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
+		      const char *source, const char *parallelism);
+
+int nic_create(struct world *w, struct node *host);
+void nic_destroy(struct nic *n);
+/* The host port asks for the next data packet; NULL when none is ready. */
+struct packet *nic_pull(struct sim *sim, void *nic);
+/* A frame for this host arrived on its port. */
+void nic_receive(struct sim *sim, struct nic *n, struct packet *p);
+/* Writes a flow row (finished or not) through sim->res. */
+void nic_write_flow(struct world *w, const struct flow *f);
+/* Visit every unfinished flow (for the final write). */
+void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * packet.h — a frame in flight: header fields only, no payload bytes.
+ *
+ * A packet is owned by exactly one place at a time: a port queue, a link
+ * (pending arrival event), or the pool (world.pkt_pool). Frame sizes follow
+ * RoCEv2 on the wire (REFERENCE.md): Ethernet 14 + IPv4 20 + UDP 8 + BTH 12
+ * (+ RETH 16 on WRITE first/only, + AETH 4 on ACK/NAK) + payload + ICRC 4 +
+ * FCS 4 = `frame_b`; preamble and inter-frame gap add PKT_WIRE_EXTRA_B on
+ * the wire, so a 1000 B middle packet takes 1082 B of line time.
+ */
+#ifndef ROCESIM_PACKET_H
+#define ROCESIM_PACKET_H
+
+#include <stdint.h>
+
+#define PKT_ETH_B 14
+#define PKT_IPV4_B 20
+#define PKT_UDP_B 8
+#define PKT_BTH_B 12
+#define PKT_RETH_B 16
+#define PKT_AETH_B 4
+#define PKT_ICRC_B 4
+#define PKT_FCS_B 4
+#define PKT_WIRE_EXTRA_B 20   /* preamble 8 + inter-frame gap 12 */
+#define PKT_ROCE_OVERHEAD_B (PKT_ETH_B + PKT_IPV4_B + PKT_UDP_B + PKT_BTH_B + PKT_ICRC_B + PKT_FCS_B)
+#define PKT_ACK_FRAME_B (PKT_ROCE_OVERHEAD_B + PKT_AETH_B)
+
+enum pkt_type { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PFC };
+
+/* BTH opcodes (RC RDMA WRITE, as NCCL uses; REFERENCE.md). */
+enum pkt_opcode {
+	OP_WRITE_FIRST = 0x06, OP_WRITE_MIDDLE = 0x07, OP_WRITE_LAST = 0x08, OP_WRITE_ONLY = 0x0A,
+	OP_ACK = 0x11, OP_CNP = 0x81,
+};
+
+enum pkt_flags {
+	PKT_F_FIRST = 1 << 0,   /* first packet of its message */
+	PKT_F_LAST = 1 << 1,    /* last packet of its message */
+	PKT_F_ACKREQ = 1 << 2,  /* BTH AckReq */
+	PKT_F_ECT = 1 << 3,     /* ECN-capable transport */
+	PKT_F_CE = 1 << 4,      /* congestion experienced (set by a switch) */
+};
+
+struct flow;
+
+struct packet {
+	struct packet *next;    /* queue link */
+	struct flow *flow;      /* data: the message it belongs to (sender's record) */
+	uint32_t psn;           /* data: its PSN; ACK/NAK: cumulative PSN acknowledged */
+	uint32_t dqpn;          /* destination QP number */
+	int32_t src, dst;       /* host ids (node ids of hosts) */
+	uint16_t sport;         /* UDP source port: ECMP entropy */
+	uint16_t frame_b;       /* frame bytes incl. headers, ICRC, FCS */
+	uint16_t payload_b;     /* data bytes carried */
+	uint16_t in_port;       /* ingress port at the switch holding it */
+	uint8_t type;           /* enum pkt_type */
+	uint8_t opcode;         /* enum pkt_opcode */
+	uint8_t prio;           /* priority class 0..7 */
+	uint8_t flags;          /* enum pkt_flags */
+	uint8_t ttl;            /* IPv4 TTL, decremented per switch */
+};
+
+#endif

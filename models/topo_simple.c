@@ -1,0 +1,1 @@
+/* placeholder */ typedef int rocesim_placeholder_topo_simple;

@@ -1,0 +1,75 @@
+/*
+ * world.h — the live fabric: nodes, ports, routing tables, pools and the
+ * flow accounting that decides when a run is finished.
+ *
+ * world_build turns a struct topo into objects, registers every element
+ * with the kernel in node order (deterministic ids), builds routing, and
+ * records node and link rows. Traffic sources and workloads post messages
+ * through nic_post (nic.h) and report when they will post no more.
+ */
+#ifndef ROCESIM_WORLD_H
+#define ROCESIM_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "pool.h"
+#include "routing.h"
+#include "sim.h"
+#include "topology.h"
+
+struct port;
+struct nic;
+struct results;
+struct traffic;
+
+struct node {
+	struct sim_elem elem;      /* the node as scheduler (NIC, switch pipeline) */
+	int id;
+	enum node_kind kind;
+	int tier;
+	const char *name;          /* topo.nodes[id].name */
+	struct port *ports;        /* n_ports consecutive entries of world.ports */
+	int n_ports;
+	uint32_t ecmp_seed;        /* per-switch seed of the ECMP hash */
+	const struct route_table *rt; /* switches: forwarding table */
+	struct nic *nic;           /* hosts: the NIC behind port 0 */
+	struct world *w;
+};
+
+struct world {
+	struct sim *sim;
+	const struct config *cfg;
+	struct topo topo;
+	struct node *nodes; int n_nodes;
+	int n_hosts;               /* nodes [0, n_hosts) are hosts */
+	struct port *ports; int n_ports;
+	struct route_table *routes; /* [n_nodes] */
+	struct pool pkt_pool;      /* struct packet */
+	struct pool flow_pool;     /* struct flow */
+	uint64_t next_flow_id;     /* last id handed out */
+	uint64_t flows_posted, flows_done;
+	int sources_active;        /* sources that may still post messages */
+	struct traffic *traffic;   /* owned by traffic.c */
+	bool write_results;        /* flows go to sim->res */
+};
+
+/* Builds the fabric of cfg into w (sim must be initialised). Returns 0, or -1
+ * with *err (malloc'd) for a topology or routing error. */
+int world_build(struct world *w, struct sim *sim, const struct config *cfg, char **err);
+void world_free(struct world *w);
+
+/* Host id of a host name ("host3"), -1 when no such host. */
+int world_host_id(const struct world *w, const char *name);
+
+/* A source that will post messages later (keeps the run going). */
+static inline void world_source_begin(struct world *w) { w->sources_active++; }
+static inline void world_source_end(struct world *w) { w->sources_active--; }
+/* True when no source is active and every posted flow finished. */
+bool world_done(struct sim *sim, void *w);
+
+/* Writes node and link rows (after results_open). */
+void world_write_topology(const struct world *w, struct results *res);
+/* Writes port_stats for every port and unfinished flows as rows with NULL ends. */
+void world_write_final(struct world *w, struct results *res);
+
+#endif
