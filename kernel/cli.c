@@ -1,1 +1,296 @@
-/* placeholder */ typedef int rocesim_placeholder_cli;
+/*
+ * cli.c — the command line of `sim` (cli.h, SCENARIO.md "Command line").
+ *
+ * One declarative table (cli_opts) holds every option with its argument
+ * name and help text; getopt_long's option array, its short-option string
+ * and the --help text are all built from it, so they cannot drift apart.
+ *
+ * getopt_long runs in GNU permutation mode, so options may come before or
+ * after the scenario. Its state is global: cli_parse resets it (optind = 0
+ * forces glibc to reinitialise, permutation state included) so it can be
+ * called more than once, as the tests do. argv is permuted, not modified;
+ * everything kept in struct cli points into argv except the --set pieces,
+ * which are malloc'd (cli_free).
+ *
+ * Usage errors print "sim: <what>" and the --help hint to stderr and return
+ * 2 (EXIT_INPUT); nothing is left allocated then.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum {
+	/* Options with no short form get values past any char. */
+	OPT_APPEND = 256,
+	OPT_SEED,
+	OPT_PCAP,
+	OPT_CHECK,
+};
+
+struct cli_opt {
+	const char *name;   /* long name */
+	int val;            /* short letter, or OPT_* */
+	const char *arg;    /* argument name; NULL: takes none */
+	const char *help;   /* '\n' continues it in the help column (80 columns) */
+};
+
+static const struct cli_opt cli_opts[] = {
+	{ "output", 'o', "FILE",
+	  "result database (default: [simulation] output,\nelse results/<scenario>.db)" },
+	{ "append", OPT_APPEND, NULL,
+	  "add this run to an existing database (next\nrun_id) instead of replacing it" },
+	{ "set", 's', "SECTION.KEY=VALUE",
+	  "override or add a key (repeatable); applied\nbefore validation. See below." },
+	{ "seed", OPT_SEED, "N", "same as --set simulation.seed=N" },
+	{ "pcap", OPT_PCAP, "DIR",
+	  "capture what [pcap] taps names (every host port\nif none) into DIR" },
+	{ "quiet", 'q', NULL, "no progress line" },
+	{ "check", OPT_CHECK, NULL,
+	  "validate, build the world, print its summary and\neach job's communication plan, write nothing, exit" },
+	{ "help", 'h', NULL, "print this help and exit" },
+	{ "version", 'V', NULL, "print the version and exit" },
+};
+#define N_OPTS (sizeof cli_opts / sizeof cli_opts[0])
+
+void cli_usage(FILE *to)
+{
+	fputs("Usage: sim [options] SCENARIO.ini [options]\n"
+	      "Simulate the RoCEv2 fabric and traffic that SCENARIO.ini describes and\n"
+	      "write the results to an SQLite database.\n"
+	      "\n"
+	      "Options (before or after the scenario):\n", to);
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct cli_opt *o = &cli_opts[i];
+		char head[64];
+		int n;
+		if (o->val < 256)
+			n = snprintf(head, sizeof head, "  -%c, --%s%s%s", o->val, o->name,
+				     o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			n = snprintf(head, sizeof head, "      --%s%s%s", o->name,
+				     o->arg ? " " : "", o->arg ? o->arg : "");
+		/* Help in column 27, as SCENARIO.md lays it out; a head too
+		 * long for that (--set's) puts its help on the next line. */
+		if (n > 25)
+			fprintf(to, "%s\n%27s", head, "");
+		else
+			fprintf(to, "%-27s", head);
+		for (const char *h = o->help; *h; ) {
+			size_t len = strcspn(h, "\n");
+			fprintf(to, "%.*s\n", (int)len, h);
+			h += len;
+			if (*h == '\n') {
+				h++;
+				fprintf(to, "%27s", "");
+			}
+		}
+	}
+	fputs("\n"
+	      "--set splits at the first '='; the section is what precedes the last dot of\n"
+	      "the left part: --set switch.pfc=off, --set job.moe.tp=8,\n"
+	      "--set traffic.ws.file=/x/f.txt.\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  0  finished\n"
+	      "  1  internal failure\n"
+	      "  2  bad input (the message names file:line, section, key, value and what\n"
+	      "     was expected)\n"
+	      "  3  stopped by a detected PFC deadlock or stall\n", to);
+}
+
+void cli_free(struct cli *c)
+{
+	for (size_t i = 0; i < c->n_sets; i++) {
+		free(c->sets[i].section);
+		free(c->sets[i].key);
+		free(c->sets[i].value);
+	}
+	free(c->sets);
+	/* Zeroed so a second cli_free (or one after a failed parse) is harmless. */
+	memset(c, 0, sizeof *c);
+}
+
+static int usage_error(struct cli *out, const char *what, const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "sim: %s '%s'\n", what, arg);
+	else
+		fprintf(stderr, "sim: %s\n", what);
+	fputs("Try 'sim --help' for more information.\n", stderr);
+	cli_free(out);
+	return 2;
+}
+
+/* Appends an override; -1 when out of memory. Takes copies. */
+static int add_set(struct cli *c, const char *section, size_t section_len,
+		   const char *key, size_t key_len, const char *value)
+{
+	struct cfg_override *s = realloc(c->sets, (c->n_sets + 1) * sizeof *s);
+	if (!s)
+		return -1;
+	c->sets = s;
+	struct cfg_override *o = &c->sets[c->n_sets];
+	o->section = strndup(section, section_len);
+	o->key = strndup(key, key_len);
+	o->value = strdup(value);
+	if (!o->section || !o->key || !o->value) {
+		free(o->section);
+		free(o->key);
+		free(o->value);
+		return -1;
+	}
+	c->n_sets++;
+	return 0;
+}
+
+/* SECTION.KEY=VALUE: split at the first '='; the section is everything
+ * before the last dot of the left part, so sections that contain dots
+ * (job.moe) need no quoting, while values may contain anything ('=', '.',
+ * paths). Returns 0, 2 (usage error, printed) or -1 (out of memory). */
+static int parse_set(struct cli *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq)
+		return 2;
+	const char *dot = NULL;
+	for (const char *p = arg; p < eq; p++)
+		if (*p == '.')
+			dot = p;
+	if (!dot || dot == arg || dot + 1 == eq)
+		return 2;
+	return add_set(c, arg, (size_t)(dot - arg), dot + 1, (size_t)(eq - dot - 1), eq + 1);
+}
+
+/* "-o" or "--seed" for an option value; 0 when it is one of ours, -1 (with
+ * "-z" written) when not. */
+static int opt_name(int val, char *buf, size_t len)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (cli_opts[i].val == val) {
+			if (val < 256)
+				snprintf(buf, len, "-%c", val);
+			else
+				snprintf(buf, len, "--%s", cli_opts[i].name);
+			return 0;
+		}
+	snprintf(buf, len, "-%c", val > 32 && val < 127 ? val : '?');
+	return -1;
+}
+
+/* A non-negative decimal integer that fits in 64 bits (the seed's type). */
+static bool valid_seed(const char *s)
+{
+	if (!*s)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	errno = 0;
+	strtoull(s, NULL, 10);
+	return errno != ERANGE;
+}
+
+int cli_parse(int argc, char **argv, struct cli *out)
+{
+	memset(out, 0, sizeof *out);
+
+	struct option longopts[N_OPTS + 1];
+	char shortopts[2 * N_OPTS + 2];
+	char *sp = shortopts;
+	*sp++ = ':';   /* report a missing argument as ':', not '?': our message */
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct cli_opt *o = &cli_opts[i];
+		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+					       NULL, o->val };
+		if (o->val < 256) {
+			*sp++ = (char)o->val;
+			if (o->arg)
+				*sp++ = ':';
+		}
+	}
+	longopts[N_OPTS] = (struct option){ 0, 0, 0, 0 };
+	*sp = '\0';
+
+	optind = 0;   /* glibc: full reinitialisation, permutation included */
+	opterr = 0;   /* we print our own messages */
+	const char *positional[2] = { NULL, NULL };
+	size_t n_positional = 0;
+	int c;
+	/* A leading '-' in optstring hands positional arguments to us in
+	 * order (as option 1) while options keep being parsed after them. */
+	char optstring[sizeof shortopts + 1];
+	optstring[0] = '-';
+	strcpy(optstring + 1, shortopts);
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (n_positional < 2)
+				positional[n_positional] = optarg;
+			n_positional++;
+			break;
+		case 'o': out->output = optarg; break;
+		case OPT_APPEND: out->append = true; break;
+		case 's': {
+			int rc = parse_set(out, optarg);
+			if (rc == 2)
+				return usage_error(out, "--set expects SECTION.KEY=VALUE, got", optarg);
+			if (rc < 0)
+				return usage_error(out, "out of memory", NULL);
+			break;
+		}
+		case OPT_SEED:
+			if (!valid_seed(optarg))
+				return usage_error(out, "--seed expects a non-negative integer, got", optarg);
+			if (add_set(out, "simulation", 10, "seed", 4, optarg) < 0)
+				return usage_error(out, "out of memory", NULL);
+			break;
+		case OPT_PCAP: out->pcap_dir = optarg; break;
+		case 'q': out->quiet = true; break;
+		case OPT_CHECK: out->check = true; break;
+		case 'h': out->help = true; break;
+		case 'V': out->version = true; break;
+		case ':': {
+			/* optind has moved past the option lacking its argument; name
+			 * it as the user wrote it (--output, or -o out of -qo). */
+			const char *typed = argv[optind - 1];
+			char name[64];
+			if (strncmp(typed, "--", 2) == 0)
+				snprintf(name, sizeof name, "%s", typed);
+			else
+				opt_name(optopt, name, sizeof name);
+			return usage_error(out, "missing argument to option", name);
+		}
+		default: {
+			/* '?'. optopt is 0 for an unknown or ambiguous long option
+			 * (argv[optind-1] then holds it); an option of ours when a
+			 * long option that takes no argument got one (--quiet=x);
+			 * else the unknown letter, whose cluster (-zq) argv[optind-1]
+			 * need not hold yet. */
+			char name[64];
+			bool ours = optopt != 0 && opt_name(optopt, name, sizeof name) == 0;
+			if (optopt == 0 || ours) {
+				const char *typed = argv[optind - 1];
+				snprintf(name, sizeof name, "%.*s", (int)strcspn(typed, "="), typed);
+			}
+			return usage_error(out, ours ? "option takes no argument:" : "unknown option", name);
+		}
+		}
+	}
+	/* After "--" getopt stops: what is left is positional. */
+	for (int i = optind; i < argc; i++) {
+		if (n_positional < 2)
+			positional[n_positional] = argv[i];
+		n_positional++;
+	}
+	if (out->help || out->version)
+		return 0;
+	if (n_positional == 0)
+		return usage_error(out, "no scenario given", NULL);
+	if (n_positional > 1)
+		return usage_error(out, "more than one scenario given: extra argument", positional[1]);
+	out->scenario = positional[0];
+	return 0;
+}

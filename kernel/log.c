@@ -1,1 +1,68 @@
-/* placeholder */ typedef int rocesim_placeholder_log;
+/*
+ * log.c — user-facing errors and warnings, and invariant failures.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "log.h"
+#include "sim.h"
+
+static void (*log_cleanup)(void);
+
+void log_set_cleanup(void (*fn)(void)) { log_cleanup = fn; }
+
+static void run_cleanup(void)
+{
+	void (*fn)(void) = log_cleanup;
+	log_cleanup = NULL; /* never twice, even if cleanup itself fails */
+	if (fn)
+		fn();
+}
+
+void die_input(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("sim: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	run_cleanup();
+	exit(EXIT_INPUT);
+}
+
+void die_internal(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("sim: internal error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	run_cleanup();
+	exit(EXIT_INTERNAL);
+}
+
+void warnx_sim(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("sim: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void sim_assert_fail(const struct sim *sim, const struct sim_elem *e, const char *cond,
+		     const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "sim: internal error at t=%lld ps in %s (%s:%d, %s): ",
+		sim ? (long long)sim->now : -1LL, e && e->name ? e->name : "?", file, line, cond);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	run_cleanup();
+	abort();
+}

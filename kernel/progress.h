@@ -17,6 +17,8 @@ struct progress {
 	double t0, last;         /* wall clock (s) at start and last draw */
 	simtime_t stop_at;       /* SIMTIME_NEVER when the run ends by finishing work */
 	uint64_t flows_total;    /* when known, for percent by flows */
+	uint64_t last_events;    /* events at the last draw: ev/s is the rate since then */
+	bool drawn;              /* a line was drawn: progress_end ends it */
 };
 
 void progress_init(struct progress *p, bool enabled, simtime_t stop_at);

@@ -78,8 +78,28 @@ void results_link(struct results *r, int link_id, int node_a, int port_a, int no
 /* Buffered in the current transaction; committed every RESULTS_BATCH rows. */
 void results_flow(struct results *r, const struct flow_record *f);
 void results_port_stats(struct results *r, const struct port_stats_record *p);
-/* Generic prepared insert for tables later models fill (pfc_pause, samples...):
- * see results.c. */
+/* Generic prepared insert for tables later models fill (pfc_pause, samples...).
+ * results_table prepares "INSERT INTO table (run_id, columns) VALUES (...)"
+ * once (run_id is bound for you) and returns a handle owned by r, or NULL with
+ * a message when the table or a column does not exist. results_row binds one
+ * value per column from the varargs, one type letter each:
+ *   's' const char *  (NULL -> NULL)       'i' int
+ *   'l' int64_t                            'u' uint64_t
+ *   't' simtime_t     (negative -> NULL)   'd' double (NaN -> NULL)
+ *   'n' no argument: NULL
+ * e.g. results_row(r, t, "siitt", node, port, prio, start_ps, end_ps).
+ * The argument types must match the letters exactly (varargs). Rows join the
+ * current batch like flows. */
+struct results_table;
+struct results_table *results_table(struct results *r, const char *table, const char *columns);
+void results_row(struct results *r, struct results_table *t, const char *types, ...);
+/* pfc_pause row; end_ps < 0 when the egress was still paused at the end. */
+void results_pfc_pause(struct results *r, const char *node, int port, int priority,
+		       simtime_t start_ps, simtime_t end_ps);
+/* The temporary file being written ("X.db.tmp-PID"), NULL with --append. */
+const char *results_temp_path(const struct results *r);
+/* analysis/schema.sql (and views), embedded at build time (kernel/schema_sql.c). */
+extern const char results_schema_sql[];
 
 /* Writes final counters and status ('complete', 'interrupted', 'deadlock',
  * 'stalled', 'failed'), commits, closes and renames the temporary file into

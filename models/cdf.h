@@ -19,7 +19,10 @@ struct cdf {
 /* Reads a file. Returns 0, or -1 with *err (malloc'd) "FILE:LINE: what". */
 int cdf_load(struct cdf *c, const char *path, char **err);
 void cdf_free(struct cdf *c);
-/* A size drawn by inverse-transform sampling (>= 1 byte). */
+/* A size drawn by inverse-transform sampling, rounded to whole bytes, >= 1. */
 double cdf_sample(const struct cdf *c, gsl_rng *r);
+/* The size at cumulative probability u in [0,1) of the piecewise-linear law
+ * (not rounded): the inverse transform cdf_sample applies. */
+double cdf_quantile(const struct cdf *c, double u);
 
 #endif

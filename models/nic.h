@@ -21,6 +21,7 @@ struct world;
 struct node;
 struct port;
 struct packet;
+struct nic;
 
 /* Posts a message of size_b bytes from host src to host dst now (sim->now).
  * source and parallelism are static strings kept by reference. The flow

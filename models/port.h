@@ -1,0 +1,85 @@
+/*
+ * port.h — one end of a full-duplex link: eight priority queues, a
+ * scheduler, the transmitter and the link's propagation toward the peer.
+ *
+ * Scheduling: classes PORT_CTRL_PRIO and above (ACK, NAK, CNP) are served
+ * by strict priority, highest first; the data classes below share the link
+ * by deficit weighted round robin with equal quanta. A host port has a
+ * pull source (its NIC) consulted after its queues, so data is segmented
+ * only when the link is free.
+ *
+ * Events: a port keeps at most one pending "transmission done" event, and
+ * only while frames wait; each frame costs one arrival event at the peer
+ * (scheduled when its transmission starts: start + serialisation +
+ * propagation + the peer's switch latency). A frame that meets an idle
+ * port is sent at once, so a packet crossing idle equal-rate hops costs one
+ * event per hop.
+ *
+ * Serialisation counts the frame plus preamble and inter-frame gap
+ * (PKT_WIRE_EXTRA_B); statistics count frame bytes (SCENARIO.md port_stats).
+ */
+#ifndef ROCESIM_PORT_H
+#define ROCESIM_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "packet.h"
+#include "sim.h"
+
+#define PORT_PRIOS 8
+#define PORT_CTRL_PRIO 6              /* ACK/NAK/CNP class: REFERENCE.md, CNP on priority 6 */
+#define PORT_DATA_CLASSES PORT_CTRL_PRIO
+#define PORT_DWRR_QUANTUM_B 9300      /* >= largest frame, so a visit always sends */
+
+struct node;
+
+struct port_queue {
+	struct packet *head, *tail;
+	uint64_t bytes;                /* frame bytes queued */
+	uint32_t n;
+};
+
+typedef struct packet *(*port_pull_fn)(struct sim *sim, void *ctx);
+
+struct port {
+	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
+	struct node *node;
+	struct port *peer;
+	int idx;                       /* port number on its node */
+	int link_id;
+	uint64_t rate_bps;
+	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
+	simtime_t delay_ps;            /* propagation to the peer */
+	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
+	simtime_t busy_until;          /* end of the frame being serialised */
+	bool tx_event;                 /* a transmission-done event is pending */
+	uint8_t nonempty;              /* bit c: q[c] holds frames */
+	uint8_t paused;                /* bit c: class c paused by PFC (issue 3) */
+	uint8_t dwrr_cur;              /* DWRR: class being visited */
+	bool dwrr_visited;             /* DWRR: quantum already granted this visit */
+	int32_t deficit[PORT_DATA_CLASSES];
+	struct port_queue q[PORT_PRIOS];
+	uint64_t queued_bytes;         /* sum over classes */
+	port_pull_fn pull;             /* host ports: the NIC */
+	void *pull_ctx;
+	char name[40];                 /* "tor3:p5" */
+	/* Statistics (port_stats). */
+	uint64_t tx_bytes, tx_packets, rx_bytes, drops, ecn_marked;
+	uint64_t pause_tx, pause_rx;
+	simtime_t paused_ps;
+	uint64_t max_queue_bytes;
+};
+
+void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
+	       uint64_t rate_bps, simtime_t delay_ps);
+/* Queue a frame for transmission and start it if the link is free. */
+void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt);
+/* A pull source has new data: start sending if the link is free. */
+void port_kick(struct sim *sim, struct port *p);
+
+static inline simtime_t port_ser_ps(const struct port *p, uint32_t wire_b)
+{
+	return p->ps_per_byte ? (simtime_t)wire_b * p->ps_per_byte : simtime_serialize(wire_b, p->rate_bps);
+}
+
+#endif

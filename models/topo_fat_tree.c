@@ -1,1 +1,87 @@
-/* placeholder */ typedef int rocesim_placeholder_topo_fat_tree;
+/*
+ * topo_fat_tree.c — the three-tier k-ary fat tree of Al-Fares, Loukissas
+ * and Vahdat, "A Scalable, Commodity Data Center Network Architecture",
+ * SIGCOMM 2008.
+ *
+ * k pods, each with k/2 ToRs (tier 1) and k/2 aggregation switches (tier 2);
+ * (k/2)^2 cores (tier 3). ToR j of pod p links to every agg of pod p; agg i
+ * of pod p links to cores i*(k/2) .. i*(k/2)+k/2-1, so core c sees one agg
+ * of every pod. Each ToR has hpt = (k/2) * oversubscription hosts (a whole
+ * number >= 1); at oversubscription 1 every switch has exactly k ports and
+ * there are k^3/4 hosts.
+ *
+ * Numbering, left to right: host h under tor h / hpt; tor p*(k/2)+j,
+ * agg p*(k/2)+i, core c. Links are added host-ToR (host order), then
+ * ToR-agg (pod, tor, agg), then agg-core (pod, agg, core), which gives:
+ *   tor:  ports 0..hpt-1 = its hosts, hpt+i = agg i of its pod;
+ *   agg:  ports 0..k/2-1 = ToR j of its pod, k/2+m = core i*(k/2)+m;
+ *   core: port p = the agg of pod p.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "topology.h"
+
+#define TRY_ADD(expr) do { if ((expr) < 0) goto oom; } while (0)
+
+int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
+{
+	int k = c->k;
+	if (k < 2 || k % 2 != 0)
+		return topo_errf(err, "[topology] k = %d: fat_tree needs an even k >= 2", k);
+	if (k > TOPO_MAX_PORTS)
+		return topo_errf(err, "[topology] k = %d: a switch would have more than %d ports",
+				 k, TOPO_MAX_PORTS);
+	int half = k / 2;
+	double os = c->oversubscription;
+	double hpt_f = half * os;
+	/* A ToR's host count must be whole; allow for the decimal rounding of
+	 * values such as 1.5 or 0.1 * 10 in the scenario file. */
+	double hpt_r = nearbyint(hpt_f);
+	if (!isfinite(hpt_f) || fabs(hpt_f - hpt_r) > 1e-9 * (1 + fabs(hpt_f)) || hpt_r < 1)
+		return topo_errf(err, "[topology] oversubscription = %g: with k = %d a ToR would have "
+				 "%g hosts; (k/2) x oversubscription must be a whole number >= 1",
+				 os, k, hpt_f);
+	if (hpt_r + half > TOPO_MAX_PORTS)
+		return topo_errf(err, "[topology] oversubscription = %g: a ToR would have more than %d ports",
+				 os, TOPO_MAX_PORTS);
+	int hpt = (int)hpt_r;
+	int64_t n_tor = (int64_t)k * half;       /* also the number of aggs */
+	int64_t n_core = (int64_t)half * half;
+	int64_t n_host = n_tor * hpt;
+	int64_t n_nodes = n_host + 2 * n_tor + n_core;
+	int64_t n_links = n_host + n_tor * half + n_tor * half;
+	if (n_nodes > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
+		return topo_errf(err, "[topology] k = %d, oversubscription = %g: %lld nodes; "
+				 "at most %d are supported", k, os, (long long)n_nodes, TOPO_MAX_NODES);
+	TRY_ADD(topo_reserve(t, (int)n_nodes, (int)n_links));
+
+	for (int h = 0; h < n_host; h++)
+		TRY_ADD(topo_add_named(t, "host", h, NODE_HOST, 0));
+	t->n_hosts = (int)n_host;
+	int tor0 = t->n_nodes;
+	for (int i = 0; i < n_tor; i++)
+		TRY_ADD(topo_add_named(t, "tor", i, NODE_SWITCH, 1));
+	int agg0 = t->n_nodes;
+	for (int i = 0; i < n_tor; i++)
+		TRY_ADD(topo_add_named(t, "agg", i, NODE_SWITCH, 2));
+	int core0 = t->n_nodes;
+	for (int i = 0; i < n_core; i++)
+		TRY_ADD(topo_add_named(t, "core", i, NODE_SWITCH, 3));
+
+	for (int h = 0; h < n_host; h++)
+		TRY_ADD(topo_add_link(t, h, tor0 + h / hpt, host_rate_bps, c->link_delay));
+	for (int p = 0; p < k; p++)
+		for (int j = 0; j < half; j++)
+			for (int i = 0; i < half; i++)
+				TRY_ADD(topo_add_link(t, tor0 + p * half + j, agg0 + p * half + i,
+						      c->link_rate_bps, c->link_delay));
+	for (int p = 0; p < k; p++)
+		for (int i = 0; i < half; i++)
+			for (int m = 0; m < half; m++)
+				TRY_ADD(topo_add_link(t, agg0 + p * half + i, core0 + i * half + m,
+						      c->link_rate_bps, c->link_delay));
+	return 0;
+oom:
+	return topo_errf(err, "[topology] fat_tree k = %d: out of memory building the topology", k);
+}

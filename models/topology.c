@@ -1,1 +1,254 @@
-/* placeholder */ typedef int rocesim_placeholder_topology;
+/*
+ * topology.c — the registry of topology builders and the helpers they share.
+ *
+ * One static table maps each `[topology] type` to its name and builder, so
+ * the names accepted, the names printed and the dispatch cannot drift
+ * apart; adding a topology adds one row. Types whose builder is NULL are
+ * known names that this version refuses with a clear message.
+ *
+ * Invariants after topology_build succeeds: nodes [0, n_hosts) are hosts;
+ * every link joins two distinct existing nodes; port_off has n_nodes + 1
+ * entries and ports one entry per link end, numbered per node in link
+ * order; ports[port_off[u] + i].peer_port points back at (u, i); no node
+ * has more than TOPO_MAX_PORTS ports. Building is done once per run, so
+ * clarity wins over speed here except for topo_finalize's linear pass.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology.h"
+
+typedef int (*topo_build_fn)(const struct cfg_topology *c, uint64_t host_rate_bps,
+			     struct topo *t, char **err);
+
+struct topo_type_entry {
+	enum cfg_topo_type type;
+	const char *name;          /* as written in [topology] type */
+	topo_build_fn build;       /* NULL: known name, not supported yet */
+};
+
+static const struct topo_type_entry topo_types[] = {
+	{ TOPO_FAT_TREE, "fat_tree", topo_build_fat_tree },
+	{ TOPO_LEAF_SPINE, "leaf_spine", topo_build_leaf_spine },
+	{ TOPO_RAIL_OPTIMIZED, "rail_optimized", NULL },
+	{ TOPO_DUMBBELL, "dumbbell", topo_build_dumbbell },
+	{ TOPO_STAR, "star", topo_build_star },
+	{ TOPO_HPCC, "hpcc", NULL },
+};
+#define TOPO_N_TYPES (sizeof topo_types / sizeof topo_types[0])
+
+static const struct topo_type_entry *topo_type_find(enum cfg_topo_type type)
+{
+	for (size_t i = 0; i < TOPO_N_TYPES; i++)
+		if (topo_types[i].type == type)
+			return &topo_types[i];
+	return NULL;
+}
+
+const char *topology_type_name(enum cfg_topo_type type)
+{
+	const struct topo_type_entry *e = topo_type_find(type);
+	return e ? e->name : NULL;
+}
+
+int topology_type_parse(const char *name, enum cfg_topo_type *type)
+{
+	for (size_t i = 0; i < TOPO_N_TYPES; i++)
+		if (strcmp(topo_types[i].name, name) == 0) {
+			*type = topo_types[i].type;
+			return 0;
+		}
+	return -1;
+}
+
+const char *topology_type_names(void)
+{
+	/* Built once from the table so the list cannot go stale; the buffer
+	 * is far larger than the six names need. */
+	static char buf[256];
+	if (!buf[0]) {
+		size_t off = 0;
+		for (size_t i = 0; i < TOPO_N_TYPES; i++)
+			off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s",
+						i ? "|" : "", topo_types[i].name);
+	}
+	return buf;
+}
+
+int topo_errf(char **err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (err) {
+		*err = n >= 0 ? malloc((size_t)n + 1) : NULL;
+		if (*err) {
+			va_start(ap, fmt);
+			vsnprintf(*err, (size_t)n + 1, fmt, ap);
+			va_end(ap);
+		}
+	}
+	return -1;
+}
+
+int topo_reserve(struct topo *t, int n_nodes, int n_links)
+{
+	if (n_nodes < 0 || n_links < 0)
+		return -1;
+	if (n_nodes > t->nodes_cap) {
+		struct topo_node *p = realloc(t->nodes, (size_t)n_nodes * sizeof *p);
+		if (!p)
+			return -1;
+		t->nodes = p;
+		t->nodes_cap = n_nodes;
+	}
+	if (n_links > t->links_cap) {
+		struct topo_link *p = realloc(t->links, (size_t)n_links * sizeof *p);
+		if (!p)
+			return -1;
+		t->links = p;
+		t->links_cap = n_links;
+	}
+	return 0;
+}
+
+int topo_add_node(struct topo *t, const char *name, enum node_kind kind, int tier)
+{
+	size_t len = strlen(name);
+	if (len >= TOPO_NAME_MAX || t->n_nodes >= TOPO_MAX_NODES)
+		return -1;
+	if (t->n_nodes == t->nodes_cap &&
+	    topo_reserve(t, t->nodes_cap ? 2 * t->nodes_cap : 16, t->links_cap) < 0)
+		return -1;
+	struct topo_node *n = &t->nodes[t->n_nodes];
+	memcpy(n->name, name, len + 1);
+	n->kind = kind;
+	n->tier = tier;
+	return t->n_nodes++;
+}
+
+int topo_add_named(struct topo *t, const char *prefix, int index, enum node_kind kind, int tier)
+{
+	char name[TOPO_NAME_MAX];
+	int n = snprintf(name, sizeof name, "%s%d", prefix, index);
+	if (n < 0 || n >= (int)sizeof name)
+		return -1;
+	return topo_add_node(t, name, kind, tier);
+}
+
+int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps)
+{
+	if (a < 0 || b < 0 || a >= t->n_nodes || b >= t->n_nodes || a == b)
+		return -1;
+	if (t->n_links == t->links_cap) {
+		if (t->links_cap > INT32_MAX / 2)
+			return -1;
+		if (topo_reserve(t, t->nodes_cap, t->links_cap ? 2 * t->links_cap : 16) < 0)
+			return -1;
+	}
+	struct topo_link *l = &t->links[t->n_links];
+	l->a = a;
+	l->b = b;
+	l->rate_bps = rate_bps;
+	l->delay_ps = delay_ps;
+	return t->n_links++;
+}
+
+void topo_finalize(struct topo *t)
+{
+	free(t->port_off);
+	free(t->ports);
+	t->port_off = NULL;
+	t->ports = NULL;
+	int *off = calloc((size_t)t->n_nodes + 1, sizeof *off);
+	/* `fill` counts ports handed out so far per node; one extra slot keeps
+	 * calloc's size non-zero for an empty topology. */
+	int *fill = calloc((size_t)t->n_nodes + 1, sizeof *fill);
+	struct topo_port *ports = malloc(((size_t)t->n_links * 2 + 1) * sizeof *ports);
+	if (!off || !fill || !ports) {
+		free(off);
+		free(fill);
+		free(ports);
+		return;
+	}
+	for (int i = 0; i < t->n_links; i++) {
+		off[t->links[i].a + 1]++;
+		off[t->links[i].b + 1]++;
+	}
+	for (int u = 0; u < t->n_nodes; u++)
+		off[u + 1] += off[u];
+	/* Walking links in order gives each node its ports in link order, and
+	 * both ends of a link learn each other's port index at once. */
+	for (int i = 0; i < t->n_links; i++) {
+		int a = t->links[i].a, b = t->links[i].b;
+		int pa = fill[a]++, pb = fill[b]++;
+		ports[off[a] + pa] = (struct topo_port){ .link = i, .peer = b, .peer_port = pb };
+		ports[off[b] + pb] = (struct topo_port){ .link = i, .peer = a, .peer_port = pa };
+	}
+	free(fill);
+	t->port_off = off;
+	t->ports = ports;
+}
+
+int topo_find(const struct topo *t, const char *name)
+{
+	/* Linear: called while parsing traffic sections, not per packet. */
+	for (int u = 0; u < t->n_nodes; u++)
+		if (strcmp(t->nodes[u].name, name) == 0)
+			return u;
+	return -1;
+}
+
+int topology_build(const struct config *cfg, struct topo *t, char **err)
+{
+	const struct cfg_topology *c = &cfg->topology;
+	memset(t, 0, sizeof *t);
+	const struct topo_type_entry *e = topo_type_find(c->type);
+	if (!e)
+		return topo_errf(err, "[topology] type: unknown topology type %d (expected %s)",
+				 (int)c->type, topology_type_names());
+	if (!e->build)
+		return topo_errf(err, "topology type '%s' is not supported by this version of rocesim",
+				 e->name);
+	if (c->link_rate_bps == 0)
+		return topo_errf(err, "[topology] link_rate: must be greater than 0");
+	if (c->link_delay < 0)
+		return topo_errf(err, "[topology] link_delay: must not be negative");
+	/* The loader fills host_link_rate with link_rate; a config filled by
+	 * hand (tests, tools) may leave it 0 and gets the same default. */
+	uint64_t host_rate = c->host_link_rate_bps ? c->host_link_rate_bps : c->link_rate_bps;
+
+	if (e->build(c, host_rate, t, err) < 0)
+		goto fail;
+	topo_finalize(t);
+	if (!t->port_off) {
+		topo_errf(err, "[topology] out of memory numbering the ports of %d nodes", t->n_nodes);
+		goto fail;
+	}
+	for (int u = 0; u < t->n_nodes; u++)
+		if (topo_n_ports(t, u) > TOPO_MAX_PORTS) {
+			topo_errf(err, "[topology] %s would have %d ports; at most %d are supported",
+				  t->nodes[u].name, topo_n_ports(t, u), TOPO_MAX_PORTS);
+			goto fail;
+		}
+	if (t->n_hosts <= 0) {
+		topo_errf(err, "[topology] %s: the topology has no hosts", e->name);
+		goto fail;
+	}
+	return 0;
+fail:
+	topology_free(t);
+	return -1;
+}
+
+void topology_free(struct topo *t)
+{
+	free(t->nodes);
+	free(t->links);
+	free(t->port_off);
+	free(t->ports);
+	memset(t, 0, sizeof *t);
+}

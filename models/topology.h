@@ -11,7 +11,10 @@
  *   - tier: 0 host, 1 tor/leaf/sw, 2 agg/spine, 3 core;
  *   - a node's ports are numbered in the order its links appear in
  *     `links`; builders add each switch's down links before its up links,
- *     so a ToR's ports 0..n-1 face its hosts.
+ *     so a ToR's ports 0..n-1 face its hosts;
+ *   - a link's end `a` is its lower end (the host, or the lower-tier switch).
+ * Limits: at most TOPO_MAX_PORTS ports per node (routing stores port
+ * indices as uint16) and TOPO_MAX_NODES nodes.
  */
 #ifndef ROCESIM_TOPOLOGY_H
 #define ROCESIM_TOPOLOGY_H
@@ -23,6 +26,8 @@
 enum node_kind { NODE_HOST, NODE_GPU, NODE_SWITCH, NODE_NVSWITCH };
 
 #define TOPO_NAME_MAX 24
+#define TOPO_MAX_PORTS 65535
+#define TOPO_MAX_NODES (1 << 24)
 
 struct topo_node {
 	char name[TOPO_NAME_MAX];  /* "host3", "tor0", "agg5", "core1", "leaf2", "spine0", "sw1" */
@@ -49,6 +54,7 @@ struct topo {
 	/* Filled by topo_finalize: node u's ports are ports[port_off[u] .. port_off[u+1]). */
 	int *port_off;
 	struct topo_port *ports;
+	int nodes_cap, links_cap;  /* allocated entries of nodes / links (builders) */
 };
 
 /* Builds the topology the section describes. Returns 0, or -1 with *err
@@ -57,10 +63,33 @@ struct topo {
 int topology_build(const struct config *cfg, struct topo *t, char **err);
 void topology_free(struct topo *t);
 
-/* Helpers for builders. */
+/* The registry's names, as written in `[topology] type`. */
+const char *topology_type_name(enum cfg_topo_type type);       /* NULL if unknown */
+int topology_type_parse(const char *name, enum cfg_topo_type *type); /* 0, or -1 if unknown */
+const char *topology_type_names(void);  /* "fat_tree|leaf_spine|..." for help and errors */
+
+/* Helpers for builders. The add functions return the new id, or -1 when out
+ * of memory, for a name longer than TOPO_NAME_MAX - 1, or a bad link
+ * (unknown node, a == b). */
 int topo_add_node(struct topo *t, const char *name, enum node_kind kind, int tier);
+/* Adds "<prefix><index>" ("tor3"). */
+int topo_add_named(struct topo *t, const char *prefix, int index, enum node_kind kind, int tier);
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps);
+/* Pre-sizes nodes and links when a builder knows the counts; 0 or -1. */
+int topo_reserve(struct topo *t, int n_nodes, int n_links);
+/* Numbers ports (port_off, ports). On allocation failure port_off stays NULL. */
 void topo_finalize(struct topo *t);
+/* Sets *err to a malloc'd formatted message; returns -1 for `return topo_errf(...)`. */
+int topo_errf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Builders, registered by type in topology.c. They add nodes and links
+ * (set n_hosts) and report impossible shapes; topology_build validates the
+ * common keys before and finalizes after. host_rate_bps is the
+ * host-switch link rate already defaulted to link_rate. */
+int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
+int topo_build_leaf_spine(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
+int topo_build_dumbbell(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
+int topo_build_star(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 static inline int topo_n_ports(const struct topo *t, int u) { return t->port_off[u + 1] - t->port_off[u]; }
 /* Node id by name, -1 if none. */
 int topo_find(const struct topo *t, const char *name);

@@ -1,1 +1,249 @@
-/* placeholder */ typedef int rocesim_placeholder_traffic_poisson;
+/*
+ * traffic_poisson.c — background traffic: per host, Poisson arrivals of
+ * flows whose sizes follow an empirical CDF, to uniformly chosen peers.
+ *
+ * Each participating host h runs an independent arrival process with rate
+ *     λ_h = load × rate_h / (8 × mean size)      (data/README.md)
+ * where rate_h is the rate of h's link (the [topology] host_link_rate when
+ * the topology has no link for it), so on average the host offers `load`
+ * of its link. Arrivals fall in [start, stop); the first is one exponential
+ * gap after start.
+ *
+ * Determinism: host h draws from its own stream RNG_TRAFFIC /
+ * traffic_stream_id(source index, h), in the fixed order size, destination,
+ * next gap, so its flows do not depend on other hosts, on the `hosts` list
+ * order, or on any other element. The source keeps ONE pending event: a
+ * binary heap of participants keyed by (next arrival, host id) gives the
+ * next time, and ties post in host-id order. Tuned for thousands of hosts:
+ * O(log n) per flow, no allocation after setup.
+ */
+#include "traffic.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_randist.h>
+#include "cdf.h"
+#include "config.h"
+#include "rng.h"
+#include "world.h"
+
+struct poisson_src {
+	struct traffic_src base;       /* first: the source is cast to it */
+	struct cdf cdf;                /* flow sizes */
+	simtime_t start, stop;         /* arrivals in [start, stop) */
+	int n;                         /* participants */
+	int *host;                     /* [n] host ids, as listed */
+	gsl_rng **rng;                 /* [n] one stream per host */
+	double *mean_gap_ps;           /* [n] 1/λ_h in picoseconds */
+	simtime_t *next_t;             /* [n] next arrival of each participant */
+	int *heap;                     /* participants with an arrival before stop */
+	int heap_n;
+};
+
+static bool poisson_before(const struct poisson_src *p, int a, int b)
+{
+	return p->next_t[a] < p->next_t[b] ||
+	       (p->next_t[a] == p->next_t[b] && p->host[a] < p->host[b]);
+}
+
+static void poisson_sift_down(struct poisson_src *p, int i)
+{
+	int *h = p->heap;
+	for (;;) {
+		int l = 2 * i + 1, m = i;
+		if (l < p->heap_n && poisson_before(p, h[l], h[m]))
+			m = l;
+		if (l + 1 < p->heap_n && poisson_before(p, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		int t = h[i]; h[i] = h[m]; h[m] = t;
+		i = m;
+	}
+}
+
+static void poisson_sift_up(struct poisson_src *p, int i)
+{
+	int *h = p->heap;
+	while (i > 0) {
+		int up = (i - 1) / 2;
+		if (!poisson_before(p, h[i], h[up]))
+			return;
+		int t = h[i]; h[i] = h[up]; h[up] = t;
+		i = up;
+	}
+}
+
+/* Draws participant i's next arrival after `from`; false when it would fall
+ * at or after stop (the process is over). The gap is compared as a double
+ * first so a huge draw cannot overflow simulated time. */
+static bool poisson_advance(struct poisson_src *p, int i, simtime_t from)
+{
+	double gap = gsl_ran_exponential(p->rng[i], p->mean_gap_ps[i]);
+	if (from >= p->stop || gap >= (double)(p->stop - from))
+		return false;
+	simtime_t t = from + (simtime_t)llround(gap);
+	if (t >= p->stop)
+		return false;
+	p->next_t[i] = t;
+	return true;
+}
+
+static void poisson_fire(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct poisson_src *p = obj;
+	struct world *w = p->base.w;
+	while (p->heap_n > 0 && p->next_t[p->heap[0]] <= sim->now) {
+		int i = p->heap[0];
+		gsl_rng *r = p->rng[i];
+		uint64_t size_b = (uint64_t)cdf_sample(&p->cdf, r);
+		/* Uniform among the n-1 other participants: draw an index that
+		 * skips i's own slot. */
+		int j = (int)gsl_rng_uniform_int(r, (unsigned long)(p->n - 1));
+		if (j >= i)
+			j++;
+		w->post(w, p->host[i], p->host[j], size_b, p->base.source, "bg");
+		if (poisson_advance(p, i, sim->now)) {
+			poisson_sift_down(p, 0);
+		} else {
+			p->heap[0] = p->heap[--p->heap_n];
+			poisson_sift_down(p, 0);
+		}
+	}
+	if (p->heap_n > 0)
+		sched_at(sim, p->next_t[p->heap[0]], &p->base.elem, poisson_fire, p, 0);
+	else
+		world_source_end(w);
+}
+
+static void poisson_start(struct traffic_src *base)
+{
+	struct poisson_src *p = (struct poisson_src *)base;
+	p->heap_n = 0;
+	for (int i = 0; i < p->n; i++) {
+		if (poisson_advance(p, i, p->start)) {
+			p->heap[p->heap_n++] = i;
+			poisson_sift_up(p, p->heap_n - 1);
+		}
+	}
+	if (p->heap_n > 0)
+		sched_at(base->w->sim, p->next_t[p->heap[0]], &base->elem, poisson_fire, p, 0);
+	else
+		world_source_end(base->w);
+}
+
+static void poisson_destroy(struct traffic_src *base)
+{
+	struct poisson_src *p = (struct poisson_src *)base;
+	if (p->rng)
+		for (int i = 0; i < p->n; i++)
+			if (p->rng[i])
+				gsl_rng_free(p->rng[i]);
+	cdf_free(&p->cdf);
+	free(p->host);
+	free(p->rng);
+	free(p->mean_gap_ps);
+	free(p->next_t);
+	free(p->heap);
+	free(p);
+}
+
+static const struct traffic_src_ops poisson_ops = {
+	.start = poisson_start,
+	.destroy = poisson_destroy,
+};
+
+/* Rate of host h's link: the topology's when it has one (HPCC topology
+ * files give every link its own rate), else the configured host rate. */
+static uint64_t poisson_host_rate(const struct world *w, int h)
+{
+	const struct topo *t = &w->topo;
+	if (t->port_off && t->ports && t->links && topo_n_ports(t, h) > 0)
+		return t->links[t->ports[t->port_off[h]].link].rate_bps;
+	return w->cfg->topology.host_link_rate_bps;
+}
+
+struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_traffic *ct,
+					   size_t index, const char *section, char **err)
+{
+	const struct config *cfg = w->cfg;
+	simtime_t stop = ct->stop != SIMTIME_NEVER ? ct->stop : cfg->simulation.stop;
+	if (stop == SIMTIME_NEVER) {
+		*err = cfg_error_at(cfg, section, "type", 0,
+				    "poisson traffic needs a stop time ([%s] stop or [simulation] stop)",
+				    section);
+		return NULL;
+	}
+	if (!(ct->load > 0)) {
+		*err = cfg_error_at(cfg, section, "load", 0, "load must be above 0");
+		return NULL;
+	}
+	if (ct->start < 0) {
+		*err = cfg_error_at(cfg, section, "start", 0, "start must not be negative");
+		return NULL;
+	}
+
+	struct poisson_src *p = calloc(1, sizeof *p);
+	if (!p)
+		abort();
+	p->base.ops = &poisson_ops;
+	p->base.unbounded = true;
+	p->start = ct->start;
+	p->stop = stop;
+
+	const char *cdf_name = ct->cdf ? ct->cdf : "websearch";
+	char *path = cfg_find_cdf(cfg, cdf_name);
+	if (!path) {
+		*err = cfg_error_at(cfg, section, "cdf", 0,
+				    "no such flow-size CDF (a built-in name: websearch, hadoop, "
+				    "alistorage2019, googlerpc2008; or a readable file)");
+		goto fail;
+	}
+	char *cdf_err = NULL;
+	int rc = cdf_load(&p->cdf, path, &cdf_err);
+	free(path);
+	if (rc < 0) {
+		*err = cfg_error_at(cfg, section, "cdf", 0, "%s", cdf_err ? cdf_err : "cannot load");
+		free(cdf_err);
+		goto fail;
+	}
+	if (!(p->cdf.mean > 0)) {
+		*err = cfg_error_at(cfg, section, "cdf", 0, "the flow-size distribution has mean 0");
+		goto fail;
+	}
+
+	p->n = traffic_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &p->host, err);
+	if (p->n < 0) {
+		p->n = 0;
+		goto fail;
+	}
+	if (p->n < 2) {
+		*err = cfg_error_at(cfg, section, ct->n_hosts ? "hosts" : "type", 0,
+				    "poisson traffic needs at least 2 hosts, got %d", p->n);
+		goto fail;
+	}
+	size_t n = (size_t)p->n;
+	p->rng = calloc(n, sizeof *p->rng);
+	p->mean_gap_ps = calloc(n, sizeof *p->mean_gap_ps);
+	p->next_t = calloc(n, sizeof *p->next_t);
+	p->heap = calloc(n, sizeof *p->heap);
+	if (!p->rng || !p->mean_gap_ps || !p->next_t || !p->heap)
+		abort();
+	for (int i = 0; i < p->n; i++) {
+		uint64_t rate_bps = poisson_host_rate(w, p->host[i]);
+		if (rate_bps == 0) {
+			*err = cfg_error_at(cfg, section, "type", 0,
+					    "host %d has no link rate to load", p->host[i]);
+			goto fail;
+		}
+		/* 1/λ = 8 × mean / (load × rate) seconds; in ps. */
+		p->mean_gap_ps[i] = 8.0 * p->cdf.mean * (double)SIMTIME_S /
+				    (ct->load * (double)rate_bps);
+		p->rng[i] = rng_stream(w->sim->seed, RNG_TRAFFIC, traffic_stream_id(index, p->host[i]));
+	}
+	return &p->base;
+fail:
+	poisson_destroy(&p->base);
+	return NULL;
+}

@@ -1,1 +1,174 @@
-/* placeholder */ typedef int rocesim_placeholder_world;
+/*
+ * world.c — turning a topology into live nodes and ports (see world.h).
+ *
+ * Element ids are registered in a fixed order (nodes by id, then each
+ * node's ports by index) so that tie-breaking never depends on anything but
+ * the scenario.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "log.h"
+#include "nic.h"
+#include "packet.h"
+#include "port.h"
+#include "results.h"
+#include "rng.h"
+#include "traffic.h"
+#include "world.h"
+
+static char *xstrdup_err(const char *msg)
+{
+	char *s = strdup(msg);
+	if (!s)
+		die_internal("out of memory");
+	return s;
+}
+
+int world_build(struct world *w, struct sim *sim, const struct config *cfg, char **err)
+{
+	memset(w, 0, sizeof *w);
+	w->sim = sim;
+	w->cfg = cfg;
+	w->post = nic_post;
+	if (topology_build(cfg, &w->topo, err) < 0)
+		return -1;
+	const struct topo *t = &w->topo;
+	w->n_nodes = t->n_nodes;
+	w->n_hosts = t->n_hosts;
+	w->n_ports = t->port_off[t->n_nodes];
+	w->nodes = calloc((size_t)w->n_nodes, sizeof *w->nodes);
+	w->ports = calloc((size_t)w->n_ports, sizeof *w->ports);
+	w->routes = calloc((size_t)w->n_nodes, sizeof *w->routes);
+	if (!w->nodes || !w->ports || !w->routes) {
+		*err = xstrdup_err("out of memory building the fabric");
+		world_free(w);
+		return -1;
+	}
+	if (routing_build(t, w->routes, err) < 0) {
+		world_free(w);
+		return -1;
+	}
+	pool_init(&w->pkt_pool, sizeof(struct packet), 4096);
+	pool_init(&w->flow_pool, sizeof(struct flow), 1024);
+	for (int u = 0; u < t->n_nodes; u++) {
+		struct node *nd = &w->nodes[u];
+		nd->id = u;
+		nd->kind = t->nodes[u].kind;
+		nd->tier = t->nodes[u].tier;
+		nd->name = t->nodes[u].name;
+		nd->w = w;
+		nd->ports = &w->ports[t->port_off[u]];
+		nd->n_ports = topo_n_ports(t, u);
+		sim_elem_register(sim, &nd->elem, nd->name);
+		if (nd->kind == NODE_SWITCH) {
+			nd->rt = &w->routes[u];
+			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
+			nd->buf_size = cfg->sw.buffer_b;
+		}
+		for (int i = 0; i < nd->n_ports; i++) {
+			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
+			const struct topo_link *l = &t->links[tp->link];
+			port_init(sim, &nd->ports[i], nd, i, l->rate_bps, l->delay_ps);
+			nd->ports[i].link_id = tp->link;
+		}
+	}
+	for (int u = 0; u < t->n_nodes; u++) {
+		struct node *nd = &w->nodes[u];
+		for (int i = 0; i < nd->n_ports; i++) {
+			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
+			struct node *peer = &w->nodes[tp->peer];
+			nd->ports[i].peer = &peer->ports[tp->peer_port];
+			nd->ports[i].peer_latency_ps = peer->kind == NODE_SWITCH ? cfg->topology.switch_latency : 0;
+		}
+		if (nd->kind == NODE_HOST) {
+			if (nd->n_ports < 1) {
+				*err = xstrdup_err("a host without a link");
+				world_free(w);
+				return -1;
+			}
+			if (nic_create(w, nd) < 0) {
+				*err = xstrdup_err("out of memory for NICs");
+				world_free(w);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+void world_free(struct world *w)
+{
+	if (w->traffic)
+		traffic_free(w);
+	for (int u = 0; w->nodes && u < w->n_nodes; u++)
+		nic_destroy(w->nodes[u].nic);
+	if (w->routes)
+		routing_free(w->routes, w->n_nodes);
+	free(w->routes);
+	free(w->nodes);
+	free(w->ports);
+	topology_free(&w->topo);
+	pool_destroy(&w->pkt_pool);
+	pool_destroy(&w->flow_pool);
+	memset(w, 0, sizeof *w);
+}
+
+int world_host_id(const struct world *w, const char *name)
+{
+	int id = topo_find(&w->topo, name);
+	return id >= 0 && id < w->topo.n_hosts ? id : -1;
+}
+
+bool world_done(struct sim *sim, void *ctx)
+{
+	struct world *w = ctx;
+	(void)sim;
+	return w->sources_active == 0 && w->flows_done == w->flows_posted;
+}
+
+static const char *kind_name(enum node_kind k)
+{
+	static const char *const names[] = { [NODE_HOST] = "host", [NODE_GPU] = "gpu",
+					     [NODE_SWITCH] = "switch", [NODE_NVSWITCH] = "nvswitch" };
+	return names[k];
+}
+
+void world_write_topology(const struct world *w, struct results *res)
+{
+	for (int u = 0; u < w->n_nodes; u++)
+		results_node(res, u, w->nodes[u].name, kind_name(w->nodes[u].kind), w->nodes[u].tier);
+	for (int l = 0; l < w->topo.n_links; l++) {
+		const struct topo_link *lk = &w->topo.links[l];
+		int pa = -1, pb = -1;
+		for (int i = 0; i < w->nodes[lk->a].n_ports; i++)
+			if (w->nodes[lk->a].ports[i].link_id == l)
+				pa = i;
+		for (int i = 0; i < w->nodes[lk->b].n_ports; i++)
+			if (w->nodes[lk->b].ports[i].link_id == l)
+				pb = i;
+		results_link(res, l, lk->a, pa, lk->b, pb, lk->rate_bps, lk->delay_ps);
+	}
+}
+
+static void write_unfinished(const struct flow *f, void *ctx)
+{
+	nic_write_flow(ctx, f);
+}
+
+void world_write_final(struct world *w, struct results *res)
+{
+	for (int i = 0; i < w->n_ports; i++) {
+		const struct port *p = &w->ports[i];
+		struct port_stats_record r = {
+			.node = p->node->name, .port = p->idx, .tx_bytes = p->tx_bytes,
+			.tx_packets = p->tx_packets, .rx_bytes = p->rx_bytes, .drops = p->drops,
+			.ecn_marked = p->ecn_marked, .pause_frames_tx = p->pause_tx,
+			.pause_frames_rx = p->pause_rx, .paused_ps = p->paused_ps,
+			.max_queue_bytes = p->max_queue_bytes,
+		};
+		results_port_stats(res, &r);
+	}
+	for (int u = 0; u < w->n_hosts; u++)
+		nic_foreach_flow(w->nodes[u].nic, write_unfinished, w);
+}

@@ -33,6 +33,8 @@ struct node {
 	uint32_t ecmp_seed;        /* per-switch seed of the ECMP hash */
 	const struct route_table *rt; /* switches: forwarding table */
 	struct nic *nic;           /* hosts: the NIC behind port 0 */
+	uint64_t buf_size;         /* switches: shared buffer bytes */
+	uint64_t buf_used;         /* switches: frame bytes held */
 	struct world *w;
 };
 
@@ -50,6 +52,7 @@ struct world {
 	uint64_t flows_posted, flows_done;
 	int sources_active;        /* sources that may still post messages */
 	struct traffic *traffic;   /* owned by traffic.c */
+	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism); /* nic_post unless a test replaces it */
 	bool write_results;        /* flows go to sim->res */
 };
 

@@ -1,0 +1,223 @@
+-- schema.sql — the rocesim result database (SCENARIO.md "Result database").
+--
+-- This file is our public contract with everyone who queries results: the
+-- table and column names below are the ones SCENARIO.md fixes; add columns
+-- or tables when a model needs them, never rename. It is compiled into the
+-- simulator (kernel/schema_sql.c is generated from it at build time) and
+-- installed beside the binary for reference.
+--
+-- Conventions:
+--   * Every table has run_id (the run's row in `run`); the first run of a
+--     new database is run_id 1, `sim --append` adds run_id = max + 1.
+--   * Times are integer picoseconds, in columns named *_ps. Rates are bits
+--     per second (*_bps); sizes are bytes (*_bytes, bytes).
+--   * Nodes are named as everywhere else in rocesim ('host3', 'host3.gpu5',
+--     'tor0', 'sw1'); `node` maps those names to the numeric node_id that
+--     `link` uses.
+--   * NULL means "not applicable" or "did not happen before the run ended"
+--     (an unfinished flow's end times, a flow that belongs to no job).
+--   * Every statement is IF NOT EXISTS so the same text runs against an
+--     existing database when appending a run.
+--
+-- Views (times in microseconds, percentiles, breakdowns) live in
+-- analysis/views.sql.
+
+-- One row per simulation run. Inserted with status 'running' before the
+-- simulation starts; counters and the final status are written last, so a
+-- run that never finished is visible as such.
+CREATE TABLE IF NOT EXISTS run (
+	run_id            INTEGER PRIMARY KEY,   -- 1, 2, ... in order of start
+	scenario          TEXT NOT NULL,         -- scenario path as given on the command line
+	config            TEXT,                  -- fully resolved scenario text (defaults filled, --set applied)
+	seed              INTEGER,               -- [simulation] seed
+	version           TEXT,                  -- rocesim version that wrote the run
+	started_at        TEXT,                  -- wall-clock start, ISO-8601 UTC ('2024-05-01T12:00:00Z')
+	wall_s            REAL,                  -- wall-clock duration of the run, seconds
+	sim_end_ps        INTEGER,               -- simulated time when the run ended, ps
+	events            INTEGER,               -- events executed
+	packets_sent      INTEGER,               -- packets put on a link by any NIC or switch
+	packets_delivered INTEGER,               -- packets that reached their destination
+	packets_dropped   INTEGER,               -- packets dropped anywhere (buffer overflow, loss)
+	status            TEXT NOT NULL          -- running | complete | interrupted | deadlock | stalled | failed
+);
+
+-- Every node of the built world.
+CREATE TABLE IF NOT EXISTS node (
+	run_id  INTEGER NOT NULL,   -- run.run_id
+	node_id INTEGER NOT NULL,   -- numeric id, as used by link.node_a/node_b
+	name    TEXT NOT NULL,      -- stable name: 'host0', 'host3.gpu5', 'tor0', 'spine1'
+	kind    TEXT NOT NULL,      -- host | gpu | switch | nvswitch
+	tier    INTEGER,            -- 0 for hosts and GPUs, then 1 (ToR/leaf), 2 (agg/spine), 3 (core)
+	PRIMARY KEY (run_id, node_id),
+	UNIQUE (run_id, name)
+);
+
+-- Every (full-duplex) link of the built world, once.
+CREATE TABLE IF NOT EXISTS link (
+	run_id   INTEGER NOT NULL,  -- run.run_id
+	link_id  INTEGER NOT NULL,  -- numeric id of the link
+	node_a   INTEGER NOT NULL,  -- node.node_id of one end
+	port_a   INTEGER NOT NULL,  -- port number on node_a
+	node_b   INTEGER NOT NULL,  -- node.node_id of the other end
+	port_b   INTEGER NOT NULL,  -- port number on node_b
+	rate_bps INTEGER NOT NULL,  -- line rate, bits/s, each direction
+	delay_ps INTEGER NOT NULL,  -- propagation delay, ps
+	PRIMARY KEY (run_id, link_id)
+);
+
+-- One row per message (an RDMA send of size_bytes over one QP). Rows are
+-- committed in batches as flows finish; flows unfinished when the run stops
+-- are written at the end with NULL end times.
+CREATE TABLE IF NOT EXISTS flow (
+	run_id        INTEGER NOT NULL,  -- run.run_id
+	flow_id       INTEGER NOT NULL,  -- unique within the run
+	src           TEXT NOT NULL,     -- sending node name ('host3')
+	dst           TEXT NOT NULL,     -- receiving node name
+	src_gpu       TEXT,              -- sending GPU ('host3.gpu5'); NULL when not a GPU's traffic
+	dst_gpu       TEXT,              -- receiving GPU; NULL when not a GPU's traffic
+	qpn           INTEGER,           -- queue pair number at the sender
+	sport         INTEGER,           -- UDP source port (the ECMP entropy)
+	priority      INTEGER,           -- traffic class / PFC priority 0-7
+	size_bytes    INTEGER NOT NULL,  -- message payload, bytes
+	start_ps      INTEGER NOT NULL,  -- when the message was posted, ps
+	end_ps        INTEGER,           -- sender saw its last byte acknowledged (send completion), ps; NULL if unfinished
+	recv_end_ps   INTEGER,           -- last byte reached the receiver, ps; NULL if unfinished
+	fct_ps        INTEGER,           -- end_ps - start_ps; NULL if unfinished
+	ideal_fct_ps  INTEGER,           -- FCT of the same message alone on the idle fabric, ACK return included, ps
+	slowdown      REAL,              -- fct_ps / ideal_fct_ps (>= 1 up to rounding); NULL if unfinished
+	packets       INTEGER,           -- data packets sent, retransmissions included
+	retx_packets  INTEGER,           -- data packets retransmitted
+	ecn_marked    INTEGER,           -- data packets that arrived CE-marked
+	cnp_received  INTEGER,           -- CNPs the sender received for this flow
+	source        TEXT,              -- the scenario section that made it ('job.moe', 'traffic.ws')
+	job           TEXT,              -- job name ('moe'); NULL when not a job's traffic
+	iteration     INTEGER,           -- training iteration (0-based); NULL when not a job's
+	collective_id INTEGER,           -- collective.collective_id it belongs to; NULL when none
+	parallelism   TEXT,              -- dp | tp | pp | ep (job traffic) | bg (poisson) | micro (other traffic)
+	PRIMARY KEY (run_id, flow_id)
+);
+-- Per-job and per-collective questions (iteration breakdowns, collective
+-- completion) select flows by these; size-bucket percentiles scan a run.
+CREATE INDEX IF NOT EXISTS flow_by_job ON flow (run_id, job, iteration);
+CREATE INDEX IF NOT EXISTS flow_by_collective ON flow (run_id, collective_id);
+
+-- One row per collective operation (a job's or a [traffic] collective's).
+CREATE TABLE IF NOT EXISTS collective (
+	run_id        INTEGER NOT NULL,  -- run.run_id
+	collective_id INTEGER NOT NULL,  -- unique within the run; flow.collective_id
+	job           TEXT,              -- job name; NULL for a bare [traffic] collective
+	iteration     INTEGER,           -- training iteration; NULL when not a job's
+	parallelism   TEXT,              -- dp | tp | pp | ep | micro
+	op            TEXT NOT NULL,     -- allreduce | reduce_scatter | allgather | alltoall | broadcast | sendrecv
+	algorithm     TEXT,              -- ring | halving_doubling | tree | multicast | direct
+	group_size    INTEGER,           -- ranks taking part
+	size_bytes    INTEGER,           -- as nccl-tests counts it (SCENARIO.md "Vocabularies")
+	start_ps      INTEGER,           -- its first message was posted, ps
+	end_ps        INTEGER,           -- its last message completed, ps; NULL if unfinished
+	ideal_ps      INTEGER,           -- its duration alone on the idle fabric, ps
+	PRIMARY KEY (run_id, collective_id)
+);
+
+-- One row per training iteration of each job.
+CREATE TABLE IF NOT EXISTS iteration (
+	run_id          INTEGER NOT NULL,  -- run.run_id
+	job             TEXT NOT NULL,     -- job name
+	iteration       INTEGER NOT NULL,  -- 0-based
+	start_ps        INTEGER,           -- iteration began, ps
+	end_ps          INTEGER,           -- iteration ended (last GPU done), ps; NULL if unfinished
+	compute_ps      INTEGER,           -- compute time on the critical path, ps
+	comm_ps         INTEGER,           -- communication time, overlapped or not, ps
+	exposed_comm_ps INTEGER,           -- communication not hidden behind compute, ps
+	PRIMARY KEY (run_id, job, iteration)
+);
+
+-- Intervals during which an egress queue was paused by PFC.
+CREATE TABLE IF NOT EXISTS pfc_pause (
+	run_id   INTEGER NOT NULL,  -- run.run_id
+	node     TEXT NOT NULL,     -- node name of the paused egress
+	port     INTEGER NOT NULL,  -- its port number
+	priority INTEGER NOT NULL,  -- paused priority 0-7
+	start_ps INTEGER NOT NULL,  -- pause began, ps
+	end_ps   INTEGER            -- pause ended, ps; NULL if still paused when the run ended
+);
+CREATE INDEX IF NOT EXISTS pfc_pause_by_port ON pfc_pause (run_id, node, port);
+
+-- Counters of every port of every node (hosts included), at the end of the run.
+CREATE TABLE IF NOT EXISTS port_stats (
+	run_id          INTEGER NOT NULL,  -- run.run_id
+	node            TEXT NOT NULL,     -- node name
+	port            INTEGER NOT NULL,  -- port number
+	tx_bytes        INTEGER,           -- frame bytes sent (headers, ICRC, FCS; no preamble or gap)
+	tx_packets      INTEGER,           -- frames put on the link, data and control
+	rx_bytes        INTEGER,           -- frame bytes received
+	drops           INTEGER,           -- packets dropped at this port
+	ecn_marked      INTEGER,           -- packets CE-marked at this egress
+	pause_frames_tx INTEGER,           -- PFC frames sent
+	pause_frames_rx INTEGER,           -- PFC frames received
+	paused_ps       INTEGER,           -- total time this egress was paused (any priority), ps
+	max_queue_bytes INTEGER,           -- largest egress queue seen, bytes
+	PRIMARY KEY (run_id, node, port)
+);
+
+-- Multicast groups and the trees built for them.
+CREATE TABLE IF NOT EXISTS multicast_group (
+	run_id     INTEGER NOT NULL,  -- run.run_id
+	group_id   INTEGER NOT NULL,  -- numeric id within the run
+	name       TEXT NOT NULL,     -- group name ([multicast] group = NAME ...)
+	source     TEXT,              -- source node name
+	members    INTEGER,           -- number of destinations
+	tree_links INTEGER,           -- links in the distribution tree
+	PRIMARY KEY (run_id, group_id)
+);
+
+-- PFC deadlocks found: each cycle of paused ports, one row per port.
+CREATE TABLE IF NOT EXISTS deadlock (
+	run_id   INTEGER NOT NULL,  -- run.run_id
+	cycle    INTEGER NOT NULL,  -- cycle number within the run (0-based)
+	position INTEGER NOT NULL,  -- position of this port along the cycle (0-based)
+	node     TEXT NOT NULL,     -- node name
+	port     INTEGER NOT NULL,  -- paused egress port
+	priority INTEGER NOT NULL,  -- paused priority
+	PRIMARY KEY (run_id, cycle, position)
+);
+
+-- Sampled egress queue depth ([output] queue_sample_interval).
+CREATE TABLE IF NOT EXISTS queue_sample (
+	run_id INTEGER NOT NULL,  -- run.run_id
+	node   TEXT NOT NULL,     -- node name
+	port   INTEGER NOT NULL,  -- egress port
+	t_ps   INTEGER NOT NULL,  -- sample time, ps
+	bytes  INTEGER NOT NULL   -- bytes queued at that egress
+);
+CREATE INDEX IF NOT EXISTS queue_sample_by_port ON queue_sample (run_id, node, port);
+
+-- Sampled link transmission ([output] link_sample_interval).
+CREATE TABLE IF NOT EXISTS link_sample (
+	run_id   INTEGER NOT NULL,  -- run.run_id
+	node     TEXT NOT NULL,     -- node name
+	port     INTEGER NOT NULL,  -- egress port
+	t_ps     INTEGER NOT NULL,  -- sample time (end of the interval), ps
+	tx_bytes INTEGER NOT NULL   -- frame bytes sent during the interval ending at t_ps
+);
+CREATE INDEX IF NOT EXISTS link_sample_by_port ON link_sample (run_id, node, port);
+
+-- Sampled congestion-control state per flow ([output] cc_sample_interval).
+CREATE TABLE IF NOT EXISTS cc_sample (
+	run_id     INTEGER NOT NULL,  -- run.run_id
+	flow_id    INTEGER NOT NULL,  -- flow.flow_id
+	t_ps       INTEGER NOT NULL,  -- sample time, ps
+	rate_bps   INTEGER,           -- current sending rate, bits/s
+	target_bps INTEGER,           -- DCQCN target rate, bits/s
+	alpha      REAL               -- DCQCN alpha (congestion estimate, 0-1)
+);
+CREATE INDEX IF NOT EXISTS cc_sample_by_flow ON cc_sample (run_id, flow_id);
+
+-- The path each flow took ([output] flow_paths = on): one row per hop.
+CREATE TABLE IF NOT EXISTS flow_path (
+	run_id  INTEGER NOT NULL,  -- run.run_id
+	flow_id INTEGER NOT NULL,  -- flow.flow_id
+	hop     INTEGER NOT NULL,  -- 0 = the sender's NIC, then each switch in order
+	node    TEXT NOT NULL,     -- node name
+	port    INTEGER NOT NULL,  -- egress port taken at that node
+	PRIMARY KEY (run_id, flow_id, hop)
+);

@@ -1,0 +1,147 @@
+/*
+ * run.c — the life of one run (see run.h).
+ *
+ * Every input error (topology, traffic, output path) is found before the
+ * results database is opened, so a bad scenario writes nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "autoconfig.h"
+#include "config.h"
+#include "log.h"
+#include "progress.h"
+#include "results.h"
+#include "run.h"
+#include "sim.h"
+#include "traffic.h"
+#include "world.h"
+
+static struct results *open_results; /* for die_* during the run */
+
+static void abort_results(void)
+{
+	if (open_results)
+		results_abort(open_results);
+	open_results = NULL;
+}
+
+struct progress_ctx {
+	struct progress p;
+	struct world *w;
+	uint64_t flows_expected;
+};
+
+static void on_progress(struct sim *sim, void *ctx)
+{
+	struct progress_ctx *pc = ctx;
+	progress_update(&pc->p, sim->now, sim->events, pc->w->flows_done, pc->flows_expected);
+}
+
+static char *output_path(const struct config *cfg, const struct run_opts *o)
+{
+	if (o->output)
+		return strdup(o->output);
+	if (cfg->simulation.output)
+		return strdup(cfg->simulation.output);
+	size_t n = strlen(cfg->name) + 16;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "results/%s.db", cfg->name);
+	return s;
+}
+
+static void fill_world(struct run_report *rep, const struct world *w)
+{
+	rep->hosts = w->n_hosts;
+	rep->switches = w->n_nodes - w->n_hosts;
+	rep->links = w->topo.n_links;
+	rep->ports = w->n_ports;
+}
+
+int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err)
+{
+	struct sim sim;
+	struct world w;
+	int rc = 0;
+	memset(rep, 0, sizeof *rep);
+	sim_init(&sim, cfg->simulation.seed);
+	sim.cfg = cfg;
+	if (cfg->n_jobs) {
+		char section[160];
+		snprintf(section, sizeof section, "job.%s", cfg->jobs[0].name);
+		*err = cfg_error_at(cfg, section, "model", 0,
+				    "training jobs are validated but not simulated by this version of rocesim");
+		sim_free(&sim);
+		return EXIT_INPUT;
+	}
+	sim.stop_at = cfg->simulation.stop;
+	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0) {
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	fill_world(rep, &w);
+	rep->flows_expected = traffic_flows_expected(&w);
+	if (o->check)
+		goto out;
+
+	rep->output = output_path(cfg, o);
+	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
+					 .config = cfg->resolved, .seed = cfg->simulation.seed,
+					 .version = PACKAGE_VERSION };
+	struct results *res = rep->output ? results_open(rep->output, o->append, &info, err) : NULL;
+	if (!res) {
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	open_results = res;
+	log_set_cleanup(abort_results);
+	sim.res = res;
+	rep->run_id = results_run_id(res);
+	world_write_topology(&w, res);
+
+	sim.interrupt = o->interrupt;
+	sim.done = world_done;
+	sim.done_ctx = &w;
+	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected };
+	progress_init(&pc.p, o->progress, sim.stop_at);
+	if (o->progress) {
+		sim.progress = on_progress;
+		sim.progress_ctx = &pc;
+	}
+	double t0 = wall_seconds();
+	int stopped = sim_run(&sim);
+	rep->wall_s = wall_seconds() - t0;
+	progress_end(&pc.p);
+
+	world_write_final(&w, res);
+	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : "complete";
+	rep->sim_end_ps = sim.now;
+	rep->events = sim.events;
+	rep->packet_hops = sim.packet_hops;
+	rep->packets_sent = sim.packets_sent;
+	rep->packets_delivered = sim.packets_delivered;
+	rep->packets_dropped = sim.packets_dropped;
+	rep->flows_done = w.flows_done;
+	rep->flows_posted = w.flows_posted;
+	struct run_summary sum = { .wall_s = rep->wall_s, .sim_end_ps = sim.now, .events = sim.events,
+				   .packets_sent = sim.packets_sent,
+				   .packets_delivered = sim.packets_delivered,
+				   .packets_dropped = sim.packets_dropped };
+	open_results = NULL;
+	log_set_cleanup(NULL);
+	if (results_finish(res, rep->status, &sum) < 0) {
+		*err = strdup("could not finish the results database");
+		rc = EXIT_INTERNAL;
+	}
+out:
+	world_free(&w);
+	sim_free(&sim);
+	return rc;
+}
+
+void run_report_free(struct run_report *rep)
+{
+	free(rep->output);
+	rep->output = NULL;
+}

@@ -1,0 +1,42 @@
+/*
+ * run.h — one simulation run from a loaded scenario to a finished database:
+ * build the world and its traffic, open the results, run, write, finish.
+ * Used by `sim` (main.c) and by the scenario-level tests, so both exercise
+ * the same path.
+ */
+#ifndef ROCESIM_RUN_H
+#define ROCESIM_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <signal.h>
+#include "simtime.h"
+
+struct config;
+
+struct run_opts {
+	const char *scenario;       /* path as given, for the run row */
+	const char *output;         /* database path; NULL: [simulation] output or results/<name>.db */
+	bool append;
+	bool progress;              /* draw the progress line */
+	bool check;                 /* build and summarise only; write nothing */
+	volatile sig_atomic_t *interrupt; /* set asynchronously to stop the run */
+};
+
+struct run_report {
+	int hosts, switches, links, ports;
+	uint64_t flows_done, flows_posted, flows_expected;
+	simtime_t sim_end_ps;
+	double wall_s;
+	uint64_t events, packet_hops, packets_sent, packets_delivered, packets_dropped;
+	int run_id;
+	const char *status;         /* 'complete', 'interrupted', ... (static) */
+	char *output;               /* malloc'd database path, NULL with check */
+};
+
+/* Returns 0 (see report->status), 2 (*err: input error, nothing written)
+ * or 1 (*err: internal failure). */
+int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err);
+void run_report_free(struct run_report *rep);
+
+#endif

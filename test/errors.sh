@@ -1,0 +1,206 @@
+#!/bin/sh
+# errors.sh — bad input through the real `sim` binary (SCENARIO.md "Command
+# line"): every class of scenario error must exit with status 2, print one
+# line on stderr naming file:line (or --set) and the key, and write nothing:
+# no result database appears, and an existing one is left byte-identical.
+#
+# Run by `make check` with SIM (path to ./sim), SRCDIR and BUILDDIR set.
+# POSIX sh only.
+
+set -u
+SIM=${SIM:-./sim}
+if [ ! -x "$SIM" ]; then
+	echo "errors.sh: SKIP: $SIM is not built"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocesim-errors.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+fails=0
+cases=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# A valid scenario; bad ones are variations of it.
+good='[topology]
+type = star
+hosts = 4
+link_rate = 100Gbps
+link_delay = 1us
+[traffic.f]
+type = flows
+flow = host0 host1 10KB 0us
+'
+
+# bad NAME TEXT WANT1 WANT2 [sim options...]
+# Writes TEXT to bad.ini, runs sim on it, checks status, stderr and output.
+bad() {
+	name=$1 text=$2 want1=$3 want2=$4
+	shift 4
+	cases=$((cases + 1))
+	printf '%s' "$text" >"$tmp/bad.ini"
+	rm -f "$tmp/out.db"
+	"$SIM" -q -o "$tmp/out.db" "$@" "$tmp/bad.ini" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	msg=$(cat "$tmp/stderr")
+	lines=$(wc -l <"$tmp/stderr" | tr -d ' ')
+	[ "$rc" -eq 2 ] || fail "$name: exit status $rc, expected 2 (stderr: $msg)"
+	[ "$lines" -eq 1 ] || fail "$name: $lines lines on stderr, expected 1: $msg"
+	case $msg in
+	"sim: "*) ;;
+	*) fail "$name: message does not start with 'sim: ': $msg" ;;
+	esac
+	case $msg in
+	*"$want1"*) ;;
+	*) fail "$name: message lacks '$want1': $msg" ;;
+	esac
+	case $msg in
+	*"$want2"*) ;;
+	*) fail "$name: message lacks '$want2': $msg" ;;
+	esac
+	[ ! -e "$tmp/out.db" ] || fail "$name: $tmp/out.db was written"
+}
+
+# The good scenario must pass, or every check below proves nothing.
+printf '%s' "$good" >"$tmp/good.ini"
+if ! "$SIM" -q --check "$tmp/good.ini" >"$tmp/stdout" 2>"$tmp/stderr"; then
+	fail "the valid scenario is rejected: $(cat "$tmp/stderr")"
+fi
+
+bad "unknown section" "$good[swtch]
+pfc = on
+" "bad.ini:9:" "unknown section [swtch]"
+
+bad "unknown key" "$good[switch]
+pfx = on
+" "bad.ini:10:" "[switch] unknown key 'pfx'"
+
+bad "key of another topology type" "$good" "bad.ini:3:" "hosts = '4'" --set topology.type=dumbbell
+
+bad "key of another traffic type" "$good[traffic.in]
+type = incast
+load = 0.5
+" "bad.ini:11:" "[traffic.in] load = '0.5'"
+
+bad "missing required key" "[topology]
+type = star
+hosts = 4
+link_delay = 1us
+" "bad.ini:1:" "missing required key 'link_rate'"
+
+bad "missing type-specific key" "$good[traffic.in]
+type = incast
+senders = host0 host1
+receiver = host2
+" "bad.ini:9:" "missing required key 'size'"
+
+bad "missing [topology]" "[simulation]
+seed = 3
+" "bad.ini" "[topology]"
+
+bad "missing unit" "[topology]
+type = star
+hosts = 4
+link_rate = 100
+link_delay = 1us
+" "bad.ini:4:" "link_rate = '100': expected a rate with a unit"
+
+bad "fraction of a picosecond" "$good[nic]
+rto = 0.5ps
+" "bad.ini:10:" "rto = '0.5ps'"
+
+bad "out of range" "$good[nic]
+mtu = 100
+" "bad.ini:10:" "mtu = '100': expected an integer from 256 to 9000"
+
+bad "bad word" "$good[dcqcn]
+variant = fancy
+" "bad.ini:10:" "variant = 'fancy'"
+
+bad "duplicate key" "$good[switch]
+pfc = on
+pfc = off
+" "bad.ini:11:" "first at line 10"
+
+bad "duplicate section" "$good[switch]
+[switch]
+" "bad.ini:10:" "[switch] given twice"
+
+bad "bad per-rate map" "$good[switch]
+ecn_kmin = 100Gbps:400KB 400Gbps
+" "bad.ini:10:" "ecn_kmin = '100Gbps:400KB 400Gbps'"
+
+bad "bad flow line" "$good""flow = host1 host2 1MB
+" "bad.ini:9:" "flow = 'host1 host2 1MB'"
+
+bad "job rule" "$good[job.j]
+model = llama2-7b
+global_batch = 8
+dp = 4
+ep = 3
+" "bad.ini:13:" "ep = '3': expected a divisor of dp"
+
+bad "syntax" "$good""no equals sign here
+" "bad.ini:9:" "no equals sign here"
+
+bad "line too long" "$good[pcap]
+taps = $(printf '%0250d' 0)
+" "bad.ini:10:" "expected at most"
+
+bad "--set bad value" "$good" "--set:" "[switch] pfc = 'maybe'" --set switch.pfc=maybe
+
+bad "--set unknown key" "$good" "--set:" "unknown key 'pfx'" --set switch.pfx=1
+
+bad "--set unknown section" "$good" "--set:" "unknown section [swtch]" --set swtch.pfc=1
+
+bad "--set negative seed" "$good" "--set:" "[simulation] seed = '-1'" --set simulation.seed=-1
+
+bad "missing input file" "[topology]
+type = hpcc
+file = no-such-topology.txt
+link_rate = 100Gbps
+link_delay = 1us
+" "bad.ini:3:" "file = 'no-such-topology.txt'"
+
+# Errors found after loading (building the world) are located the same way.
+bad "unknown host in a flow" "$good""flow = host0 nobody 1KB 0us
+" "bad.ini:9:" "nobody"
+
+# An unreadable scenario.
+cases=$((cases + 1))
+rm -f "$tmp/out.db"
+"$SIM" -q -o "$tmp/out.db" "$tmp/no-such.ini" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+[ "$rc" -eq 2 ] || fail "unreadable file: exit status $rc, expected 2"
+grep -q "no-such.ini: cannot read" "$tmp/stderr" || fail "unreadable file: $(cat "$tmp/stderr")"
+[ ! -e "$tmp/out.db" ] || fail "unreadable file: out.db was written"
+
+# A failing run leaves an existing database untouched, replaced or appended.
+cases=$((cases + 1))
+printf 'previous results, not a real database\n' >"$tmp/keep.db"
+cp "$tmp/keep.db" "$tmp/keep.orig"
+printf '%s[nic]\nmtu = 1\n' "$good" >"$tmp/bad.ini"
+for mode in replace append; do
+	if [ "$mode" = append ]; then
+		"$SIM" -q --append -o "$tmp/keep.db" "$tmp/bad.ini" >/dev/null 2>"$tmp/stderr"
+	else
+		"$SIM" -q -o "$tmp/keep.db" "$tmp/bad.ini" >/dev/null 2>"$tmp/stderr"
+	fi
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "existing database ($mode): exit status $rc, expected 2"
+	cmp -s "$tmp/keep.db" "$tmp/keep.orig" || fail "existing database ($mode): changed by a failing run"
+done
+leftover=$(ls "$tmp" | grep -v -e '^keep\.db$' -e '^keep\.orig$' -e '^bad\.ini$' -e '^good\.ini$' \
+	-e '^stdout$' -e '^stderr$')
+[ -z "$leftover" ] || fail "a failing run left files behind: $leftover"
+
+if [ "$fails" -ne 0 ]; then
+	echo "errors.sh: $fails failure(s) in $cases cases"
+	exit 1
+fi
+echo "errors.sh: all $cases cases passed"
+exit 0

@@ -1,0 +1,72 @@
+#!/bin/sh
+# scenarios.sh — the shipped scenarios through the real `sim` binary, checked
+# with SQL against physics, plus the run-level contract: --append numbering,
+# --check writing nothing, SIGINT leaving an 'interrupted' run, a second run
+# replacing the first only when it finishes.
+#
+# Run by `make check` with SIM, SRCDIR and BUILDDIR set. POSIX sh.
+set -u
+SIM=${SIM:-./sim}
+SRCDIR=${SRCDIR:-.}
+command -v sqlite3 >/dev/null || { echo "scenarios.sh: SKIP: sqlite3 not installed"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocesim-scen.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+q() { sqlite3 "$1" "$2"; }
+# check NAME SQL: the query must return 1
+check() { [ "$(q "$db" "$2")" = 1 ] || fail "$1 ($2 gave '$(q "$db" "$2" | head -3)')"; }
+
+# Incast: 15 x 1 MB into host0's 100 Gb/s link. The last byte arrives after
+# 15 MB of frames (1000 packets of 1082 wire bytes + 16 B RETH each, 80 ps/B)
+# plus the path's latency (< 10 us); every flow finished.
+db=$tmp/incast.db
+"$SIM" -q -o "$db" "$SRCDIR/scenarios/incast.ini" >/dev/null || fail "incast: exit $?"
+check "incast complete" "SELECT status = 'complete' FROM run"
+check "incast 15 flows done" "SELECT count(*) = 15 FROM flow WHERE end_ps IS NOT NULL"
+check "incast bottleneck time" "SELECT max(recv_end_ps) - 10000000 BETWEEN 15*(1000*1082+16)*80 AND 15*(1000*1082+16)*80 + 10000000 FROM flow"
+check "incast no drops" "SELECT sum(drops) = 0 FROM port_stats"
+check "incast port_stats every port" "SELECT count(*) = (SELECT count(*) * 2 FROM link) FROM port_stats"
+check "incast nodes" "SELECT count(*) = 36 FROM node"
+check "incast fct = end - start" "SELECT count(*) = 0 FROM flow WHERE fct_ps != end_ps - start_ps"
+check "incast slowdown = fct/ideal" "SELECT count(*) = 0 FROM flow WHERE abs(slowdown - fct_ps * 1.0 / ideal_fct_ps) > 1e-9"
+check "incast receiver got 15 MB of frames" "SELECT rx_bytes = 15*(1000*1062+16) FROM port_stats WHERE node = 'host0'"
+check "incast conservation" "SELECT packets_sent = packets_delivered + packets_dropped FROM run"
+
+# Dumbbell: four 2 MB flows share the sw0-sw1 link: each gets a quarter, so
+# all four end within a few frames of 4 x 2 MB of serialisation.
+db=$tmp/dumbbell.db
+"$SIM" -q -o "$db" "$SRCDIR/scenarios/dumbbell.ini" >/dev/null || fail "dumbbell: exit $?"
+check "dumbbell shares the bottleneck" "SELECT min(recv_end_ps) > 4*2000*1082*80 AND max(recv_end_ps) < 4*2000*1082*80 + 20000000 FROM flow"
+check "dumbbell bottleneck carried everything" "SELECT tx_bytes = 4*(2000*1062+16) FROM port_stats WHERE node = 'sw0' AND port = 4"
+
+# --append numbers runs; the first run is kept.
+"$SIM" -q -o "$db" --append --seed 5 "$SRCDIR/scenarios/dumbbell.ini" >/dev/null || fail "append: exit $?"
+check "append run ids" "SELECT group_concat(run_id || ':' || seed || ':' || status) = '1:1:complete,2:5:complete' FROM run"
+check "append flows per run" "SELECT count(*) = 2 FROM (SELECT run_id FROM flow GROUP BY run_id HAVING count(*) = 4)"
+
+# --check validates and writes nothing.
+"$SIM" -q --check -o "$tmp/none.db" "$SRCDIR/scenarios/permutation.ini" >"$tmp/check.out" || fail "--check: exit $?"
+[ ! -e "$tmp/none.db" ] || fail "--check wrote a database"
+grep -q 'hosts 128, switches 80' "$tmp/check.out" || fail "--check summary: $(cat "$tmp/check.out")"
+
+# SIGINT: the run stops cleanly, keeps what finished, says 'interrupted'; the
+# database it replaces stays whole until then.
+db=$tmp/ws.db
+cp "$tmp/incast.db" "$db"
+"$SIM" -q -o "$db" --set simulation.stop=1s --set traffic.ws.stop=1s "$SRCDIR/scenarios/websearch.ini" >/dev/null &
+pid=$!
+sleep 2
+check "previous database intact while running" "SELECT count(*) = 15 FROM flow"
+kill -INT $pid
+wait $pid || fail "interrupted run: exit $?"
+check "interrupted status" "SELECT status = 'interrupted' FROM run"
+check "interrupted kept finished flows" "SELECT count(*) > 0 FROM flow WHERE end_ps IS NOT NULL"
+check "interrupted wrote stats" "SELECT count(*) = 768 FROM port_stats"
+ls "$tmp" | grep -q 'tmp-' && fail "temporary database left behind"
+
+if [ $fails -ne 0 ]; then
+	echo "scenarios.sh: $fails failures"
+	exit 1
+fi
+echo "scenarios.sh: all checks passed"

@@ -1,0 +1,97 @@
+/*
+ * test_ecmp.c — the ECMP hash: uniform over next hops, and per-switch seeds
+ * that prevent polarisation (the same seed on every tier makes a switch's
+ * choice repeat its upstream neighbour's and leaves paths idle).
+ */
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
+#include "rng.h"
+#include "switch.h"
+#include "testutil.h"
+
+/* Chi-square goodness of fit of hash % n over 10^4 random 5-tuples, for
+ * the fan-outs a fat-tree uses; rejecting uniformity at p = 0.01. */
+static void test_uniform_chi_square(void)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+	gsl_rng_set(r, 7);
+	const int fanouts[] = { 2, 3, 4, 8, 16 };
+	for (size_t f = 0; f < sizeof fanouts / sizeof *fanouts; f++) {
+		int n = fanouts[f];
+		long count[16] = { 0 };
+		const int samples = 10000;
+		uint32_t seed = (uint32_t)rng_derive(1, RNG_ECMP_SEED, 17);
+		for (int i = 0; i < samples; i++) {
+			int src = (int)gsl_rng_uniform_int(r, 1024), dst = (int)gsl_rng_uniform_int(r, 1024);
+			uint16_t sport = (uint16_t)(0xC000 | gsl_rng_uniform_int(r, 0x4000));
+			count[switch_ecmp_hash(seed, src, dst, sport, -1) % (uint32_t)n]++;
+		}
+		double expect = (double)samples / n, chi2 = 0;
+		for (int b = 0; b < n; b++)
+			chi2 += (count[b] - expect) * (count[b] - expect) / expect;
+		double p = gsl_cdf_chisq_Q(chi2, n - 1);
+		CU_ASSERT(p > 0.01);
+		if (p <= 0.01)
+			printf("fan-out %d: chi2 %.2f p %.4f\n", n, chi2, p);
+	}
+	gsl_rng_free(r);
+}
+
+/* Flows leaving one ToR through 2 aggs, each with 2 cores (fat-tree k=4):
+ * with one seed everywhere the agg repeats the ToR's choice and only 2 of
+ * the 4 core paths carry traffic; per-switch seeds use all 4 evenly. */
+static int core_paths_used(uint32_t tor_seed, uint32_t agg_seed[2], long *min_count)
+{
+	long used[4] = { 0 };
+	for (int i = 0; i < 4000; i++) {
+		int src = i % 2, dst = 4 + i % 12;
+		uint16_t sport = (uint16_t)(0xC000 + i);
+		uint32_t a = switch_ecmp_hash(tor_seed, src, dst, sport, -1) % 2;
+		uint32_t c = switch_ecmp_hash(agg_seed[a], src, dst, sport, -1) % 2;
+		used[a * 2 + c]++;
+	}
+	int n = 0;
+	*min_count = used[0];
+	for (int k = 0; k < 4; k++) {
+		n += used[k] > 0;
+		if (used[k] < *min_count)
+			*min_count = used[k];
+	}
+	return n;
+}
+
+static void test_polarisation(void)
+{
+	long min;
+	uint32_t same[2] = { 99, 99 };
+	CU_ASSERT_EQUAL(core_paths_used(99, same, &min), 2);
+	uint32_t own[2] = { (uint32_t)rng_derive(1, RNG_ECMP_SEED, 8), (uint32_t)rng_derive(1, RNG_ECMP_SEED, 9) };
+	CU_ASSERT_EQUAL(core_paths_used((uint32_t)rng_derive(1, RNG_ECMP_SEED, 0), own, &min), 4);
+	CU_ASSERT(min > 4000 / 4 * 0.85);
+}
+
+static void test_seed_changes_choices(void)
+{
+	int differ = 0;
+	for (int i = 0; i < 100; i++) {
+		uint32_t s1 = (uint32_t)rng_derive(1, RNG_ECMP_SEED, 5), s2 = (uint32_t)rng_derive(2, RNG_ECMP_SEED, 5);
+		differ += switch_ecmp_hash(s1, 0, 9, (uint16_t)(0xC000 + i), -1) % 4 !=
+			  switch_ecmp_hash(s2, 0, 9, (uint16_t)(0xC000 + i), -1) % 4;
+	}
+	CU_ASSERT(differ > 50); /* expect 75 of 100 */
+	CU_ASSERT_NOT_EQUAL(rng_derive(1, RNG_ECMP_SEED, 5), rng_derive(1, RNG_ECMP_SEED, 6));
+}
+
+static void test_spraying_varies_with_psn(void)
+{
+	int seen[4] = { 0 };
+	for (int psn = 0; psn < 64; psn++)
+		seen[switch_ecmp_hash(3, 0, 9, 0xC001, psn) % 4] = 1;
+	CU_ASSERT_EQUAL(seen[0] + seen[1] + seen[2] + seen[3], 4);
+}
+
+TEST_MAIN("ecmp",
+	  { "hash is uniform (chi-square, 1e4 tuples, p = 0.01)", test_uniform_chi_square },
+	  { "per-switch seeds avoid polarisation", test_polarisation },
+	  { "another seed changes choices", test_seed_changes_choices },
+	  { "packet spraying varies with PSN", test_spraying_varies_with_psn })

@@ -1,0 +1,172 @@
+/*
+ * test_evq.c — the event queue against a plain sorted reference, the run
+ * loop's ordering and stop rules, and lazy timer cancellation.
+ */
+#include <stdlib.h>
+#include <gsl/gsl_rng.h>
+#include "evq.h"
+#include "pool.h"
+#include "sim.h"
+#include "testutil.h"
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* 10^5 random inserts and pops with many equal times: the heap must pop
+ * exactly what a sorted array pops, in (time, element, sequence) order. */
+static void test_heap_vs_sorted_reference(void)
+{
+	struct evq q;
+	evq_init(&q);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+	gsl_rng_set(r, 42);
+	size_t cap = 100000, n = 0;
+	struct event *ref = malloc(cap * sizeof *ref);
+	uint64_t seq[16] = { 0 };
+	long mismatches = 0, pops = 0;
+	for (int op = 0; op < 100000; op++) {
+		if (n == 0 || gsl_rng_uniform(r) < 0.55) {
+			uint32_t elem = (uint32_t)gsl_rng_uniform_int(r, 16);
+			struct event e = { .t = (simtime_t)gsl_rng_uniform_int(r, 50), /* many ties */
+					   .key = EVQ_KEY(elem, seq[elem]++), .arg = (uintptr_t)op };
+			evq_insert(&q, &e);
+			ref[n++] = e;
+		} else {
+			size_t min = 0; /* the reference: a linear scan for the minimum */
+			for (size_t i = 1; i < n; i++)
+				if (ref_cmp(&ref[i], &ref[min]) < 0)
+					min = i;
+			struct event got;
+			CU_ASSERT_FATAL(evq_pop(&q, &got));
+			if (got.t != ref[min].t || got.key != ref[min].key || got.arg != ref[min].arg)
+				mismatches++;
+			ref[min] = ref[--n];
+			pops++;
+		}
+		CU_ASSERT_EQUAL_FATAL(evq_size(&q), n);
+	}
+	CU_ASSERT(pops > 40000);
+	CU_ASSERT_EQUAL(mismatches, 0);
+	/* Drain: still sorted. */
+	qsort(ref, n, sizeof *ref, ref_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct event got;
+		CU_ASSERT_FATAL(evq_pop(&q, &got));
+		CU_ASSERT(got.t == ref[i].t && got.key == ref[i].key);
+	}
+	struct event none;
+	CU_ASSERT_EQUAL(evq_pop(&q, &none), 0);
+	CU_ASSERT_PTR_NULL(evq_peek(&q));
+	free(ref);
+	gsl_rng_free(r);
+	evq_free(&q);
+}
+
+static int order_log[64], order_n;
+
+static void record(struct sim *sim, void *obj, uintptr_t arg)
+{
+	(void)sim;
+	(void)obj;
+	order_log[order_n++] = (int)arg;
+}
+
+/* Equal-time events run by (scheduling element id, its sequence), not by the
+ * order in which they were inserted. */
+static void test_tie_break_by_element(void)
+{
+	struct sim sim;
+	struct sim_elem a, b;
+	sim_init(&sim, 1);
+	sim_elem_register(&sim, &a, "a");
+	sim_elem_register(&sim, &b, "b");
+	order_n = 0;
+	sched_at(&sim, 100, &b, record, NULL, 20);
+	sched_at(&sim, 100, &a, record, NULL, 10);
+	sched_at(&sim, 100, &b, record, NULL, 21);
+	sched_at(&sim, 50, &b, record, NULL, 5);
+	sched_at(&sim, 100, &a, record, NULL, 11);
+	CU_ASSERT_EQUAL(sim_run(&sim), SIM_RAN_DRY);
+	int want[] = { 5, 10, 11, 20, 21 };
+	CU_ASSERT_EQUAL_FATAL(order_n, 5);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(order_log[i], want[i]);
+	CU_ASSERT_EQUAL(sim.now, 100);
+	CU_ASSERT_EQUAL(sim.events, 5);
+	sim_free(&sim);
+}
+
+static void test_stop_time(void)
+{
+	struct sim sim;
+	sim_init(&sim, 1);
+	sim.stop_at = 75;
+	order_n = 0;
+	sched_at(&sim, 50, &sim.kernel, record, NULL, 1);
+	sched_at(&sim, 100, &sim.kernel, record, NULL, 2);
+	CU_ASSERT_EQUAL(sim_run(&sim), SIM_STOP_TIME);
+	CU_ASSERT_EQUAL(order_n, 1);
+	CU_ASSERT_EQUAL(sim.now, 75);
+	sim_free(&sim);
+}
+
+static int timer_fired;
+static simtime_t timer_at;
+
+static void on_timer(struct sim *sim, void *obj)
+{
+	(void)obj;
+	timer_fired++;
+	timer_at = sim->now;
+}
+
+/* Re-arming supersedes the earlier arming; cancel suppresses it. */
+static void test_timer_lazy_cancel(void)
+{
+	struct sim sim;
+	struct sim_timer tm;
+	sim_init(&sim, 1);
+	sim_timer_init(&tm, &sim.kernel, on_timer, NULL);
+	timer_fired = 0;
+	sim_timer_set(&sim, &tm, 100);
+	sim_timer_set(&sim, &tm, 300);
+	sim_run(&sim);
+	CU_ASSERT_EQUAL(timer_fired, 1);
+	CU_ASSERT_EQUAL(timer_at, 300);
+	sim_timer_set(&sim, &tm, 400);
+	sim_timer_cancel(&tm);
+	sim_run(&sim);
+	CU_ASSERT_EQUAL(timer_fired, 1);
+	CU_ASSERT_FALSE(tm.armed);
+	sim_free(&sim);
+}
+
+static void test_pool_reuse(void)
+{
+	struct pool p;
+	pool_init(&p, 48, 4);
+	void *v[10];
+	for (int i = 0; i < 10; i++)
+		v[i] = pool_get(&p);
+	CU_ASSERT_EQUAL(p.live, 10);
+	CU_ASSERT_EQUAL(p.n_chunks, 3);
+	pool_put(&p, v[3]);
+	CU_ASSERT_PTR_EQUAL(pool_get(&p), v[3]);
+	for (int i = 0; i < 10; i++)
+		pool_put(&p, v[i]);
+	CU_ASSERT_EQUAL(p.live, 0);
+	CU_ASSERT_EQUAL(p.peak, 10);
+	pool_destroy(&p);
+}
+
+TEST_MAIN("evq",
+	  { "heap matches a sorted reference on 1e5 operations with ties", test_heap_vs_sorted_reference },
+	  { "equal times break by scheduling element and sequence", test_tie_break_by_element },
+	  { "stop time", test_stop_time },
+	  { "timers cancel lazily", test_timer_lazy_cancel },
+	  { "pool reuses objects", test_pool_reuse })

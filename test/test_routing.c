@@ -1,0 +1,384 @@
+/*
+ * test_routing.c — forwarding tables (models/routing.c).
+ *
+ * Checks the next-hop sets of fat tree, dumbbell and leaf-spine against
+ * their known structure, walks every equal-cost path, compares random
+ * graphs against a plain Floyd-Warshall reference (hosts never transit),
+ * checks the unreachable and multi-homed-host cases, and times k=16.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "routing.h"
+#include "testutil.h"
+
+#define RATE (100ull * 1000 * 1000 * 1000)
+#define DELAY (1 * SIMTIME_US)
+
+static struct config make_cfg(enum cfg_topo_type type)
+{
+	struct config c;
+	memset(&c, 0, sizeof c);
+	c.topology.type = type;
+	c.topology.link_rate_bps = RATE;
+	c.topology.link_delay = DELAY;
+	c.topology.oversubscription = 1;
+	return c;
+}
+
+/* Topology plus tables, built or the test fails. */
+struct net { struct topo t; struct route_table *rt; };
+
+static int net_build(struct net *n, const struct config *c)
+{
+	char *err = NULL;
+	if (topology_build(c, &n->t, &err) < 0) {
+		fprintf(stderr, "\n  topology: %s\n", err);
+		free(err);
+		return -1;
+	}
+	n->rt = calloc((size_t)n->t.n_nodes, sizeof *n->rt);
+	if (routing_build(&n->t, n->rt, &err) < 0) {
+		fprintf(stderr, "\n  routing: %s\n", err);
+		free(err);
+		free(n->rt);
+		topology_free(&n->t);
+		return -1;
+	}
+	return 0;
+}
+
+static void net_free(struct net *n)
+{
+	routing_free(n->rt, n->t.n_nodes);
+	free(n->rt);
+	topology_free(&n->t);
+}
+
+static int peer_of(const struct topo *t, int u, int port)
+{
+	return t->ports[t->port_off[u] + port].peer;
+}
+
+/* Table well-formedness: sets non-empty, ascending, valid ports, distinct;
+ * hosts' tables zeroed. */
+static void check_tables(const struct net *n)
+{
+	for (int u = 0; u < n->t.n_nodes; u++) {
+		const struct route_table *rt = &n->rt[u];
+		if (u < n->t.n_hosts) {
+			CU_ASSERT_PTR_NULL(rt->set_of_dst);
+			CU_ASSERT_EQUAL(rt->n_sets, 0);
+			continue;
+		}
+		CU_ASSERT_EQUAL(rt->n_hosts, n->t.n_hosts);
+		for (int s = 0; s < rt->n_sets; s++) {
+			CU_ASSERT(rt->set_n[s] >= 1);
+			for (int i = 0; i < rt->set_n[s]; i++) {
+				CU_ASSERT(rt->ports[rt->set_off[s] + i] < topo_n_ports(&n->t, u));
+				if (i)
+					CU_ASSERT(rt->ports[rt->set_off[s] + i - 1] < rt->ports[rt->set_off[s] + i]);
+			}
+			for (int s2 = 0; s2 < s; s2++)
+				CU_ASSERT(rt->set_n[s] != rt->set_n[s2] ||
+					  memcmp(rt->ports + rt->set_off[s], rt->ports + rt->set_off[s2],
+						 rt->set_n[s] * sizeof(uint16_t)) != 0);
+		}
+		for (int d = 0; d < n->t.n_hosts; d++)
+			CU_ASSERT(rt->set_of_dst[d] < rt->n_sets);
+	}
+}
+
+/* Every path from switch u to host d following the tables: counts them
+ * and checks each has `hops_left` more links. */
+static long count_paths(const struct net *n, int u, int d, int hops_left)
+{
+	if (u == d) {
+		CU_ASSERT_EQUAL(hops_left, 0);
+		return hops_left == 0;
+	}
+	if (hops_left <= 0 || u < n->t.n_hosts) {
+		CU_FAIL("path too long or through a host");
+		return 0;
+	}
+	long total = 0;
+	const uint16_t *p = route_ports(&n->rt[u], d);
+	for (int i = 0; i < route_n(&n->rt[u], d); i++)
+		total += count_paths(n, peer_of(&n->t, u, p[i]), d, hops_left - 1);
+	return total;
+}
+
+static void test_fat_tree_k4(void)
+{
+	const int k = 4, half = 2;
+	struct config c = make_cfg(TOPO_FAT_TREE);
+	c.topology.k = k;
+	struct net n;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	check_tables(&n);
+	int nh = n.t.n_hosts, tor0 = topo_find(&n.t, "tor0"), agg0 = topo_find(&n.t, "agg0"),
+	    core0 = topo_find(&n.t, "core0");
+	for (int s = 0; s < k * half; s++) {
+		const struct route_table *tor = &n.rt[tor0 + s], *agg = &n.rt[agg0 + s];
+		int pod = s / half;
+		CU_ASSERT_EQUAL(tor->n_sets, half + 1);
+		for (int d = 0; d < nh; d++) {
+			int d_tor = d / half, d_pod = d_tor / half;
+			if (d_tor == s) {     /* own host: the one port facing it */
+				CU_ASSERT_EQUAL(route_n(tor, d), 1);
+				CU_ASSERT_EQUAL(route_ports(tor, d)[0], d % half);
+			} else {              /* everything else: all k/2 uplinks */
+				CU_ASSERT_EQUAL_FATAL(route_n(tor, d), half);
+				for (int i = 0; i < half; i++)
+					CU_ASSERT_EQUAL(route_ports(tor, d)[i], half + i);
+			}
+			if (d_pod == pod) {   /* down to the host's ToR */
+				CU_ASSERT_EQUAL(route_n(agg, d), 1);
+				CU_ASSERT_EQUAL(route_ports(agg, d)[0], d_tor % half);
+			} else {              /* up to all k/2 cores */
+				CU_ASSERT_EQUAL_FATAL(route_n(agg, d), half);
+				for (int i = 0; i < half; i++)
+					CU_ASSERT_EQUAL(route_ports(agg, d)[i], half + i);
+			}
+		}
+	}
+	for (int cc = 0; cc < half * half; cc++) {
+		const struct route_table *core = &n.rt[core0 + cc];
+		CU_ASSERT_EQUAL(core->n_sets, k);
+		for (int d = 0; d < nh; d++) {
+			CU_ASSERT_EQUAL(route_n(core, d), 1);
+			CU_ASSERT_EQUAL(route_ports(core, d)[0], d / (half * half));
+		}
+	}
+	/* host -> host: 2 links under one ToR, 4 within a pod, 6 across pods;
+	 * paths: 1, k/2, (k/2)^2. */
+	for (int s = 0; s < nh; s++)
+		for (int d = 0; d < nh; d++) {
+			if (s == d)
+				continue;
+			int same_tor = s / half == d / half, same_pod = s / (half * half) == d / (half * half);
+			int hops = same_tor ? 2 : same_pod ? 4 : 6;
+			long want = same_tor ? 1 : same_pod ? half : half * half;
+			CU_ASSERT_EQUAL(count_paths(&n, peer_of(&n.t, s, 0), d, hops - 1), want);
+		}
+	net_free(&n);
+}
+
+static void test_dumbbell(void)
+{
+	struct config c = make_cfg(TOPO_DUMBBELL);
+	c.topology.hosts_left = 3;
+	c.topology.hosts_right = 4;
+	struct net n;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	check_tables(&n);
+	int sw0 = topo_find(&n.t, "sw0"), sw1 = topo_find(&n.t, "sw1");
+	for (int d = 0; d < 7; d++) {
+		const struct route_table *r0 = &n.rt[sw0], *r1 = &n.rt[sw1];
+		CU_ASSERT_EQUAL(route_n(r0, d), 1);
+		CU_ASSERT_EQUAL(route_n(r1, d), 1);
+		/* Right hosts go through sw0's bottleneck (its last port, 3). */
+		CU_ASSERT_EQUAL(route_ports(r0, d)[0], d < 3 ? d : 3);
+		CU_ASSERT_EQUAL(route_ports(r1, d)[0], d < 3 ? 4 : d - 3);
+	}
+	net_free(&n);
+}
+
+static void test_leaf_spine(void)
+{
+	struct config c = make_cfg(TOPO_LEAF_SPINE);
+	c.topology.leaves = 5;
+	c.topology.spines = 3;
+	c.topology.hosts_per_leaf = 4;
+	struct net n;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	check_tables(&n);
+	int leaf0 = topo_find(&n.t, "leaf0"), spine0 = topo_find(&n.t, "spine0");
+	for (int d = 0; d < n.t.n_hosts; d++) {
+		for (int i = 0; i < 5; i++) {
+			const struct route_table *r = &n.rt[leaf0 + i];
+			if (d / 4 == i) {
+				CU_ASSERT_EQUAL(route_n(r, d), 1);
+				CU_ASSERT_EQUAL(route_ports(r, d)[0], d % 4);
+			} else {
+				CU_ASSERT_EQUAL_FATAL(route_n(r, d), 3);
+				for (int s = 0; s < 3; s++)
+					CU_ASSERT_EQUAL(route_ports(r, d)[s], 4 + s);
+			}
+		}
+		for (int s = 0; s < 3; s++) {
+			CU_ASSERT_EQUAL(route_n(&n.rt[spine0 + s], d), 1);
+			CU_ASSERT_EQUAL(route_ports(&n.rt[spine0 + s], d)[0], d / 4);
+		}
+	}
+	net_free(&n);
+}
+
+/* Many distinct sets on one switch exercise the interning hash's growth. */
+static void test_star_many_sets(void)
+{
+	struct config c = make_cfg(TOPO_STAR);
+	c.topology.hosts = 3000;
+	struct net n;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	const struct route_table *r = &n.rt[topo_find(&n.t, "sw0")];
+	CU_ASSERT_EQUAL(r->n_sets, 3000);
+	for (int d = 0; d < 3000; d++) {
+		CU_ASSERT_EQUAL(route_n(r, d), 1);
+		CU_ASSERT_EQUAL(route_ports(r, d)[0], d);
+	}
+	net_free(&n);
+}
+
+/* Two switches with one host each and no link between them. */
+static void test_unreachable(void)
+{
+	struct topo t;
+	memset(&t, 0, sizeof t);
+	topo_add_node(&t, "host0", NODE_HOST, 0);
+	topo_add_node(&t, "host1", NODE_HOST, 0);
+	topo_add_node(&t, "sw0", NODE_SWITCH, 1);
+	topo_add_node(&t, "sw1", NODE_SWITCH, 1);
+	t.n_hosts = 2;
+	topo_add_link(&t, 0, 2, RATE, DELAY);
+	topo_add_link(&t, 1, 3, RATE, DELAY);
+	/* host0 is also attached to sw1: a path sw0 -> host0 -> sw1 exists only
+	 * through a host, which must not forward. */
+	topo_add_link(&t, 0, 3, RATE, DELAY);
+	topo_finalize(&t);
+	struct route_table rt[4];
+	char *err = NULL;
+	CU_ASSERT_EQUAL(routing_build(&t, rt, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "sw0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "host1"));
+	free(err);
+	for (int u = 0; u < 4; u++)
+		CU_ASSERT_PTR_NULL(rt[u].set_of_dst);   /* cleaned up */
+	routing_free(rt, 4);                        /* harmless after an error */
+
+	/* Now link the switches: sw1 reaches host0 directly (1 hop), and sw0
+	 * reaches host1 through sw1 only, never via host0. */
+	topo_add_link(&t, 2, 3, RATE, DELAY);
+	topo_finalize(&t);
+	CU_ASSERT_EQUAL_FATAL(routing_build(&t, rt, &err), 0);
+	CU_ASSERT_EQUAL(route_n(&rt[2], 1), 1);
+	CU_ASSERT_EQUAL(route_ports(&rt[2], 1)[0], 1);  /* sw0 port 1 = sw1 */
+	CU_ASSERT_EQUAL(route_n(&rt[3], 0), 1);
+	CU_ASSERT_EQUAL(route_ports(&rt[3], 0)[0], 1);  /* sw1 port 1 = host0 */
+	routing_free(rt, 4);
+	topology_free(&t);
+}
+
+/* Reference: Floyd-Warshall with only switches as intermediate nodes. */
+static void check_against_reference(const struct net *n)
+{
+	const struct topo *t = &n->t;
+	int nn = t->n_nodes, nh = t->n_hosts;
+	const int inf = 1 << 28;
+	int *dd = malloc((size_t)nn * nn * sizeof *dd);
+	for (int i = 0; i < nn * nn; i++)
+		dd[i] = inf;
+	for (int u = 0; u < nn; u++) {
+		dd[u * nn + u] = 0;
+		for (int i = 0; i < topo_n_ports(t, u); i++)
+			dd[u * nn + peer_of(t, u, i)] = 1;
+	}
+	for (int m = nh; m < nn; m++)
+		for (int a = 0; a < nn; a++)
+			for (int b = 0; b < nn; b++)
+				if (dd[a * nn + m] + dd[m * nn + b] < dd[a * nn + b])
+					dd[a * nn + b] = dd[a * nn + m] + dd[m * nn + b];
+	for (int u = nh; u < nn; u++)
+		for (int d = 0; d < nh; d++) {
+			uint16_t want[512];
+			int m = 0;
+			for (int i = 0; i < topo_n_ports(t, u); i++) {
+				int q = peer_of(t, u, i);
+				if ((q == d && dd[u * nn + d] == 1) ||
+				    (q >= nh && dd[q * nn + d] == dd[u * nn + d] - 1))
+					want[m++] = (uint16_t)i;
+			}
+			CU_ASSERT_EQUAL_FATAL(route_n(&n->rt[u], d), m);
+			CU_ASSERT(memcmp(route_ports(&n->rt[u], d), want, (size_t)m * sizeof want[0]) == 0);
+		}
+	free(dd);
+}
+
+static void test_random_against_reference(void)
+{
+	srand(12345);
+	for (int iter = 0; iter < 60; iter++) {
+		struct net n;
+		memset(&n, 0, sizeof n);
+		int nh = 1 + rand() % 12, ns = 1 + rand() % 10;
+		for (int h = 0; h < nh; h++)
+			topo_add_named(&n.t, "host", h, NODE_HOST, 0);
+		for (int s = 0; s < ns; s++)
+			topo_add_named(&n.t, "sw", s, NODE_SWITCH, 1);
+		n.t.n_hosts = nh;
+		/* A chain keeps the switches connected; extra random links
+		 * (parallel ones included) make equal-cost choices. */
+		for (int s = 1; s < ns; s++)
+			topo_add_link(&n.t, nh + rand() % s, nh + s, RATE, DELAY);
+		for (int e = rand() % (2 * ns + 1); e > 0; e--) {
+			int a = nh + rand() % ns, b = nh + rand() % ns;
+			if (a != b)
+				topo_add_link(&n.t, a, b, RATE, DELAY);
+		}
+		/* Hosts with one to three homes. */
+		for (int h = 0; h < nh; h++)
+			for (int e = 1 + rand() % 3; e > 0; e--)
+				topo_add_link(&n.t, h, nh + rand() % ns, RATE, DELAY);
+		topo_finalize(&n.t);
+		n.rt = calloc((size_t)n.t.n_nodes, sizeof *n.rt);
+		char *err = NULL;
+		CU_ASSERT_EQUAL_FATAL(routing_build(&n.t, n.rt, &err), 0);
+		check_tables(&n);
+		check_against_reference(&n);
+		net_free(&n);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void test_fat_tree_k16(void)
+{
+	struct config c = make_cfg(TOPO_FAT_TREE);
+	c.topology.k = 16;
+	struct net n;
+	double t0 = now_s();
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	double t1 = now_s();
+	CU_ASSERT_EQUAL(n.t.n_hosts, 1024);
+	CU_ASSERT_EQUAL(n.t.n_nodes - n.t.n_hosts, 320);
+	size_t bytes = 0;
+	for (int u = n.t.n_hosts; u < n.t.n_nodes; u++) {
+		const struct route_table *rt = &n.rt[u];
+		int tier = n.t.nodes[u].tier;
+		CU_ASSERT_EQUAL(rt->n_sets, tier == 1 ? 9 : tier == 2 ? 9 : 16);
+		bytes += (size_t)n.t.n_hosts * 2 + (size_t)rt->n_sets * 6;
+		for (int s = 0; s < rt->n_sets; s++)
+			bytes += rt->set_n[s] * 2;
+	}
+	check_tables(&n);
+	printf("\n    k=16 fat tree: topology + routing in %.1f ms, tables %zu KB ",
+	       (t1 - t0) * 1e3, bytes / 1024);
+	net_free(&n);
+}
+
+TEST_MAIN("routing",
+	  { "fat_tree k=4 next hops and paths", test_fat_tree_k4 },
+	  { "dumbbell bottleneck", test_dumbbell },
+	  { "leaf_spine next hops", test_leaf_spine },
+	  { "star: one set per host", test_star_many_sets },
+	  { "unreachable and hosts never forward", test_unreachable },
+	  { "random graphs against Floyd-Warshall", test_random_against_reference },
+	  { "fat_tree k=16 builds fast", test_fat_tree_k16 })
