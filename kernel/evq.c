@@ -53,22 +53,40 @@ int evq_pop(struct evq *q, struct event *out)
 	if (q->n == 0)
 		return 0;
 	*out = q->v[0];
-	struct event last = q->v[--q->n];
-	size_t n = q->n, i = 0;
+	size_t n = --q->n;
+	if (n == 0)
+		return 1;
+	/* Bottom-up (Floyd): walk the hole down along the smallest children to
+	 * a leaf without comparing against the moved element, then sift that
+	 * element up from there. The element taken from the end usually belongs
+	 * near the bottom, so this saves most comparisons of the classic loop. */
+	struct event *v = q->v;
+	size_t i = 0;
 	for (;;) {
 		size_t c = 4 * i + 1;
 		if (c >= n)
 			break;
 		size_t best = c, end = c + 4 < n ? c + 4 : n;
-		for (size_t j = c + 1; j < end; j++)
-			if (evq_before(&q->v[j], &q->v[best]))
+		unsigned __int128 rb = evq_rank(&v[c]);
+		for (size_t j = c + 1; j < end; j++) {
+			unsigned __int128 rj = evq_rank(&v[j]);
+			if (rj < rb) {
+				rb = rj;
 				best = j;
-		if (!evq_before(&q->v[best], &last))
-			break;
-		q->v[i] = q->v[best];
+			}
+		}
+		v[i] = v[best];
 		i = best;
 	}
-	if (n)
-		q->v[i] = last;
+	struct event last = v[n];
+	unsigned __int128 rl = evq_rank(&last);
+	while (i > 0) {
+		size_t parent = (i - 1) >> 2;
+		if (evq_rank(&v[parent]) <= rl)
+			break;
+		v[i] = v[parent];
+		i = parent;
+	}
+	v[i] = last;
 	return 1;
 }

@@ -44,7 +44,8 @@ enum pkt_flags {
 struct flow;
 
 struct packet {
-	struct packet *next;    /* queue link */
+	struct packet *next;    /* queue link, then link-in-flight link */
+	int64_t arrive_at;      /* in flight: when its last bit reaches the peer (ps) */
 	struct flow *flow;      /* data: the message it belongs to (sender's record) */
 	uint32_t psn;           /* data: its PSN; ACK/NAK: cumulative PSN acknowledged */
 	uint32_t dqpn;          /* destination QP number */

@@ -84,10 +84,18 @@ static struct packet *port_pick(struct sim *sim, struct port *p)
 	return pkt;
 }
 
-static void port_arrive(struct sim *sim, void *obj, uintptr_t arg)
+/* The head of the link's FIFO reaches the peer; the next one is scheduled
+ * before the delivery, which may make the peer send. */
+static void port_land(struct sim *sim, void *obj, uintptr_t arg)
 {
-	struct port *p = obj;
-	struct packet *pkt = (struct packet *)arg;
+	struct port *src = obj;
+	struct packet *pkt = src->fly_head;
+	src->fly_head = pkt->next;
+	if (src->fly_head)
+		sched_at(sim, src->fly_head->arrive_at, &src->elem, port_land, src, 0);
+	else
+		src->fly_tail = NULL;
+	struct port *p = src->peer;
 	p->rx_bytes += pkt->frame_b;
 	if (p->node->kind == NODE_SWITCH)
 		switch_receive(sim, p->node, p, pkt);
@@ -107,8 +115,15 @@ static void port_send(struct sim *sim, struct port *p)
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
 	sim->packet_hops++;
-	sched_at(sim, p->busy_until + p->delay_ps + p->peer_latency_ps, &p->elem,
-		 port_arrive, p->peer, (uintptr_t)pkt);
+	pkt->arrive_at = p->busy_until + p->delay_ps + p->peer_latency_ps;
+	pkt->next = NULL;
+	if (p->fly_tail) {
+		p->fly_tail->next = pkt;
+	} else {
+		p->fly_head = pkt;
+		sched_at(sim, pkt->arrive_at, &p->elem, port_land, p, 0);
+	}
+	p->fly_tail = pkt;
 	if (p->nonempty || p->pull) {
 		p->tx_event = true;
 		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, 0);

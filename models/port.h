@@ -9,11 +9,13 @@
  * only when the link is free.
  *
  * Events: a port keeps at most one pending "transmission done" event, and
- * only while frames wait; each frame costs one arrival event at the peer
- * (scheduled when its transmission starts: start + serialisation +
- * propagation + the peer's switch latency). A frame that meets an idle
- * port is sent at once, so a packet crossing idle equal-rate hops costs one
- * event per hop.
+ * only while frames wait; the frames on the wire toward the peer form a
+ * FIFO (arrival times on one link only grow) with one pending arrival event
+ * for its head, so the event queue holds a few events per port however many
+ * packets are in flight. Each frame still costs one arrival event at the
+ * peer (start + serialisation + propagation + the peer's switch latency). A
+ * frame that meets an idle port is sent at once, so a packet crossing idle
+ * equal-rate hops costs one event per hop.
  *
  * Serialisation counts the frame plus preamble and inter-frame gap
  * (PKT_WIRE_EXTRA_B); statistics count frame bytes (SCENARIO.md port_stats).
@@ -60,6 +62,7 @@ struct port {
 	int32_t deficit[PORT_DATA_CLASSES];
 	struct port_queue q[PORT_PRIOS];
 	uint64_t queued_bytes;         /* sum over classes */
+	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
 	port_pull_fn pull;             /* host ports: the NIC */
 	void *pull_ctx;
 	char name[40];                 /* "tor3:p5" */
