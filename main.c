@@ -12,7 +12,6 @@
 #include "config.h"
 #include "log.h"
 #include "run.h"
-#include "units.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -34,12 +33,10 @@ static double peak_rss_mb(void)
 
 static void print_summary(const struct run_report *r)
 {
-	char simbuf[32];
 	double wall = r->wall_s > 0 ? r->wall_s : 1e-9;
-	units_format_time(r->sim_end_ps, simbuf, sizeof simbuf);
 	printf("flows %llu/%llu finished\n", (unsigned long long)r->flows_done,
 	       (unsigned long long)r->flows_posted);
-	printf("simulated %s in %.3f s wall\n", simbuf, r->wall_s);
+	printf("simulated %.6f ms in %.3f s wall\n", (double)r->sim_end_ps / 1e9, r->wall_s);
 	printf("events %llu (%.2f M/s), packet-hops %llu (%.2f M/s)\n",
 	       (unsigned long long)r->events, (double)r->events / wall / 1e6,
 	       (unsigned long long)r->packet_hops, (double)r->packet_hops / wall / 1e6);
@@ -55,9 +52,11 @@ int main(int argc, char **argv)
 	int rc = cli_parse(argc, argv, &cli);
 	if (rc)
 		return rc;
-	if (cli.help || cli.version) {
+	if (cli.help || cli.version || cli.keys) {
 		if (cli.help)
 			cli_usage(stdout);
+		else if (cli.keys)
+			config_print_keys(stdout);
 		else
 			printf("rocesim %s\n", PACKAGE_VERSION);
 		cli_free(&cli);
@@ -77,6 +76,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	struct run_opts o = {
 		.scenario = cli.scenario, .output = cli.output, .append = cli.append, .check = cli.check,
+		.pcap_dir = cli.pcap_dir,
 		.interrupt = &interrupted,
 		.progress = !cli.quiet && (cfg.simulation.progress == CFG_PROGRESS_ON ||
 					   (cfg.simulation.progress == CFG_PROGRESS_AUTO && isatty(2))),

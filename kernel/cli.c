@@ -28,6 +28,7 @@ enum {
 	OPT_SEED,
 	OPT_PCAP,
 	OPT_CHECK,
+	OPT_KEYS,
 };
 
 struct cli_opt {
@@ -50,6 +51,8 @@ static const struct cli_opt cli_opts[] = {
 	{ "quiet", 'q', NULL, "no progress line" },
 	{ "check", OPT_CHECK, NULL,
 	  "validate, build the world, print its summary and\neach job's communication plan, write nothing, exit" },
+	{ "keys", OPT_KEYS, NULL,
+	  "print every scenario section and key with its\ntype, default and meaning, and exit" },
 	{ "help", 'h', NULL, "print this help and exit" },
 	{ "version", 'V', NULL, "print the version and exit" },
 };
@@ -250,6 +253,7 @@ int cli_parse(int argc, char **argv, struct cli *out)
 		case OPT_PCAP: out->pcap_dir = optarg; break;
 		case 'q': out->quiet = true; break;
 		case OPT_CHECK: out->check = true; break;
+		case OPT_KEYS: out->keys = true; break;
 		case 'h': out->help = true; break;
 		case 'V': out->version = true; break;
 		case ':': {
@@ -285,8 +289,8 @@ int cli_parse(int argc, char **argv, struct cli *out)
 			positional[n_positional] = argv[i];
 		n_positional++;
 	}
-	if (out->help || out->version)
-		return 0;
+	if (out->help || out->version || out->keys)
+		return 0;   /* they need no scenario */
 	if (n_positional == 0)
 		return usage_error(out, "no scenario given", NULL);
 	if (n_positional > 1)

@@ -23,6 +23,7 @@ struct cli {
 	const char *pcap_dir;        /* --pcap DIR */
 	bool quiet;                  /* -q */
 	bool check;                  /* --check */
+	bool keys;                   /* --keys: print the scenario key reference and exit 0 */
 	bool help, version;          /* -h / -V: print and exit 0 */
 };
 

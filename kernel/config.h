@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "simtime.h"
 
 #define CFG_MAX_RATE_MAP 16
@@ -240,6 +241,12 @@ char *cfg_error_at(const struct config *cfg, const char *section, const char *ke
 /* Resolves a built-in data name ("websearch") or a path to a readable file;
  * returns a malloc'd path or NULL. */
 char *cfg_find_cdf(const struct config *cfg, const char *name_or_path);
+
+/* The key reference of `sim --keys`: every section in canonical order and
+ * each of its keys with type, default or where it is required, the
+ * topology/traffic types it belongs to, and its meaning; generated from the
+ * key table (kernel/config_doc.c). */
+void config_print_keys(FILE *out);
 
 const char *cfg_traffic_type_name(enum cfg_traffic_type t);
 const char *cfg_topo_type_name(enum cfg_topo_type t);

@@ -1,8 +1,13 @@
 /*
  * config_keys.h — the one table of scenario sections and keys, and the
- * internal interface between the loader (config.c), the table and its rules
- * (config_keys.c) and the value parsers and resolved-text writer
- * (config_resolve.c). Internal to kernel/config*.c.
+ * internal interface of kernel/config*.c:
+ *   config.c          loading: the three passes, validation, origins
+ *   config_read.c     passes 1-2: the .ini text and --set into raw sections
+ *   config_keys.c     the table, its lookups, defaults and freeing
+ *   config_rules.c    rules between keys
+ *   config_values.c   value parsers (one per key type), paths, built-in data
+ *   config_resolve.c  the typed config back to scenario text
+ *   config_doc.c      the key reference (sim --keys)
  *
  * Every key is one row: section, name, type, default (as scenario text, so
  * defaults go through the same parser as user values), range, the topology
@@ -108,7 +113,7 @@ struct cfg_store_ctx {
 
 #define CFG_EXPECTED_MAX 1024
 
-/* config_resolve.c: parses value for key k and stores it in the section
+/* config_values.c: parses value for key k and stores it in the section
  * struct at base (freeing what the field held). Returns 0, or -1 with
  * `expected` filled. */
 int cfg_key_store(const struct cfg_key *k, void *base, const char *value,
@@ -144,19 +149,41 @@ struct cfg_raw_section {
 
 extern const char cfg_set_origin[];  /* "--set": compared by address */
 
-/* config.c */
+/* The raw sections of a scenario, in file order (--set ones last). */
+struct cfg_raw {
+	struct cfg_raw_section *s;
+	size_t n;
+};
+
+/* config_read.c: pass 1, reads cfg->path into cfg->text and raw; pass 2,
+ * applies the overrides to raw. Return 0, or -1 with *err set. */
+int cfg_read_file(struct config *cfg, struct cfg_raw *raw, char **err);
+int cfg_apply_overrides(struct cfg_raw *raw, const struct cfg_override *ov, size_t n_ov, char **err);
+void cfg_raw_free(struct cfg_raw *raw);
 struct cfg_raw_entry *cfg_raw_find(struct cfg_raw_section *s, const char *key);
+/* Sets *err to a malloc'd message unless it holds one already (the first
+ * error wins). */
+void cfg_set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* strdup that aborts when out of memory; NULL copies as "". */
+char *cfg_xstrdup(const char *s);
+
+/* config.c */
 /* "FILE:LINE: [SECTION] KEY = 'VALUE': expected WHAT", malloc'd. */
 char *cfg_err_value(const struct cfg_raw_section *s, const struct cfg_raw_entry *e, const char *expected);
 /* "FILE:LINE: [SECTION] missing required key 'KEY'WHY", malloc'd. */
 char *cfg_err_missing(const struct cfg_raw_section *s, const char *key, const char *why);
 
-/* config_keys.c: rules between keys. Return 0, or -1 with *err set. */
+/* config_rules.c: rules between keys. Return 0, or -1 with *err set. */
 int cfg_section_rules(struct config *cfg, struct cfg_raw_section *s, char **err);
 int cfg_global_rules(struct config *cfg, struct cfg_raw_section *s, size_t n, char **err);
 
 /* config_resolve.c: builds cfg->resolved from the typed values. Returns 0 or -1 (no memory). */
 int cfg_resolve_text(struct config *cfg);
+
+/* config_values.c */
+/* The range of key k in words after noun: "an integer from 0 to 7",
+ * "a number in (0, 1]", "a time > 0"; just noun when it has none. */
+void cfg_range_text(const struct cfg_key *k, const char *noun, char *buf, size_t n);
 /* Joins a relative path to dir ("." leaves it as is); malloc'd. */
 char *cfg_path_join(const char *dir, const char *path);
 /* Whether name is a built-in CDF name. */

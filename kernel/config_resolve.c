@@ -1,506 +1,83 @@
 /*
- * config_resolve.c — values both ways: a scenario string to its typed field
- * (cfg_key_store, one parser per key type of config_keys.h), and the typed
- * config back to text (cfg->resolved, stored as run.config).
+ * config_resolve.c — the typed config back to text: cfg->resolved, stored
+ * as run.config, a scenario that loads to the same config.
  *
- * The two directions sit together so a key type is added in one place and
- * stays round-trippable: the resolved text lists every section and key in
- * the table's order with its value or default, formatted exactly (times in
- * the largest unit that divides them, numbers in the shortest form strtod
- * reads back identically), so loading it again gives the same config.
- * Unset optional keys and rate-scaled defaults are written as comments,
- * which re-read as "unset" and keep the text a valid scenario. Input paths
- * are written absolute so the text re-loads from any folder.
+ * The text lists every section and key in the table's order with its value
+ * or default, formatted exactly (times in the largest unit that divides
+ * them, numbers in the shortest form strtod reads back identically), so
+ * loading it again gives the same config; it is written next to the
+ * parsers of config_values.c's key types, one case per type. Unset
+ * optional keys and rate-scaled defaults are written as comments, which
+ * re-read as "unset" and keep the text a valid scenario. Input paths are
+ * written absolute so the text re-loads from any folder. Values that do
+ * not fit a line (long lists, maps, groups) go on indented continuation
+ * lines, since the reader refuses lines over inih's limit (config_read.c).
  */
-#define _GNU_SOURCE  /* asprintf, open_memstream, strndup, realpath */
-#include <errno.h>
-#include <limits.h>
+#define _GNU_SOURCE  /* open_memstream, realpath */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "config_keys.h"
 
-#ifndef ROCESIM_SRCDATADIR
-#define ROCESIM_SRCDATADIR "data"
-#endif
-#ifndef ROCESIM_DATADIR
-#define ROCESIM_DATADIR "/usr/local/share/rocesim/data"
-#endif
+/* Where a value of several words is broken onto continuation lines. */
+#define RESOLVED_WIDTH 78
 
-/* ---- Parsing one value into its field ---- */
+/* Writes "key = w1, w2, ..." with the words wrapped onto indented
+ * continuation lines past RESOLVED_WIDTH; the reader joins each line back
+ * with one space, which every list, map and repeated-key parser accepts. */
+struct wrap {
+	FILE *f;
+	size_t col;          /* column reached on the current line */
+	size_t words;        /* words written so far */
+};
 
-static int failf(char *expected, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int failf(char *expected, const char *fmt, ...)
+static void wrap_begin(struct wrap *w, FILE *f, const char *key)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(expected, CFG_EXPECTED_MAX, fmt, ap);
-	va_end(ap);
-	return -1;
+	*w = (struct wrap){ .f = f };
+	fprintf(f, "%s =", key);
+	w->col = strlen(key) + 2;
 }
 
-static const char *noun_of(const struct cfg_key *k)
+/* One word, after glue ("," for lists, "" for maps and groups) and a blank
+ * or a line break. A word longer than a line stays whole. */
+static void wrap_word(struct wrap *w, const char *glue, const char *word)
 {
-	switch (k->type) {
-	case KT_INT: case KT_LLONG: case KT_SEED:
-		return k->range & CFG_R_EVEN ? "an even integer" : "an integer";
-	case KT_TIME: return "a time";
-	case KT_RATE: return "a rate";
-	case KT_SIZE: case KT_SIZE_MAP: case KT_SIZE_AUTO: case KT_SIZE_OFF: return "a size";
-	default: return "a number";
-	}
-}
-
-/* "an integer from 0 to 7", "a number in (0, 1]", "a time > 0". */
-static void range_text(const struct cfg_key *k, char *buf, size_t n)
-{
-	const char *noun = noun_of(k);
-	bool lo = k->range & (CFG_R_MIN | CFG_R_MIN_OPEN), hi = k->range & (CFG_R_MAX | CFG_R_MAX_OPEN);
-	bool integer = k->type == KT_INT || k->type == KT_LLONG || k->type == KT_SEED;
-	if (lo && hi && integer && !(k->range & (CFG_R_MIN_OPEN | CFG_R_MAX_OPEN)))
-		snprintf(buf, n, "%s from %g to %g", noun, k->lo, k->hi);
-	else if (lo && hi)
-		snprintf(buf, n, "%s in %c%g, %g%c", noun, k->range & CFG_R_MIN_OPEN ? '(' : '[',
-			 k->lo, k->hi, k->range & CFG_R_MAX_OPEN ? ')' : ']');
-	else if (lo)
-		snprintf(buf, n, "%s %s %g", noun, k->range & CFG_R_MIN_OPEN ? ">" : ">=", k->lo);
-	else if (hi)
-		snprintf(buf, n, "%s %s %g", noun, k->range & CFG_R_MAX_OPEN ? "<" : "<=", k->hi);
-	else
-		snprintf(buf, n, "%s", noun);
-}
-
-static bool in_range(const struct cfg_key *k, double v)
-{
-	if ((k->range & CFG_R_MIN) && !(v >= k->lo))
-		return false;
-	if ((k->range & CFG_R_MIN_OPEN) && !(v > k->lo))
-		return false;
-	if ((k->range & CFG_R_MAX) && !(v <= k->hi))
-		return false;
-	if ((k->range & CFG_R_MAX_OPEN) && !(v < k->hi))
-		return false;
-	if ((k->range & CFG_R_EVEN) && (long long)v % 2 != 0)
-		return false;
-	return true;
-}
-
-static int range_fail(const struct cfg_key *k, char *expected)
-{
-	range_text(k, expected, CFG_EXPECTED_MAX);
-	return -1;
-}
-
-/* One value of a per-rate map or its scalar form. */
-static int map_value(const struct cfg_key *k, const char *s, double *v, char *expected)
-{
-	if (k->type == KT_NUM_MAP)
-		return units_number(s, v, expected);
-	uint64_t b;
-	if (units_size(s, &b, expected) < 0)
-		return -1;
-	*v = (double)b;
-	return 0;
-}
-
-static int store_map(const struct cfg_key *k, struct cfg_rate_map *m, const char *value,
-		     const struct cfg_store_ctx *ctx, char *expected)
-{
-	const char *what = k->type == KT_NUM_MAP
-		? "a number or a per-rate map such as '100Gbps:0.125 400Gbps:0.0625'"
-		: "a size or a per-rate map such as '100Gbps:400KB 400Gbps:1600KB'";
-	char sub[UNITS_EXPECTED_MAX], rt[UNITS_EXPECTED_MAX];
-	struct cfg_rate_map r = { .section = cfg_sec_names[k->sec], .key = k->name,
-				   .file = ctx->file, .line = ctx->line };
-	char **tok;
-	size_t n = units_list(value, &tok);
-	int rc = -1;
-	range_text(k, rt, sizeof rt);
-	if (n == 0) {
-		failf(expected, "%s", what);
-	} else if (n == 1 && !strchr(tok[0], ':')) {
-		if (map_value(k, tok[0], &r.scalar, sub) < 0)
-			failf(expected, "%s", what);
-		else if (!in_range(k, r.scalar))
-			failf(expected, "%s", rt);
-		else
-			rc = 0;
+	size_t len = strlen(word);
+	if (!w->words)
+		glue = "";
+	/* Room is kept for the glue that may follow the word. */
+	if (w->words && w->col + 2 * strlen(glue) + 1 + len > RESOLVED_WIDTH) {
+		fprintf(w->f, "%s\n    %s", glue, word);
+		w->col = 4 + len;
 	} else {
-		rc = 0;
-		r.is_map = true;
-		for (size_t i = 0; i < n && rc == 0; i++) {
-			char *colon = strchr(tok[i], ':');
-			uint64_t rate;
-			double v;
-			rc = -1;
-			if (!colon) {
-				failf(expected, "%s ('%s' has no RATE:)", what, tok[i]);
-				break;
-			}
-			*colon = '\0';
-			if (units_rate(tok[i], &rate, sub) < 0 || rate == 0)
-				failf(expected, "%s, with RATE %s", what, sub);
-			else if (map_value(k, colon + 1, &v, sub) < 0)
-				failf(expected, "%s, with each value %s", what, sub);
-			else if (!in_range(k, v))
-				failf(expected, "%s at every rate", rt);
-			else if (r.n == CFG_MAX_RATE_MAP)
-				failf(expected, "at most %d rates in the map", CFG_MAX_RATE_MAP);
-			else
-				rc = 0;
-			for (int j = 0; j < r.n && rc == 0; j++)
-				if (r.rate_bps[j] == rate)
-					rc = failf(expected, "each rate once in the map (%s is given twice)", tok[i]);
-			if (rc == 0) {
-				r.rate_bps[r.n] = rate;
-				r.val[r.n++] = v;
-			}
-		}
+		fprintf(w->f, "%s %s", glue, word);
+		w->col += strlen(glue) + 1 + len;
 	}
-	units_list_free(tok, n);
-	if (rc == 0)
-		*m = r;
-	return rc;
+	w->words++;
 }
 
-static int store_flow(struct cfg_traffic *t, const char *value, const struct cfg_store_ctx *ctx,
-		      char *expected)
+static void wrap_end(struct wrap *w)
 {
-	static const char what[] = "SRC DST SIZE START (such as 'host0 host1 1MB 10us')";
-	char sub[UNITS_EXPECTED_MAX];
-	char **tok;
-	size_t n = units_list(value, &tok);
-	struct cfg_flow_spec f = { .line = ctx->line };
-	int rc = -1;
-	if (n != 4)
-		failf(expected, "%s", what);
-	else if (units_size(tok[2], &f.size_b, sub) < 0)
-		failf(expected, "%s, with SIZE %s", what, sub);
-	else if (f.size_b == 0)
-		failf(expected, "%s, with SIZE > 0", what);
-	else if (units_time(tok[3], &f.start, sub) < 0)
-		failf(expected, "%s, with START %s", what, sub);
-	else
-		rc = 0;
-	if (rc == 0) {
-		struct cfg_flow_spec *nf = realloc(t->flows, (t->n_flows + 1) * sizeof *nf);
-		if (!nf)
-			abort();
-		f.src = tok[0];
-		f.dst = tok[1];
-		tok[0] = tok[1] = NULL;
-		nf[t->n_flows++] = f;
-		t->flows = nf;
-	}
-	units_list_free(tok, n);
-	return rc;
+	fputc('\n', w->f);
 }
-
-static int store_group(struct cfg_multicast *mc, const char *value, const struct cfg_store_ctx *ctx,
-		       char *expected)
-{
-	char **tok;
-	size_t n = units_list(value, &tok);
-	if (n < 3) {
-		units_list_free(tok, n);
-		return failf(expected, "NAME SRC DST [DST...]: a group name, its source and at least one destination");
-	}
-	for (size_t i = 0; i < mc->n_groups; i++)
-		if (strcmp(mc->groups[i].name, tok[0]) == 0) {
-			failf(expected, "a group name not used before ('%s' is also at line %d)",
-			      tok[0], mc->groups[i].line);
-			units_list_free(tok, n);
-			return -1;
-		}
-	struct cfg_mcast_group *ng = realloc(mc->groups, (mc->n_groups + 1) * sizeof *ng);
-	char **dst = malloc((n - 2) * sizeof *dst);
-	if (!ng || !dst)
-		abort();
-	memcpy(dst, tok + 2, (n - 2) * sizeof *dst);
-	ng[mc->n_groups++] = (struct cfg_mcast_group){ .name = tok[0], .src = tok[1], .dst = dst,
-						       .n_dst = n - 2, .line = ctx->line };
-	mc->groups = ng;
-	free(tok);
-	return 0;
-}
-
-static int store_path_in(char **field, const char *value, const struct cfg_store_ctx *ctx, char *expected)
-{
-	struct stat st;
-	if (!*value)
-		return failf(expected, "a path to a file");
-	char *p = ctx->from_set ? strdup(value) : cfg_path_join(ctx->dir, value);
-	if (!p)
-		abort();
-	if (stat(p, &st) != 0 || access(p, R_OK) != 0) {
-		failf(expected, "a readable file (%s: %s)", p, strerror(errno));
-		free(p);
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		failf(expected, "a file, not a folder (%s)", p);
-		free(p);
-		return -1;
-	}
-	free(*field);
-	*field = p;
-	return 0;
-}
-
-static int store_word(const struct cfg_key *k, const char *value, int *index, char *expected)
-{
-	char list[CFG_EXPECTED_MAX / 2];
-	for (int i = 0; k->vocab[i]; i++)
-		if (strcmp(k->vocab[i], value) == 0) {
-			*index = i;
-			return 0;
-		}
-	cfg_vocab_text(k->vocab, list, sizeof list);
-	return failf(expected, "%s%s", k->vocab[1] ? "one of " : "", list);
-}
-
-/* Replaces the string field at off with a copy of v. */
-static void set_str(void *base, size_t off, const char *v)
-{
-	char **field = CFG_FIELD(base, off, char *);
-	free(*field);
-	if (!(*field = strdup(v)))
-		abort();
-}
-
-int cfg_key_store(const struct cfg_key *k, void *base, const char *value,
-		  const struct cfg_store_ctx *ctx, char *expected)
-{
-	char sub[UNITS_EXPECTED_MAX];
-	long long ll;
-	uint64_t u;
-	double d;
-	int idx = 0;
-
-	if (k->per_25g > 0)
-		*CFG_FIELD(base, k->off2, bool) = false;  /* given: not the scaled default */
-	switch (k->type) {
-	case KT_TIME:
-		if (units_time(value, CFG_FIELD(base, k->off, simtime_t), expected) < 0)
-			return -1;
-		return in_range(k, (double)*CFG_FIELD(base, k->off, simtime_t)) ? 0 : range_fail(k, expected);
-	case KT_RATE:
-	case KT_SIZE:
-		if ((k->type == KT_RATE ? units_rate : units_size)(value, &u, expected) < 0)
-			return -1;
-		*CFG_FIELD(base, k->off, uint64_t) = u;
-		return in_range(k, (double)u) ? 0 : range_fail(k, expected);
-	case KT_INT:
-	case KT_LLONG:
-		if (units_int(value, &ll, sub) < 0 || (k->type == KT_INT && (ll > INT_MAX || ll < INT_MIN)) ||
-		    !in_range(k, (double)ll))
-			return range_fail(k, expected);
-		if (k->type == KT_INT)
-			*CFG_FIELD(base, k->off, int) = (int)ll;
-		else
-			*CFG_FIELD(base, k->off, long long) = ll;
-		return 0;
-	case KT_SEED:
-		if (units_int(value, &ll, sub) < 0 || ll < 0)
-			return failf(expected, "a non-negative integer");
-		*CFG_FIELD(base, k->off, uint64_t) = (uint64_t)ll;
-		return 0;
-	case KT_NUMBER:
-		if (units_number(value, &d, expected) < 0)
-			return -1;
-		*CFG_FIELD(base, k->off, double) = d;
-		return in_range(k, d) ? 0 : range_fail(k, expected);
-	case KT_BOOL:
-		return units_bool(value, CFG_FIELD(base, k->off, bool), expected);
-	case KT_ENUM:
-		if (store_word(k, value, &idx, expected) < 0)
-			return -1;
-		*CFG_FIELD(base, k->off, int) = idx;
-		return 0;
-	case KT_WORD:
-		if (store_word(k, value, &idx, expected) < 0)
-			return -1;
-		set_str(base, k->off, k->vocab[idx]);
-		return 0;
-	case KT_NAME:
-		if (!*value || strpbrk(value, ", \t"))
-			return failf(expected, "one name");
-		set_str(base, k->off, value);
-		return 0;
-	case KT_LIST: {
-		char **v;
-		size_t n = units_list(value, &v);
-		if (n == 0)
-			return failf(expected, "a list of names separated by commas or spaces");
-		units_list_free(*CFG_FIELD(base, k->off, char **), *CFG_FIELD(base, k->off2, size_t));
-		*CFG_FIELD(base, k->off, char **) = v;
-		*CFG_FIELD(base, k->off2, size_t) = n;
-		return 0;
-	}
-	case KT_PATH_IN:
-		return store_path_in(CFG_FIELD(base, k->off, char *), value, ctx, expected);
-	case KT_PATH_OUT:
-		if (!*value)
-			return failf(expected, "a path");
-		set_str(base, k->off, value);
-		return 0;
-	case KT_CDF:
-		if (cfg_cdf_is_builtin(value)) {
-			char *p = cfg_cdf_builtin_path(value);
-			if (!p)
-				return failf(expected, "a distribution whose data file cdf/%s.cdf is installed "
-					     "(not found in %s nor %s)", value, ROCESIM_SRCDATADIR, ROCESIM_DATADIR);
-			free(p);
-			set_str(base, k->off, value);
-			return 0;
-		}
-		if (store_path_in(CFG_FIELD(base, k->off, char *), value, ctx, sub) < 0)
-			return failf(expected, "websearch, hadoop, alistorage2019, googlerpc2008 or %s", sub);
-		return 0;
-	case KT_NUM_MAP:
-	case KT_SIZE_MAP:
-		return store_map(k, CFG_FIELD(base, k->off, struct cfg_rate_map), value, ctx, expected);
-	case KT_SIZE_AUTO:
-	case KT_SIZE_OFF: {
-		const char *word = k->type == KT_SIZE_AUTO ? "auto" : "off";
-		if (strcmp(value, word) == 0) {
-			*CFG_FIELD(base, k->off2, bool) = true;
-			*CFG_FIELD(base, k->off, uint64_t) = 0;
-			return 0;
-		}
-		if (units_size(value, &u, sub) < 0)
-			return failf(expected, "%s or %s", word, sub);
-		if (!in_range(k, (double)u))
-			return range_fail(k, expected);
-		*CFG_FIELD(base, k->off2, bool) = false;
-		*CFG_FIELD(base, k->off, uint64_t) = u;
-		return 0;
-	}
-	case KT_FLOW:
-		return store_flow(base, value, ctx, expected);
-	case KT_GROUP:
-		return store_group(base, value, ctx, expected);
-	}
-	return failf(expected, "a known key type");
-}
-
-/* ---- Paths and built-in data ---- */
-
-char *cfg_path_join(const char *dir, const char *path)
-{
-	char *p;
-	if (path[0] == '/' || !dir || strcmp(dir, ".") == 0)
-		p = strdup(path);
-	else if (asprintf(&p, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", path) < 0)
-		p = NULL;
-	if (!p)
-		abort();
-	return p;
-}
-
-bool cfg_cdf_is_builtin(const char *name)
-{
-	for (int i = 0; cfg_cdf_builtin[i]; i++)
-		if (strcmp(cfg_cdf_builtin[i], name) == 0)
-			return true;
-	return false;
-}
-
-/* The source tree first, so ./sim in a build tree uses the data next to
- * it, then the installed copy. */
-char *cfg_cdf_builtin_path(const char *name)
-{
-	const char *dirs[] = { ROCESIM_SRCDATADIR, ROCESIM_DATADIR };
-	for (int i = 0; i < 2; i++) {
-		char *p;
-		if (asprintf(&p, "%s/cdf/%s.cdf", dirs[i], name) < 0)
-			abort();
-		if (access(p, R_OK) == 0)
-			return p;
-		free(p);
-	}
-	return NULL;
-}
-
-char *cfg_find_cdf(const struct config *cfg, const char *name_or_path)
-{
-	if (cfg_cdf_is_builtin(name_or_path))
-		return cfg_cdf_builtin_path(name_or_path);
-	if (access(name_or_path, R_OK) == 0)
-		return strdup(name_or_path);
-	if (cfg && cfg->dir && name_or_path[0] != '/') {
-		char *p = cfg_path_join(cfg->dir, name_or_path);
-		if (access(p, R_OK) == 0)
-			return p;
-		free(p);
-	}
-	return NULL;
-}
-
-double cfg_scaled_default(double per_25g, uint64_t rate_bps)
-{
-	return per_25g * (double)rate_bps / 25e9;
-}
-
-int cfg_rate_map_get(const struct cfg_rate_map *m, uint64_t rate_bps, double *out, char **err)
-{
-	char r[64], have[CFG_MAX_RATE_MAP * 24] = "", w[512] = "";
-	if (m->per_25g > 0 && !m->is_map) {
-		*out = cfg_scaled_default(m->per_25g, rate_bps);
-		return 0;
-	}
-	if (!m->is_map) {
-		*out = m->scalar;
-		return 0;
-	}
-	for (int i = 0; i < m->n; i++)
-		if (m->rate_bps[i] == rate_bps) {
-			*out = m->val[i];
-			return 0;
-		}
-	size_t len = 0;
-	for (int i = 0; i < m->n; i++) {
-		units_format_rate(m->rate_bps[i], r, sizeof r);
-		len += (size_t)snprintf(have + len, sizeof have - len, "%s%s", i ? ", " : "", r);
-	}
-	units_format_rate(rate_bps, r, sizeof r);
-	if (m->file && m->line > 0)
-		snprintf(w, sizeof w, "%s:%d: ", m->file, m->line);
-	else if (m->file)
-		snprintf(w, sizeof w, "%s: ", m->file);
-	if (err && asprintf(err, "%s[%s] %s has no entry for %s: expected an entry for every link rate (it has %s)",
-			    w, m->section ? m->section : "switch", m->key ? m->key : "map", r, have) < 0)
-		abort();
-	return -1;
-}
-
-/* ---- The resolved text ---- */
 
 /* Shortest %g form that reads back to the same double. */
-static void put_number(FILE *f, double v)
+static void number_text(double v, char *b, size_t n)
 {
-	char b[40];
 	for (int p = 1; p <= 17; p++) {
-		snprintf(b, sizeof b, "%.*g", p, v);
+		snprintf(b, n, "%.*g", p, v);
 		if (strtod(b, NULL) == v)
 			break;
 	}
-	fputs(b, f);
 }
 
-static void put_map_value(FILE *f, const struct cfg_key *k, double v)
+static void map_value_text(const struct cfg_key *k, double v, char *b, size_t n)
 {
-	char b[64];
-	if (k->type == KT_NUM_MAP) {
-		put_number(f, v);
-		return;
-	}
-	units_format_size((uint64_t)llround(v), b, sizeof b);
-	fputs(b, f);
+	if (k->type == KT_NUM_MAP)
+		number_text(v, b, n);
+	else
+		units_format_size((uint64_t)llround(v), b, n);
 }
 
 /* "; ecn_kmin = 400KB at 100Gbps (default: 100KB per 25Gbps ...)": the
@@ -540,6 +117,7 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 {
 	char b[64];
 	const char *str = NULL;
+	struct wrap w;
 	if (k->per_25g > 0 && *CFG_FIELD(base, k->off2, const bool)) {
 		put_scaled(f, k, cfg);
 		return;
@@ -577,10 +155,9 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 		str = b;
 		break;
 	case KT_NUMBER:
-		fprintf(f, "%s = ", k->name);
-		put_number(f, *CFG_FIELD(base, k->off, const double));
-		fputc('\n', f);
-		return;
+		number_text(*CFG_FIELD(base, k->off, const double), b, sizeof b);
+		str = b;
+		break;
 	case KT_BOOL:
 		str = *CFG_FIELD(base, k->off, const bool) ? "on" : "off";
 		break;
@@ -603,24 +180,28 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 		size_t n = *CFG_FIELD(base, k->off2, const size_t);
 		if (n == 0)
 			return put_unset(f, k);
-		fprintf(f, "%s = ", k->name);
+		wrap_begin(&w, f, k->name);
 		for (size_t i = 0; i < n; i++)
-			fprintf(f, "%s%s", i ? ", " : "", v[i]);
-		fputc('\n', f);
+			wrap_word(&w, ",", v[i]);
+		wrap_end(&w);
 		return;
 	}
 	case KT_NUM_MAP:
 	case KT_SIZE_MAP: {
 		const struct cfg_rate_map *m = CFG_FIELD(base, k->off, const struct cfg_rate_map);
-		fprintf(f, "%s = ", k->name);
-		if (!m->is_map)
-			put_map_value(f, k, m->scalar);
+		char v[64], e[130];
+		wrap_begin(&w, f, k->name);
+		if (!m->is_map) {
+			map_value_text(k, m->scalar, v, sizeof v);
+			wrap_word(&w, "", v);
+		}
 		for (int i = 0; m->is_map && i < m->n; i++) {
 			units_format_rate(m->rate_bps[i], b, sizeof b);
-			fprintf(f, "%s%s:", i ? " " : "", b);
-			put_map_value(f, k, m->val[i]);
+			map_value_text(k, m->val[i], v, sizeof v);
+			snprintf(e, sizeof e, "%s:%s", b, v);
+			wrap_word(&w, "", e);
 		}
-		fputc('\n', f);
+		wrap_end(&w);
 		return;
 	}
 	case KT_SIZE_AUTO:
@@ -638,7 +219,12 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 		for (size_t i = 0; i < t->n_flows; i++) {
 			units_format_size(t->flows[i].size_b, b, sizeof b);
 			units_format_time(t->flows[i].start, t2, sizeof t2);
-			fprintf(f, "flow = %s %s %s %s\n", t->flows[i].src, t->flows[i].dst, b, t2);
+			wrap_begin(&w, f, k->name);
+			wrap_word(&w, "", t->flows[i].src);
+			wrap_word(&w, "", t->flows[i].dst);
+			wrap_word(&w, "", b);
+			wrap_word(&w, "", t2);
+			wrap_end(&w);
 		}
 		return;
 	}
@@ -647,10 +233,12 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 		if (mc->n_groups == 0)
 			return put_unset(f, k);
 		for (size_t i = 0; i < mc->n_groups; i++) {
-			fprintf(f, "group = %s %s", mc->groups[i].name, mc->groups[i].src);
+			wrap_begin(&w, f, k->name);
+			wrap_word(&w, "", mc->groups[i].name);
+			wrap_word(&w, "", mc->groups[i].src);
 			for (size_t j = 0; j < mc->groups[i].n_dst; j++)
-				fprintf(f, " %s", mc->groups[i].dst[j]);
-			fputc('\n', f);
+				wrap_word(&w, "", mc->groups[i].dst[j]);
+			wrap_end(&w);
 		}
 		return;
 	}

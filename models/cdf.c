@@ -14,8 +14,9 @@
  * Sampling is the exact inverse transform of that law, then rounded to a
  * whole byte and clamped to at least 1 byte (a message has a size).
  */
-#define _GNU_SOURCE /* vasprintf, getline */
+#define _GNU_SOURCE /* getline */
 #include "cdf.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,18 +28,6 @@
 /* Last cumulative percentage may be written as 99.99999 by a generator that
  * printed rounded values; anything closer to 100 than this is taken as 100. */
 #define CDF_LAST_TOLERANCE_PCT 1e-6
-
-static char *cdf_errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *cdf_errf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 /* Parses one number token; returns 0 on success. */
 static int cdf_number(const char *tok, double *out)
@@ -88,7 +77,7 @@ int cdf_load(struct cdf *c, const char *path, char **err)
 	*err = NULL;
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		*err = cdf_errf("%s: cannot open: %s", path, strerror(errno));
+		*err = str_printf("%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
 	char *line = NULL;
@@ -107,44 +96,44 @@ int cdf_load(struct cdf *c, const char *path, char **err)
 		char *t3 = t2 ? strtok_r(NULL, " \t\r\n,", &save) : NULL;
 		double size, pct;
 		if (!t2 || t3) {
-			*err = cdf_errf("%s:%d: expected '<size bytes> <cumulative percent>'", path, lineno);
+			*err = str_printf("%s:%d: expected '<size bytes> <cumulative percent>'", path, lineno);
 			goto fail;
 		}
 		if (cdf_number(t1, &size) < 0 || size < 0) {
-			*err = cdf_errf("%s:%d: size '%s' is not a non-negative number", path, lineno, t1);
+			*err = str_printf("%s:%d: size '%s' is not a non-negative number", path, lineno, t1);
 			goto fail;
 		}
 		if (cdf_number(t2, &pct) < 0 || pct < 0 || pct > 100) {
-			*err = cdf_errf("%s:%d: cumulative percent '%s' is not a number in [0, 100]",
+			*err = str_printf("%s:%d: cumulative percent '%s' is not a number in [0, 100]",
 					path, lineno, t2);
 			goto fail;
 		}
 		if (c->n > 0 && size <= c->size[c->n - 1]) {
-			*err = cdf_errf("%s:%d: size %s is not above the previous size %.17g (sizes must ascend)",
+			*err = str_printf("%s:%d: size %s is not above the previous size %.17g (sizes must ascend)",
 					path, lineno, t1, c->size[c->n - 1]);
 			goto fail;
 		}
 		if (c->n > 0 && pct / 100.0 < c->cum[c->n - 1]) {
-			*err = cdf_errf("%s:%d: cumulative percent %s is below the previous %.17g (must not decrease)",
+			*err = str_printf("%s:%d: cumulative percent %s is below the previous %.17g (must not decrease)",
 					path, lineno, t2, c->cum[c->n - 1] * 100.0);
 			goto fail;
 		}
 		if (cdf_push(c, &cap, size, pct / 100.0) < 0) {
-			*err = cdf_errf("%s:%d: out of memory", path, lineno);
+			*err = str_printf("%s:%d: out of memory", path, lineno);
 			goto fail;
 		}
 	}
 	if (ferror(f)) {
-		*err = cdf_errf("%s:%d: read error: %s", path, lineno, strerror(errno));
+		*err = str_printf("%s:%d: read error: %s", path, lineno, strerror(errno));
 		goto fail;
 	}
 	if (c->n == 0) {
-		*err = cdf_errf("%s:%d: no data points (expected '<size bytes> <cumulative percent>' lines)",
+		*err = str_printf("%s:%d: no data points (expected '<size bytes> <cumulative percent>' lines)",
 				path, lineno);
 		goto fail;
 	}
 	if (fabs(c->cum[c->n - 1] * 100.0 - 100.0) > CDF_LAST_TOLERANCE_PCT) {
-		*err = cdf_errf("%s:%d: the last cumulative percent is %.17g, expected 100",
+		*err = str_printf("%s:%d: the last cumulative percent is %.17g, expected 100",
 				path, lineno, c->cum[c->n - 1] * 100.0);
 		goto fail;
 	}

@@ -18,6 +18,7 @@
 #include "results.h"
 #include "switch.h"
 #include "world.h"
+#include "xalloc.h"
 
 #define QPN_BASE 0x100u   /* first QPN a NIC hands out (low numbers are reserved in IB) */
 
@@ -61,11 +62,9 @@ static uint16_t roce_sport(uint32_t lqpn, uint32_t rqpn)
 	return (uint16_t)(lo | 0xC000);
 }
 
-int nic_create(struct world *w, struct node *host)
+void nic_create(struct world *w, struct node *host)
 {
-	struct nic *n = calloc(1, sizeof *n);
-	if (!n)
-		return -1;
+	struct nic *n = xcalloc(1, sizeof *n);
 	n->w = w;
 	n->host = host;
 	n->port = &host->ports[0];
@@ -73,7 +72,6 @@ int nic_create(struct world *w, struct node *host)
 	n->port->pull = nic_pull;
 	n->port->pull_ctx = n;
 	host->nic = n;
-	return 0;
 }
 
 void nic_destroy(struct nic *n)
@@ -92,15 +90,10 @@ static struct qp *qp_new(struct nic *n, int peer)
 {
 	if (n->n_qps == n->cap_qps) {
 		uint32_t cap = n->cap_qps ? 2 * n->cap_qps : 16;
-		struct qp **v = realloc(n->qps, cap * sizeof *v);
-		if (!v)
-			die_internal("out of memory for queue pairs");
-		n->qps = v;
+		n->qps = xrealloc(n->qps, cap * sizeof *n->qps);
 		n->cap_qps = cap;
 	}
-	struct qp *q = calloc(1, sizeof *q);
-	if (!q)
-		die_internal("out of memory for queue pairs");
+	struct qp *q = xcalloc(1, sizeof *q);
 	q->qpn = QPN_BASE + n->n_qps;
 	q->peer = peer;
 	q->prio = (uint8_t)n->w->cfg->nic.priority;
@@ -112,9 +105,7 @@ static struct qp **map_slot(struct nic *n, uint64_t key)
 {
 	if (2 * (n->map_n + 1) > n->map_cap) {
 		uint32_t cap = n->map_cap ? 2 * n->map_cap : 64;
-		struct qp_slot *m = calloc(cap, sizeof *m);
-		if (!m)
-			die_internal("out of memory for the QP map");
+		struct qp_slot *m = xcalloc(cap, sizeof *m);
 		for (uint32_t i = 0; i < n->map_cap; i++) {
 			if (!n->map[i].key)
 				continue;

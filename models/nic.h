@@ -30,7 +30,7 @@ struct nic;
 struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 		      const char *source, const char *parallelism);
 
-int nic_create(struct world *w, struct node *host);
+void nic_create(struct world *w, struct node *host);
 void nic_destroy(struct nic *n);
 /* The host port asks for the next data packet; NULL when none is ready. */
 struct packet *nic_pull(struct sim *sim, void *nic);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "routing.h"
+#include "xalloc.h"
 
 #define ROUTING_MAX_SETS 65535
 
@@ -34,24 +35,6 @@ struct rt_grow {
 	uint32_t cap_sets;
 	uint32_t n_ports, cap_ports;
 };
-
-static int routing_errf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int routing_errf(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (err) {
-		*err = n >= 0 ? malloc((size_t)n + 1) : NULL;
-		if (*err) {
-			va_start(ap, fmt);
-			vsnprintf(*err, (size_t)n + 1, fmt, ap);
-			va_end(ap);
-		}
-	}
-	return -1;
-}
 
 static uint32_t routing_hash(const uint16_t *p, int n)
 {
@@ -174,19 +157,19 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 	struct rt_grow *grow = calloc((size_t)n + 1, sizeof *grow);
 	uint16_t *buf = malloc((TOPO_MAX_PORTS + 1) * sizeof *buf);
 	if (!dist || !queue || !grow || !buf) {
-		routing_errf(err, "routing: out of memory");
+		err_printf(err, "routing: out of memory");
 		goto out;
 	}
 	for (int u = nh; u < n; u++) {
 		if (topo_n_ports(t, u) > TOPO_MAX_PORTS) {
-			routing_errf(err, "routing: %s has %d ports; at most %d are supported",
+			err_printf(err, "routing: %s has %d ports; at most %d are supported",
 				     t->nodes[u].name, topo_n_ports(t, u), TOPO_MAX_PORTS);
 			goto out;
 		}
 		tables[u].n_hosts = nh;
 		tables[u].set_of_dst = malloc(((size_t)nh + 1) * sizeof *tables[u].set_of_dst);
 		if (!tables[u].set_of_dst) {
-			routing_errf(err, "routing: out of memory");
+			err_printf(err, "routing: out of memory");
 			goto out;
 		}
 	}
@@ -211,7 +194,7 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 		}
 		for (int u = nh; u < n; u++) {
 			if (dist[u] < 0) {
-				routing_errf(err, "routing: switch %s cannot reach host %s",
+				err_printf(err, "routing: switch %s cannot reach host %s",
 					     t->nodes[u].name, t->nodes[d].name);
 				goto out;
 			}
@@ -224,12 +207,12 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 			/* BFS reached u from d or a switch, so m >= 1. */
 			int id = rt_intern(&tables[u], &grow[u], buf, m);
 			if (id == -2) {
-				routing_errf(err, "routing: switch %s needs more than %d distinct "
+				err_printf(err, "routing: switch %s needs more than %d distinct "
 					     "next-hop sets", t->nodes[u].name, ROUTING_MAX_SETS);
 				goto out;
 			}
 			if (id < 0) {
-				routing_errf(err, "routing: out of memory");
+				err_printf(err, "routing: out of memory");
 				goto out;
 			}
 			tables[u].set_of_dst[d] = (uint16_t)id;

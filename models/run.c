@@ -51,6 +51,28 @@ static char *output_path(const struct config *cfg, const struct run_opts *o)
 	return s;
 }
 
+/* Keys that ask for models this version does not have yet: say so once,
+ * rather than let a run look like it modelled them. */
+static void warn_unmodelled(const struct config *cfg, const struct run_opts *o)
+{
+	char what[256] = "";
+	size_t n = 0;
+	if (cfg->sw.pfc)
+		n += (size_t)snprintf(what + n, sizeof what - n, "%sPFC", n ? ", " : "");
+	if (cfg->sw.ecn)
+		n += (size_t)snprintf(what + n, sizeof what - n, "%sECN marking", n ? ", " : "");
+	if (cfg->nic.cc == CC_DCQCN)
+		n += (size_t)snprintf(what + n, sizeof what - n, "%sDCQCN", n ? ", " : "");
+	if (cfg->pcap.n_taps || cfg->pcap.dir || o->pcap_dir)
+		n += (size_t)snprintf(what + n, sizeof what - n, "%spcap capture", n ? ", " : "");
+	if (cfg->output.queue_sample_interval || cfg->output.link_sample_interval ||
+	    cfg->output.cc_sample_interval || cfg->output.flow_paths || cfg->output.hpcc_fct)
+		n += (size_t)snprintf(what + n, sizeof what - n, "%s[output] samples and files", n ? ", " : "");
+	if (n)
+		warnx_sim("not modelled by this version, running without: %s "
+			  "(tail-drop buffers, no congestion control)", what);
+}
+
 static void fill_world(struct run_report *rep, const struct world *w)
 {
 	rep->hosts = w->n_hosts;
@@ -81,6 +103,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		goto out;
 	}
 	fill_world(rep, &w);
+	warn_unmodelled(cfg, o);
 	rep->flows_expected = traffic_flows_expected(&w);
 	if (o->check)
 		goto out;

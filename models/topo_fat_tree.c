@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "topology.h"
+#include "xalloc.h"
 
 #define TRY_ADD(expr) do { if ((expr) < 0) goto oom; } while (0)
 
@@ -28,9 +29,9 @@ int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, st
 {
 	int k = c->k;
 	if (k < 2 || k % 2 != 0)
-		return topo_errf(err, "[topology] k = %d: fat_tree needs an even k >= 2", k);
+		return err_printf(err, "[topology] k = %d: fat_tree needs an even k >= 2", k);
 	if (k > TOPO_MAX_PORTS)
-		return topo_errf(err, "[topology] k = %d: a switch would have more than %d ports",
+		return err_printf(err, "[topology] k = %d: a switch would have more than %d ports",
 				 k, TOPO_MAX_PORTS);
 	int half = k / 2;
 	double os = c->oversubscription;
@@ -39,11 +40,11 @@ int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, st
 	 * values such as 1.5 or 0.1 * 10 in the scenario file. */
 	double hpt_r = nearbyint(hpt_f);
 	if (!isfinite(hpt_f) || fabs(hpt_f - hpt_r) > 1e-9 * (1 + fabs(hpt_f)) || hpt_r < 1)
-		return topo_errf(err, "[topology] oversubscription = %g: with k = %d a ToR would have "
+		return err_printf(err, "[topology] oversubscription = %g: with k = %d a ToR would have "
 				 "%g hosts; (k/2) x oversubscription must be a whole number >= 1",
 				 os, k, hpt_f);
 	if (hpt_r + half > TOPO_MAX_PORTS)
-		return topo_errf(err, "[topology] oversubscription = %g: a ToR would have more than %d ports",
+		return err_printf(err, "[topology] oversubscription = %g: a ToR would have more than %d ports",
 				 os, TOPO_MAX_PORTS);
 	int hpt = (int)hpt_r;
 	int64_t n_tor = (int64_t)k * half;       /* also the number of aggs */
@@ -52,7 +53,7 @@ int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, st
 	int64_t n_nodes = n_host + 2 * n_tor + n_core;
 	int64_t n_links = n_host + n_tor * half + n_tor * half;
 	if (n_nodes > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
-		return topo_errf(err, "[topology] k = %d, oversubscription = %g: %lld nodes; "
+		return err_printf(err, "[topology] k = %d, oversubscription = %g: %lld nodes; "
 				 "at most %d are supported", k, os, (long long)n_nodes, TOPO_MAX_NODES);
 	TRY_ADD(topo_reserve(t, (int)n_nodes, (int)n_links));
 
@@ -83,5 +84,5 @@ int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, st
 						      c->link_rate_bps, c->link_delay));
 	return 0;
 oom:
-	return topo_errf(err, "[topology] fat_tree k = %d: out of memory building the topology", k);
+	return err_printf(err, "[topology] fat_tree k = %d: out of memory building the topology", k);
 }

@@ -15,21 +15,22 @@
 #include <stdint.h>
 
 #include "topology.h"
+#include "xalloc.h"
 
 /* A failed add is out of memory (names and ids here are always valid). */
 #define TRY_ADD(expr) do { if ((expr) < 0) goto oom; } while (0)
 
 static int topo_simple_oom(const char *type, char **err)
 {
-	return topo_errf(err, "[topology] %s: out of memory building the topology", type);
+	return err_printf(err, "[topology] %s: out of memory building the topology", type);
 }
 
 int topo_build_star(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
 {
 	if (c->hosts < 1)
-		return topo_errf(err, "[topology] hosts = %d: star needs at least 1 host", c->hosts);
+		return err_printf(err, "[topology] hosts = %d: star needs at least 1 host", c->hosts);
 	if (c->hosts > TOPO_MAX_PORTS)
-		return topo_errf(err, "[topology] hosts = %d: sw0 would have more than %d ports",
+		return err_printf(err, "[topology] hosts = %d: sw0 would have more than %d ports",
 				 c->hosts, TOPO_MAX_PORTS);
 	TRY_ADD(topo_reserve(t, c->hosts + 1, c->hosts));
 	for (int h = 0; h < c->hosts; h++)
@@ -48,11 +49,11 @@ int topo_build_dumbbell(const struct cfg_topology *c, uint64_t host_rate_bps, st
 {
 	int nl = c->hosts_left, nr = c->hosts_right;
 	if (nl < 1 || nr < 1)
-		return topo_errf(err, "[topology] hosts_left = %d, hosts_right = %d: "
+		return err_printf(err, "[topology] hosts_left = %d, hosts_right = %d: "
 				 "dumbbell needs at least 1 host on each side", nl, nr);
 	/* Each switch also has the bottleneck port. */
 	if (nl > TOPO_MAX_PORTS - 1 || nr > TOPO_MAX_PORTS - 1)
-		return topo_errf(err, "[topology] hosts_left = %d, hosts_right = %d: "
+		return err_printf(err, "[topology] hosts_left = %d, hosts_right = %d: "
 				 "a switch would have more than %d ports", nl, nr, TOPO_MAX_PORTS);
 	int nh = nl + nr;
 	TRY_ADD(topo_reserve(t, nh + 2, nh + 1));
@@ -75,15 +76,15 @@ int topo_build_leaf_spine(const struct cfg_topology *c, uint64_t host_rate_bps, 
 {
 	int nl = c->leaves, ns = c->spines, hpl = c->hosts_per_leaf;
 	if (nl < 1 || ns < 1 || hpl < 1)
-		return topo_errf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
+		return err_printf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
 				 "leaf_spine needs at least 1 of each", nl, ns, hpl);
 	if ((int64_t)hpl + ns > TOPO_MAX_PORTS || nl > TOPO_MAX_PORTS)
-		return topo_errf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
+		return err_printf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
 				 "a switch would have more than %d ports", nl, ns, hpl, TOPO_MAX_PORTS);
 	int64_t nh64 = (int64_t)nl * hpl;
 	int64_t links64 = nh64 + (int64_t)nl * ns;
 	if (nh64 + nl + ns > TOPO_MAX_NODES || links64 > INT32_MAX / 2)
-		return topo_errf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
+		return err_printf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
 				 "more than %d nodes", nl, ns, hpl, TOPO_MAX_NODES);
 	int nh = (int)nh64;
 	TRY_ADD(topo_reserve(t, nh + nl + ns, (int)links64));

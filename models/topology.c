@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "topology.h"
+#include "xalloc.h"
 
 typedef int (*topo_build_fn)(const struct cfg_topology *c, uint64_t host_rate_bps,
 			     struct topo *t, char **err);
@@ -75,23 +76,6 @@ const char *topology_type_names(void)
 						i ? "|" : "", topo_types[i].name);
 	}
 	return buf;
-}
-
-int topo_errf(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (err) {
-		*err = n >= 0 ? malloc((size_t)n + 1) : NULL;
-		if (*err) {
-			va_start(ap, fmt);
-			vsnprintf(*err, (size_t)n + 1, fmt, ap);
-			va_end(ap);
-		}
-	}
-	return -1;
 }
 
 int topo_reserve(struct topo *t, int n_nodes, int n_links)
@@ -208,15 +192,15 @@ int topology_build(const struct config *cfg, struct topo *t, char **err)
 	memset(t, 0, sizeof *t);
 	const struct topo_type_entry *e = topo_type_find(c->type);
 	if (!e)
-		return topo_errf(err, "[topology] type: unknown topology type %d (expected %s)",
+		return err_printf(err, "[topology] type: unknown topology type %d (expected %s)",
 				 (int)c->type, topology_type_names());
 	if (!e->build)
-		return topo_errf(err, "topology type '%s' is not supported by this version of rocesim",
+		return err_printf(err, "topology type '%s' is not supported by this version of rocesim",
 				 e->name);
 	if (c->link_rate_bps == 0)
-		return topo_errf(err, "[topology] link_rate: must be greater than 0");
+		return err_printf(err, "[topology] link_rate: must be greater than 0");
 	if (c->link_delay < 0)
-		return topo_errf(err, "[topology] link_delay: must not be negative");
+		return err_printf(err, "[topology] link_delay: must not be negative");
 	/* The loader fills host_link_rate with link_rate; a config filled by
 	 * hand (tests, tools) may leave it 0 and gets the same default. */
 	uint64_t host_rate = c->host_link_rate_bps ? c->host_link_rate_bps : c->link_rate_bps;
@@ -225,17 +209,17 @@ int topology_build(const struct config *cfg, struct topo *t, char **err)
 		goto fail;
 	topo_finalize(t);
 	if (!t->port_off) {
-		topo_errf(err, "[topology] out of memory numbering the ports of %d nodes", t->n_nodes);
+		err_printf(err, "[topology] out of memory numbering the ports of %d nodes", t->n_nodes);
 		goto fail;
 	}
 	for (int u = 0; u < t->n_nodes; u++)
 		if (topo_n_ports(t, u) > TOPO_MAX_PORTS) {
-			topo_errf(err, "[topology] %s would have %d ports; at most %d are supported",
+			err_printf(err, "[topology] %s would have %d ports; at most %d are supported",
 				  t->nodes[u].name, topo_n_ports(t, u), TOPO_MAX_PORTS);
 			goto fail;
 		}
 	if (t->n_hosts <= 0) {
-		topo_errf(err, "[topology] %s: the topology has no hosts", e->name);
+		err_printf(err, "[topology] %s: the topology has no hosts", e->name);
 		goto fail;
 	}
 	return 0;

@@ -79,8 +79,6 @@ int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t del
 int topo_reserve(struct topo *t, int n_nodes, int n_links);
 /* Numbers ports (port_off, ports). On allocation failure port_off stays NULL. */
 void topo_finalize(struct topo *t);
-/* Sets *err to a malloc'd formatted message; returns -1 for `return topo_errf(...)`. */
-int topo_errf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Builders, registered by type in topology.c. They add nodes and links
  * (set n_hosts) and report impossible shapes; topology_build validates the

@@ -13,7 +13,7 @@
  * must outlive every flow row (flows keep `source` by reference), so they are
  * released only by traffic_free with the world.
  */
-#define _GNU_SOURCE /* asprintf */
+#define _GNU_SOURCE
 #include "traffic.h"
 
 #include <stdio.h>
@@ -21,6 +21,7 @@
 #include <string.h>
 #include "config.h"
 #include "world.h"
+#include "xalloc.h"
 
 struct traffic {
 	struct traffic_src **src;      /* [n], in cfg->traffic order */
@@ -61,20 +62,16 @@ int traffic_host_list(struct world *w, const char *section, const char *key,
 	int n_hosts = w->topo.n_hosts;
 	*ids = NULL;
 	if (n == 0 || (n == 1 && strcmp(names[0], "all") == 0)) {
-		int *v = malloc((n_hosts ? n_hosts : 1) * sizeof *v);
-		if (!v)
-			abort();
+		int *v = xmalloc((n_hosts ? n_hosts : 1) * sizeof *v);
 		for (int h = 0; h < n_hosts; h++)
 			v[h] = h;
 		*ids = v;
 		return n_hosts;
 	}
-	int *v = malloc(n * sizeof *v);
+	int *v = xmalloc(n * sizeof *v);
 	/* Seen-marks catch a host listed twice, which would silently double
 	 * its share of the traffic. */
-	unsigned char *seen = calloc(n_hosts ? n_hosts : 1, 1);
-	if (!v || !seen)
-		abort();
+	unsigned char *seen = xcalloc(n_hosts ? n_hosts : 1, 1);
 	for (size_t i = 0; i < n; i++) {
 		int h = world_host_id(w, names[i]);
 		if (h < 0) {
@@ -113,21 +110,16 @@ int traffic_setup(struct world *w, char **err)
 {
 	const struct config *cfg = w->cfg;
 	*err = NULL;
-	struct traffic *tr = calloc(1, sizeof *tr);
-	if (!tr)
-		abort();
+	struct traffic *tr = xcalloc(1, sizeof *tr);
 	size_t n = cfg->n_traffic;
-	tr->src = calloc(n ? n : 1, sizeof *tr->src);
-	tr->section = calloc(n ? n : 1, sizeof *tr->section);
-	if (!tr->src || !tr->section)
-		abort();
+	tr->src = xcalloc(n ? n : 1, sizeof *tr->src);
+	tr->section = xcalloc(n ? n : 1, sizeof *tr->section);
 	tr->n = n;
 
 	/* Phase 1: create and validate every source. */
 	for (size_t i = 0; i < n; i++) {
 		const struct cfg_traffic *ct = &cfg->traffic[i];
-		if (asprintf(&tr->section[i], "traffic.%s", ct->name) < 0)
-			abort();
+		tr->section[i] = str_printf("traffic.%s", ct->name);
 		const struct traffic_type *tt = traffic_type_find(ct->type);
 		if (!tt || !tt->create) {
 			*err = cfg_error_at(cfg, tr->section[i], "type", 0,

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "rng.h"
 #include "world.h"
+#include "xalloc.h"
 
 struct poisson_src {
 	struct traffic_src base;       /* first: the source is cast to it */
@@ -184,9 +185,7 @@ struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_tra
 		return NULL;
 	}
 
-	struct poisson_src *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
+	struct poisson_src *p = xcalloc(1, sizeof *p);
 	p->base.ops = &poisson_ops;
 	p->base.unbounded = true;
 	p->start = ct->start;
@@ -224,12 +223,10 @@ struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_tra
 		goto fail;
 	}
 	size_t n = (size_t)p->n;
-	p->rng = calloc(n, sizeof *p->rng);
-	p->mean_gap_ps = calloc(n, sizeof *p->mean_gap_ps);
-	p->next_t = calloc(n, sizeof *p->next_t);
-	p->heap = calloc(n, sizeof *p->heap);
-	if (!p->rng || !p->mean_gap_ps || !p->next_t || !p->heap)
-		abort();
+	p->rng = xcalloc(n, sizeof *p->rng);
+	p->mean_gap_ps = xcalloc(n, sizeof *p->mean_gap_ps);
+	p->next_t = xcalloc(n, sizeof *p->next_t);
+	p->heap = xcalloc(n, sizeof *p->heap);
 	for (int i = 0; i < p->n; i++) {
 		uint64_t rate_bps = poisson_host_rate(w, p->host[i]);
 		if (rate_bps == 0) {

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "rng.h"
 #include "world.h"
+#include "xalloc.h"
 
 struct static_flow {
 	simtime_t start;
@@ -73,12 +74,8 @@ static const struct traffic_src_ops static_ops = {
 
 static struct static_src *static_new(size_t n)
 {
-	struct static_src *s = calloc(1, sizeof *s);
-	if (!s)
-		abort();
-	s->v = calloc(n ? n : 1, sizeof *s->v);
-	if (!s->v)
-		abort();
+	struct static_src *s = xcalloc(1, sizeof *s);
+	s->v = xcalloc(n ? n : 1, sizeof *s->v);
 	s->n = n;
 	s->base.ops = &static_ops;
 	s->base.flows_expected = n;
@@ -104,9 +101,7 @@ struct traffic_src *traffic_flows_create(struct world *w, const struct cfg_traff
 {
 	const struct config *cfg = w->cfg;
 	struct static_src *s = static_new(ct->n_flows);
-	struct flow_order *ord = calloc(ct->n_flows ? ct->n_flows : 1, sizeof *ord);
-	if (!ord)
-		abort();
+	struct flow_order *ord = xcalloc(ct->n_flows ? ct->n_flows : 1, sizeof *ord);
 	for (size_t i = 0; i < ct->n_flows; i++) {
 		const struct cfg_flow_spec *fs = &ct->flows[i];
 		int src = world_host_id(w, fs->src), dst = world_host_id(w, fs->dst);
@@ -242,9 +237,7 @@ struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg
 		free(ids);
 		return NULL;
 	}
-	int *perm = malloc((size_t)n * sizeof *perm);
-	if (!perm)
-		abort();
+	int *perm = xmalloc((size_t)n * sizeof *perm);
 	gsl_rng *r = rng_stream(w->sim->seed, RNG_PERMUTATION, traffic_stream_id(index, -1));
 	draw_derangement(r, perm, n);
 	gsl_rng_free(r);

@@ -16,14 +16,7 @@
 #include "rng.h"
 #include "traffic.h"
 #include "world.h"
-
-static char *xstrdup_err(const char *msg)
-{
-	char *s = strdup(msg);
-	if (!s)
-		die_internal("out of memory");
-	return s;
-}
+#include "xalloc.h"
 
 int world_build(struct world *w, struct sim *sim, const struct config *cfg, char **err)
 {
@@ -37,14 +30,9 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	w->n_nodes = t->n_nodes;
 	w->n_hosts = t->n_hosts;
 	w->n_ports = t->port_off[t->n_nodes];
-	w->nodes = calloc((size_t)w->n_nodes, sizeof *w->nodes);
-	w->ports = calloc((size_t)w->n_ports, sizeof *w->ports);
-	w->routes = calloc((size_t)w->n_nodes, sizeof *w->routes);
-	if (!w->nodes || !w->ports || !w->routes) {
-		*err = xstrdup_err("out of memory building the fabric");
-		world_free(w);
-		return -1;
-	}
+	w->nodes = xcalloc((size_t)w->n_nodes, sizeof *w->nodes);
+	w->ports = xcalloc((size_t)w->n_ports, sizeof *w->ports);
+	w->routes = xcalloc((size_t)w->n_nodes, sizeof *w->routes);
 	if (routing_build(t, w->routes, err) < 0) {
 		world_free(w);
 		return -1;
@@ -83,15 +71,11 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		}
 		if (nd->kind == NODE_HOST) {
 			if (nd->n_ports < 1) {
-				*err = xstrdup_err("a host without a link");
+				*err = xstrdup("a host without a link");
 				world_free(w);
 				return -1;
 			}
-			if (nic_create(w, nd) < 0) {
-				*err = xstrdup_err("out of memory for NICs");
-				world_free(w);
-				return -1;
-			}
+			nic_create(w, nd);
 		}
 	}
 	return 0;

@@ -94,7 +94,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.scenario, "scen.ini");
 	CU_ASSERT_PTR_NULL(c.output);
 	CU_ASSERT_PTR_NULL(c.pcap_dir);
-	CU_ASSERT_FALSE(c.append || c.quiet || c.check || c.help || c.version);
+	CU_ASSERT_FALSE(c.append || c.quiet || c.check || c.help || c.version || c.keys);
 	CU_ASSERT_EQUAL(c.n_sets, 0);
 	cli_free(&c);
 	cli_free(&c);   /* harmless twice */
@@ -246,6 +246,8 @@ static void test_help_version(void)
 		"Usage: sim [options] SCENARIO.ini [options]",
 		"-o, --output FILE", "--append", "-s, --set SECTION.KEY=VALUE", "--seed N",
 		"--pcap DIR", "-q, --quiet", "--check", "-h, --help", "-V, --version",
+		"      --keys               print every scenario section and key with its\n"
+		"                           type, default and meaning, and exit\n",
 		"Exit status:", "  0  finished", "  1  internal failure", "  2  bad input",
 		"  3  stopped by a detected PFC deadlock or stall",
 	};
@@ -260,6 +262,29 @@ static void test_help_version(void)
 	free(text);
 }
 
+/* --keys prints the key reference and exits: it needs no scenario, and
+ * ignores one given (as --help does); it takes no argument. */
+static void test_keys(void)
+{
+	struct cli c;
+	CU_ASSERT_EQUAL(parse(&c, "--keys", NULL), 0);
+	CU_ASSERT_TRUE(c.keys);
+	CU_ASSERT_FALSE(c.help || c.version || c.check);
+	CU_ASSERT_PTR_NULL(c.scenario);
+	cli_free(&c);
+	CU_ASSERT_FALSE(c.keys);   /* cli_free zeroes */
+	CU_ASSERT_EQUAL(parse(&c, "s.ini", "-q", "--keys", NULL), 0);
+	CU_ASSERT_TRUE(c.keys && c.quiet);
+	cli_free(&c);
+	CU_ASSERT_EQUAL(parse(&c, "--ke", NULL), 0);   /* abbreviated */
+	CU_ASSERT_TRUE(c.keys);
+	cli_free(&c);
+	CHECK_USAGE_ERROR(c, "option takes no argument: '--keys'", "--keys=all");
+	CU_ASSERT_EQUAL(parse(&c, "s.ini", NULL), 0);
+	CU_ASSERT_FALSE(c.keys);
+	cli_free(&c);
+}
+
 TEST_MAIN("cli",
 	  { "defaults", test_defaults },
 	  { "options before and after the scenario", test_options_before_and_after },
@@ -268,4 +293,5 @@ TEST_MAIN("cli",
 	  { "bad --set forms", test_bad_set },
 	  { "exactly one scenario", test_scenario_count },
 	  { "unknown options and missing arguments", test_unknown_options },
-	  { "help and version", test_help_version })
+	  { "help and version", test_help_version },
+	  { "--keys", test_keys })

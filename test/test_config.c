@@ -3,7 +3,8 @@
  * typed values and defaults of a full scenario, each class of input error
  * with its exact location, section, key, value and expectation, --set
  * overrides, path resolution, per-rate maps, located errors after loading,
- * and the round trip of the resolved text.
+ * the round trip of the resolved text, continuation lines, and the key
+ * reference of `sim --keys`.
  *
  * Scenarios are written to a private temporary folder; each test loads
  * through the public config_load exactly as main.c does.
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "config.h"
+#include "config_keys.h"   /* cfg_keys[], for the key reference */
 #include "testutil.h"
 
 static char tmpdir[256];
@@ -112,7 +114,7 @@ static const char full[] =
 	"k = 4\n"
 	"link_rate = 100Gbps\n"                                         /* 10 */
 	"link_delay = 1.5us   ; inline comment\n"
-	"  host_link_rate = 50Gbps\n"                                   /* indented: not a continuation */
+	"host_link_rate = 50Gbps\n"
 	"gpus_per_host = 8\n"
 	"\n"
 	"[switch]\n"                                                    /* 15 */
@@ -464,7 +466,8 @@ static void test_long_line_and_unreadable(void)
 {
 	char text[600];
 	snprintf(text, sizeof text, STAR "[pcap]\ntaps = %0300d\n", 0);
-	EXPECT_ERROR(text, "scen.ini:7: line of 307 characters: expected at most 197 per line");
+	EXPECT_ERROR(text, "scen.ini:7: line of 307 characters: expected at most 197 characters per line; "
+		     "continue a long value on indented lines");
 
 	struct config c;
 	char *err = NULL;
@@ -624,6 +627,162 @@ static void test_roundtrip(void)
 	config_free(&a);
 }
 
+/* "senders = host0, ..., host9\n    host10, ...": n hosts, 10 a line, the
+ * continuation lines indented by `indent`. */
+static void senders_text(char *buf, size_t n, int hosts, const char *indent)
+{
+	size_t len = (size_t)snprintf(buf, n, "senders =");
+	for (int i = 0; i < hosts && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s host%d%s", i && i % 10 == 0 ? indent : "",
+					i, i % 10 == 9 || i + 1 == hosts ? "\n" : ",");
+}
+
+#define STAR64 "[topology]\ntype = star\nhosts = 64\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+
+/* A value too long for one line (inih's 197 characters) goes on indented
+ * lines joined with a space; the typed parser judges the joined value. */
+static void test_continuation(void)
+{
+	struct config c, c2;
+	char *err = NULL, senders[1024], text[2048];
+
+	/* 60 senders over six lines: indents of blanks and tabs, a comment
+	 * line and an inline comment in between. */
+	senders_text(senders, sizeof senders, 60, "    ");
+	CU_ASSERT(strlen(senders) > 300);
+	snprintf(text, sizeof text, STAR64 "[traffic.in]\ntype = incast\n%s"
+		 "\t; still the list\n\thost60 host61 ; inline comment\nreceiver = host63\nsize = 1MB\n", senders);
+	int rc = load_text(&c, text, NULL, 0, &err);
+	if (rc)
+		fprintf(stderr, "\n%s\n", err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(c.traffic[0].n_senders, 62);
+	for (int i = 0; i < 62; i++) {
+		char want[16];
+		snprintf(want, sizeof want, "host%d", i);
+		CU_ASSERT_STRING_EQUAL(c.traffic[0].senders[i], want);
+	}
+	CU_ASSERT_STRING_EQUAL(c.traffic[0].receiver, "host63");
+	/* The entry keeps the key's line; later lines keep their numbers. */
+	char *m = cfg_error_at(&c, "traffic.in", "senders", 0, "x");
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "scen.ini:8: [traffic.in] senders = 'host0, host1,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "host8, host9 host10, host11,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "host59 host60 host61': x"));
+	free(m);
+	m = cfg_error_at(&c, "traffic.in", "receiver", 0, "x");
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "scen.ini:16: [traffic.in] receiver"));
+	free(m);
+
+	/* The resolved text wraps the list too, and loads back. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.resolved, "\nsenders = host0, host1,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.resolved, ",\n    host"));
+	for (const char *l = c.resolved; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0'))
+		CU_ASSERT(strcspn(l, "\n") <= 197);
+	const char *p = tmp_file("resolved.ini", c.resolved);
+	CU_ASSERT_EQUAL_FATAL(config_load(&c2, p, NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL(c2.traffic[0].n_senders, 62);
+	CU_ASSERT_STRING_EQUAL(strchr(c.resolved, '\n'), strchr(c2.resolved, '\n'));
+	config_free(&c2);
+	config_free(&c);
+
+	/* A continued flow is one flow; a continued map one map. An indented
+	 * line right after a section header is an ordinary key. */
+	CU_ASSERT_EQUAL_FATAL(load_text(&c, STAR "[switch]\n  ecn_kmin = 100Gbps:400KB\n    400Gbps:1600KB\n"
+					"[traffic.f]\ntype = flows\nflow = host0 host1\n  1MB 10us\n"
+					"flow = host2 host3 1KB 0us\n", NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL(c.sw.ecn_kmin.n, 2);
+	CU_ASSERT_EQUAL(c.sw.ecn_kmin.rate_bps[1], 400000000000ULL);
+	CU_ASSERT_EQUAL_FATAL(c.traffic[0].n_flows, 2);
+	CU_ASSERT_STRING_EQUAL(c.traffic[0].flows[0].dst, "host1");
+	CU_ASSERT_EQUAL(c.traffic[0].flows[0].size_b, 1000000);
+	CU_ASSERT_EQUAL(c.traffic[0].flows[0].start, 10 * SIMTIME_US);
+	CU_ASSERT_EQUAL(c.traffic[0].flows[0].line, 11);
+	CU_ASSERT_EQUAL(c.traffic[0].flows[1].line, 13);
+	config_free(&c);
+
+	/* A key repeated without indentation is still given twice. */
+	EXPECT_ERROR(STAR "[traffic.in]\ntype = incast\nsenders = host0,\n  host1\nsenders = host2\n",
+		     "scen.ini:10: [traffic.in] senders = 'host2': key given twice (first at line 8)");
+	/* An indented key = value after a key is not silently swallowed. */
+	EXPECT_ERROR(STAR "[nic]\nmtu = 2048\n  rto = 1ms\n",
+		     "scen.ini:8: [nic] 'rto = 1ms': expected a key at the start of its line "
+		     "(an indented line continues the value of mtu from line 7)");
+	/* The parser judges the joined value, located at the key's line. */
+	EXPECT_ERROR(STAR "[nic]\nmtu = 2048\n\t4096\n",
+		     "scen.ini:7: [nic] mtu = '2048 4096': expected an integer from 256 to 9000");
+	EXPECT_ERROR(STAR "[traffic.f]\ntype = flows\nflow = host0 host1 1MB\n  0us 5us\n",
+		     "scen.ini:8: [traffic.f] flow = 'host0 host1 1MB 0us 5us': expected SRC DST SIZE START");
+	/* Continuation lines obey the line limit too. */
+	char longline[400];
+	snprintf(longline, sizeof longline, STAR "[pcap]\ntaps = host0\n  %0250d\n", 0);
+	EXPECT_ERROR(longline, "scen.ini:8: line of 252 characters: expected at most 197 characters per line");
+}
+
+/* Reads a whole stream from its start; malloc'd. */
+static char *read_all(FILE *f)
+{
+	long n;
+	CU_ASSERT_FATAL(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0);
+	rewind(f);
+	char *buf = malloc((size_t)n + 1);
+	CU_ASSERT_FATAL(buf != NULL);
+	CU_ASSERT_FATAL(fread(buf, 1, (size_t)n, f) == (size_t)n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* `sim --keys`: every section once, in canonical order, with every key of
+ * cfg_keys[] on a line of its own under its section, type and help given. */
+static void test_print_keys(void)
+{
+	FILE *f = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	config_print_keys(f);
+	char *text = read_all(f);
+	fclose(f);
+
+	const char *sec_at[SEC_N], *prev = text;
+	for (int s = 0; s < SEC_N; s++) {
+		char head[64];
+		snprintf(head, sizeof head, "\n[%s%s]\n", cfg_sec_names[s],
+			 s == SEC_JOB || s == SEC_TRAFFIC ? ".NAME" : "");
+		sec_at[s] = strstr(text, head);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sec_at[s]);
+		CU_ASSERT(sec_at[s] >= prev);                          /* canonical order */
+		CU_ASSERT_PTR_NULL(strstr(sec_at[s] + 1, head));       /* once */
+		prev = sec_at[s];
+	}
+	for (size_t i = 0; i < cfg_n_keys; i++) {
+		const struct cfg_key *k = &cfg_keys[i];
+		const char *end = k->sec + 1 < SEC_N ? sec_at[k->sec + 1] : text + strlen(text);
+		char want[64];
+		snprintf(want, sizeof want, "\n  %s ", k->name);
+		const char *at = strstr(sec_at[k->sec], want);
+		bool ok = at && at < end;
+		if (!ok)
+			fprintf(stderr, "\n  key %s of [%s] missing\n", k->name, cfg_sec_names[k->sec]);
+		CU_ASSERT(ok);
+		if (!ok)
+			continue;
+		size_t len = strcspn(at + 1, "\n");
+		char *line = strndup(at + 1, len);
+		CU_ASSERT_PTR_NOT_NULL(strstr(line, k->help));
+		if (k->def)
+			CU_ASSERT_PTR_NOT_NULL(strstr(line, k->def));
+		if (k->required == CFG_ALL)
+			CU_ASSERT_PTR_NOT_NULL(strstr(line, "; required"));
+		free(line);
+	}
+	/* Spot checks of the wording. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  mtu                    integer from 256 to 9000; default 1024 -- "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  k                      even integer >= 2; required for type fat_tree -- "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  ecmp                   one of flow|packet; default flow -- "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "; default: link_rate; every type -- "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  cdf                    websearch|hadoop|alistorage2019|googlerpc2008 or a path;"
+				      " default websearch; type poisson -- "));
+	free(text);
+}
+
 TEST_MAIN("config",
 	  { "full scenario", test_full_scenario },
 	  { "defaults", test_defaults },
@@ -633,4 +792,6 @@ TEST_MAIN("config",
 	  { "--set overrides", test_overrides },
 	  { "paths", test_paths },
 	  { "errors after loading", test_error_at },
-	  { "resolved text round trip", test_roundtrip })
+	  { "resolved text round trip", test_roundtrip },
+	  { "continuation lines", test_continuation },
+	  { "key reference (sim --keys)", test_print_keys })

@@ -1,0 +1,21 @@
+/*
+ * xalloc.h — allocation that cannot fail quietly, and formatted strings.
+ *
+ * Running out of memory is an internal failure (exit 1, DESIGN.md §2): the
+ * x* allocators report it and exit, so callers never test for NULL. Error
+ * messages handed back to callers are malloc'd strings made by str_printf;
+ * err_printf sets *err and returns -1, the usual failure return.
+ */
+#ifndef ROCESIM_XALLOC_H
+#define ROCESIM_XALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);   /* n may be 0: returns a valid block */
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int err_printf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
