@@ -19,13 +19,18 @@ static void run_cleanup(void)
 		fn();
 }
 
+static void report(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die_input(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("sim: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report("sim: ", fmt, ap);
 	va_end(ap);
 	run_cleanup();
 	exit(EXIT_INPUT);
@@ -35,9 +40,7 @@ void die_internal(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("sim: internal error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report("sim: internal error: ", fmt, ap);
 	va_end(ap);
 	run_cleanup();
 	exit(EXIT_INTERNAL);
@@ -47,9 +50,7 @@ void warnx_sim(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("sim: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	report("sim: warning: ", fmt, ap);
 	va_end(ap);
 }
 

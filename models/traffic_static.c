@@ -201,6 +201,25 @@ struct traffic_src *traffic_incast_create(struct world *w, const struct cfg_traf
 	return &s->base;
 }
 
+/* The participating hosts of a permutation or all_to_all source (its
+ * `hosts`, or all), at least two; -1 with *err otherwise. */
+static int static_participants(struct world *w, const struct cfg_traffic *ct, const char *section,
+			       const char *what, int **ids, char **err)
+{
+	if (static_size_start(w, ct, section, err) < 0)
+		return -1;
+	int n = traffic_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, ids, err);
+	if (n < 0)
+		return -1;
+	if (n < 2) {
+		*err = cfg_error_at(w->cfg, section, ct->n_hosts ? "hosts" : "type", 0,
+				    "%s needs at least 2 hosts, got %d", what, n);
+		free(*ids);
+		return -1;
+	}
+	return n;
+}
+
 /* ---- permutation: a uniformly random derangement ---- */
 
 /* Rejection sampling: shuffle until no element is fixed. Every permutation
@@ -225,18 +244,10 @@ static void draw_derangement(gsl_rng *r, int *perm, int n)
 struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg_traffic *ct,
 					       size_t index, const char *section, char **err)
 {
-	if (static_size_start(w, ct, section, err) < 0)
-		return NULL;
 	int *ids;
-	int n = traffic_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &ids, err);
+	int n = static_participants(w, ct, section, "a permutation", &ids, err);
 	if (n < 0)
 		return NULL;
-	if (n < 2) {
-		*err = cfg_error_at(w->cfg, section, ct->n_hosts ? "hosts" : "type", 0,
-				    "a permutation needs at least 2 hosts, got %d", n);
-		free(ids);
-		return NULL;
-	}
 	int *perm = xmalloc((size_t)n * sizeof *perm);
 	gsl_rng *r = rng_stream(w->sim->seed, RNG_PERMUTATION, traffic_stream_id(index, -1));
 	draw_derangement(r, perm, n);
@@ -256,18 +267,10 @@ struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg
 struct traffic_src *traffic_all_to_all_create(struct world *w, const struct cfg_traffic *ct,
 					      size_t index, const char *section, char **err)
 {
-	if (static_size_start(w, ct, section, err) < 0)
-		return NULL;
 	int *ids;
-	int n = traffic_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &ids, err);
+	int n = static_participants(w, ct, section, "all_to_all", &ids, err);
 	if (n < 0)
 		return NULL;
-	if (n < 2) {
-		*err = cfg_error_at(w->cfg, section, ct->n_hosts ? "hosts" : "type", 0,
-				    "all_to_all needs at least 2 hosts, got %d", n);
-		free(ids);
-		return NULL;
-	}
 	struct static_src *s = static_new((size_t)n * (size_t)(n - 1));
 	size_t k = 0;
 	for (int i = 0; i < n; i++)
