@@ -35,9 +35,10 @@ CREATE TABLE IF NOT EXISTS run (
 	wall_s            REAL,                  -- wall-clock duration of the run, seconds
 	sim_end_ps        INTEGER,               -- simulated time when the run ended, ps
 	events            INTEGER,               -- events executed
-	packets_sent      INTEGER,               -- packets put on a link by any NIC or switch
-	packets_delivered INTEGER,               -- packets that reached their destination
-	packets_dropped   INTEGER,               -- packets dropped anywhere (buffer overflow, loss)
+	packets_sent      INTEGER,               -- data packets NICs put on the wire (retransmissions included)
+	packets_delivered INTEGER,               -- data packets receiving NICs accepted in order
+	packets_dropped   INTEGER,               -- data packets lost: switch buffer overflow, or discarded by a receiver as out of order
+	                                         -- (sent = delivered + dropped + in flight when the run ended)
 	status            TEXT NOT NULL          -- running | complete | interrupted | deadlock | stalled | failed
 );
 

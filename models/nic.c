@@ -208,6 +208,7 @@ struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 	q->sq_tail = f;
 	if (was_idle) {
 		rr_add(n, q);
+		n->port->pull_more = true;
 		port_kick(sim, n->port);
 	}
 	return f;
@@ -253,6 +254,7 @@ struct packet *nic_pull(struct sim *sim, void *ctx)
 		n->rr_tail = q;
 	} else if (q->rr_next == q) {
 		n->rr_tail = NULL;
+		n->port->pull_more = false;
 	} else {
 		n->rr_tail->rr_next = q->rr_next;
 	}

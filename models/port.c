@@ -79,7 +79,7 @@ static struct packet *port_pick(struct sim *sim, struct port *p)
 	if (strict)
 		return queue_pop(p, 31 - __builtin_clz(strict));
 	struct packet *pkt = dwrr_pick(p);
-	if (!pkt && p->pull)
+	if (!pkt && p->pull_more)
 		pkt = p->pull(sim, p->pull_ctx);
 	return pkt;
 }
@@ -124,7 +124,7 @@ static void port_send(struct sim *sim, struct port *p)
 		sched_at(sim, pkt->arrive_at, &p->elem, port_land, p, 0);
 	}
 	p->fly_tail = pkt;
-	if (p->nonempty || p->pull) {
+	if (p->nonempty || p->pull_more) {
 		p->tx_event = true;
 		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, 0);
 	}

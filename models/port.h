@@ -65,6 +65,7 @@ struct port {
 	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
 	port_pull_fn pull;             /* host ports: the NIC */
 	void *pull_ctx;
+	bool pull_more;                /* the pull source has data (kept by the source) */
 	char name[40];                 /* "tor3:p5" */
 	/* Statistics (port_stats). */
 	uint64_t tx_bytes, tx_packets, rx_bytes, drops, ecn_marked;

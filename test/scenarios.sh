@@ -21,7 +21,7 @@ check() { [ "$(q "$db" "$2")" = 1 ] || fail "$1 ($2 gave '$(q "$db" "$2" | head 
 # 15 MB of frames (1000 packets of 1082 wire bytes + 16 B RETH each, 80 ps/B)
 # plus the path's latency (< 10 us); every flow finished.
 db=$tmp/incast.db
-"$SIM" -q -o "$db" "$SRCDIR/scenarios/incast.ini" >/dev/null || fail "incast: exit $?"
+"$SIM" -q -o "$db" "$SRCDIR/scenarios/incast.ini" >/dev/null 2>>"$tmp/stderr" || fail "incast: exit $?"
 check "incast complete" "SELECT status = 'complete' FROM run"
 check "incast 15 flows done" "SELECT count(*) = 15 FROM flow WHERE end_ps IS NOT NULL"
 check "incast bottleneck time" "SELECT max(recv_end_ps) - 10000000 BETWEEN 15*(1000*1082+16)*80 AND 15*(1000*1082+16)*80 + 10000000 FROM flow"
@@ -36,12 +36,12 @@ check "incast conservation" "SELECT packets_sent = packets_delivered + packets_d
 # Dumbbell: four 2 MB flows share the sw0-sw1 link: each gets a quarter, so
 # all four end within a few frames of 4 x 2 MB of serialisation.
 db=$tmp/dumbbell.db
-"$SIM" -q -o "$db" "$SRCDIR/scenarios/dumbbell.ini" >/dev/null || fail "dumbbell: exit $?"
+"$SIM" -q -o "$db" "$SRCDIR/scenarios/dumbbell.ini" >/dev/null 2>>"$tmp/stderr" || fail "dumbbell: exit $?"
 check "dumbbell shares the bottleneck" "SELECT min(recv_end_ps) > 4*2000*1082*80 AND max(recv_end_ps) < 4*2000*1082*80 + 20000000 FROM flow"
 check "dumbbell bottleneck carried everything" "SELECT tx_bytes = 4*(2000*1062+16) FROM port_stats WHERE node = 'sw0' AND port = 4"
 
 # --append numbers runs; the first run is kept.
-"$SIM" -q -o "$db" --append --seed 5 "$SRCDIR/scenarios/dumbbell.ini" >/dev/null || fail "append: exit $?"
+"$SIM" -q -o "$db" --append --seed 5 "$SRCDIR/scenarios/dumbbell.ini" >/dev/null 2>>"$tmp/stderr" || fail "append: exit $?"
 check "append run ids" "SELECT group_concat(run_id || ':' || seed || ':' || status) = '1:1:complete,2:5:complete' FROM run"
 check "append flows per run" "SELECT count(*) = 2 FROM (SELECT run_id FROM flow GROUP BY run_id HAVING count(*) = 4)"
 
@@ -54,7 +54,7 @@ grep -q 'hosts 128, switches 80' "$tmp/check.out" || fail "--check summary: $(ca
 # database it replaces stays whole until then.
 db=$tmp/ws.db
 cp "$tmp/incast.db" "$db"
-"$SIM" -q -o "$db" --set simulation.stop=1s --set traffic.ws.stop=1s "$SRCDIR/scenarios/websearch.ini" >/dev/null &
+"$SIM" -q -o "$db" --set simulation.stop=1s --set traffic.ws.stop=1s "$SRCDIR/scenarios/websearch.ini" >/dev/null 2>>"$tmp/stderr" &
 pid=$!
 sleep 2
 check "previous database intact while running" "SELECT count(*) = 15 FROM flow"

@@ -721,8 +721,9 @@ static void test_continuation(void)
 /* Reads a whole stream from its start; malloc'd. */
 static char *read_all(FILE *f)
 {
-	long n;
-	CU_ASSERT_FATAL(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0);
+	CU_ASSERT_FATAL(fseek(f, 0, SEEK_END) == 0);
+	long n = ftell(f);
+	CU_ASSERT_FATAL(n > 0);
 	rewind(f);
 	char *buf = malloc((size_t)n + 1);
 	CU_ASSERT_FATAL(buf != NULL);
