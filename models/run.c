@@ -103,10 +103,11 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		goto out;
 	}
 	fill_world(rep, &w);
-	warn_unmodelled(cfg, o);
 	rep->flows_expected = traffic_flows_expected(&w);
-	if (o->check)
+	if (o->check) {
+		warn_unmodelled(cfg, o);
 		goto out;
+	}
 
 	rep->output = output_path(cfg, o);
 	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
@@ -117,6 +118,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INPUT;
 		goto out;
 	}
+	warn_unmodelled(cfg, o); /* after every input error, so those stay one line */
 	open_results = res;
 	log_set_cleanup(abort_results);
 	sim.res = res;

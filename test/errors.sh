@@ -170,6 +170,23 @@ link_delay = 1us
 bad "unknown host in a flow" "$good""flow = host0 nobody 1KB 0us
 " "bad.ini:9:" "nobody"
 
+# Jobs are validated but not simulated yet: refused, located, not ignored.
+bad "training job not simulated yet" "$good[job.moe]
+model = mixtral-8x7b
+global_batch = 8
+" "bad.ini:10:" "not simulated by this version"
+
+# An output path that cannot be written fails before the run, in one line.
+cases=$((cases + 1))
+printf 'a file, not a folder\n' >"$tmp/afile"
+printf '%s' "$good" >"$tmp/bad.ini"
+"$SIM" -q -o "$tmp/afile/out.db" "$tmp/bad.ini" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+[ "$rc" -eq 2 ] || fail "unwritable output: exit status $rc, expected 2"
+[ "$(wc -l <"$tmp/stderr" | tr -d ' ')" -eq 1 ] || fail "unwritable output: not one line: $(cat "$tmp/stderr")"
+grep -q "cannot write results to $tmp/afile/out.db" "$tmp/stderr" || fail "unwritable output: $(cat "$tmp/stderr")"
+rm -f "$tmp/afile"
+
 # An unreadable scenario.
 cases=$((cases + 1))
 rm -f "$tmp/out.db"
