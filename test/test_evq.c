@@ -42,7 +42,12 @@ static void test_heap_vs_sorted_reference(void)
 				if (ref_cmp(&ref[i], &ref[min]) < 0)
 					min = i;
 			struct event got;
+			const struct event *top = evq_peek(&q);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(top);
+			struct event want_top = *top;
 			CU_ASSERT_FATAL(evq_pop(&q, &got));
+			if (want_top.t != got.t || want_top.key != got.key || want_top.arg != got.arg)
+				mismatches++;
 			if (got.t != ref[min].t || got.key != ref[min].key || got.arg != ref[min].arg)
 				mismatches++;
 			ref[min] = ref[--n];
