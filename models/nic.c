@@ -287,8 +287,10 @@ static void nic_complete(struct sim *sim, struct nic *n, struct qp *q, uint32_t 
 	}
 }
 
-void nic_receive(struct sim *sim, struct nic *n, struct packet *p)
+void nic_receive(struct sim *sim, struct node *host, struct port *in, struct packet *p)
 {
+	struct nic *n = host->nic;
+	(void)in;
 	struct world *w = n->w;
 	SIM_DEBUG_ASSERT(sim, &n->host->elem, p->dst == n->host->id, "frame for host %d at host %d",
 			 p->dst, n->host->id);

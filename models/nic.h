@@ -34,8 +34,8 @@ void nic_create(struct world *w, struct node *host);
 void nic_destroy(struct nic *n);
 /* The host port asks for the next data packet; NULL when none is ready. */
 struct packet *nic_pull(struct sim *sim, void *nic);
-/* A frame for this host arrived on its port. */
-void nic_receive(struct sim *sim, struct nic *n, struct packet *p);
+/* A frame for this host arrived on its port (struct node's receive hook). */
+void nic_receive(struct sim *sim, struct node *host, struct port *in, struct packet *p);
 /* Writes a flow row (finished or not) through sim->res. */
 void nic_write_flow(struct world *w, const struct flow *f);
 /* Visit every unfinished flow (for the final write). */

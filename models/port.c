@@ -8,9 +8,7 @@
  */
 #include <stdio.h>
 #include "log.h"
-#include "nic.h"
 #include "port.h"
-#include "switch.h"
 #include "world.h"
 
 static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg);
@@ -97,10 +95,7 @@ static void port_land(struct sim *sim, void *obj, uintptr_t arg)
 		src->fly_tail = NULL;
 	struct port *p = src->peer;
 	p->rx_bytes += pkt->frame_b;
-	if (p->node->kind == NODE_SWITCH)
-		switch_receive(sim, p->node, p, pkt);
-	else
-		nic_receive(sim, p->node->nic, pkt);
+	p->node->receive(sim, p->node, p, pkt);
 }
 
 /* Start the next frame if the link is free; keep one tx-done event while more may follow. */
@@ -109,8 +104,8 @@ static void port_send(struct sim *sim, struct port *p)
 	struct packet *pkt = port_pick(sim, p);
 	if (!pkt)
 		return;
-	if (p->node->kind == NODE_SWITCH)
-		switch_dequeued(p->node, pkt);
+	if (p->node->dequeued)
+		p->node->dequeued(p->node, pkt);
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;

@@ -37,7 +37,8 @@ uint32_t switch_ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport, int64
 int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_t psn);
 
 void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
-/* A frame left one of the switch's queues: release its buffer. */
+/* A frame left one of the switch's queues: release its buffer (struct
+ * node's dequeued hook). */
 void switch_dequeued(struct node *sw, const struct packet *pkt);
 
 #endif

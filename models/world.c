@@ -14,6 +14,7 @@
 #include "port.h"
 #include "results.h"
 #include "rng.h"
+#include "switch.h"
 #include "traffic.h"
 #include "world.h"
 #include "xalloc.h"
@@ -50,6 +51,8 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		nd->n_ports = topo_n_ports(t, u);
 		sim_elem_register(sim, &nd->elem, nd->name);
 		if (nd->kind == NODE_SWITCH) {
+			nd->receive = switch_receive;
+			nd->dequeued = switch_dequeued;
 			nd->rt = &w->routes[u];
 			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
 			nd->buf_size = cfg->sw.buffer_b;
@@ -76,6 +79,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 				return -1;
 			}
 			nic_create(w, nd);
+			nd->receive = nic_receive;
 		}
 	}
 	return 0;

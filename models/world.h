@@ -18,6 +18,7 @@
 #include "topology.h"
 
 struct port;
+struct packet;
 struct nic;
 struct results;
 struct traffic;
@@ -32,6 +33,10 @@ struct node {
 	int n_ports;
 	uint32_t ecmp_seed;        /* per-switch seed of the ECMP hash */
 	const struct route_table *rt; /* switches: forwarding table */
+	/* A frame arrived on port `in` (switch_receive or the NIC's). */
+	void (*receive)(struct sim *sim, struct node *n, struct port *in, struct packet *pkt);
+	/* A frame left one of its queues (switches release buffer); may be NULL. */
+	void (*dequeued)(struct node *n, const struct packet *pkt);
 	struct nic *nic;           /* hosts: the NIC behind port 0 */
 	uint64_t buf_size;         /* switches: shared buffer bytes */
 	uint64_t buf_used;         /* switches: frame bytes held */
