@@ -138,6 +138,9 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	int stopped = sim_run(&sim);
 	rep->wall_s = wall_seconds() - t0;
 	progress_end(&pc.p);
+	/* Once per run, in every build: finished means nothing left anywhere. */
+	if (stopped == SIM_RAN_DRY || stopped == SIM_DONE)
+		world_check_drained(&w);
 
 	world_write_final(&w, res);
 	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : "complete";

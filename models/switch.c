@@ -45,5 +45,8 @@ void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct pa
 
 void switch_dequeued(struct node *sw, const struct packet *pkt)
 {
+	SIM_DEBUG_ASSERT(sw->w->sim, &sw->elem, sw->buf_used >= pkt->frame_b,
+			 "buffer count %llu below a %u-byte frame", (unsigned long long)sw->buf_used,
+			 pkt->frame_b);
 	sw->buf_used -= pkt->frame_b;
 }

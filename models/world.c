@@ -115,6 +115,22 @@ bool world_done(struct sim *sim, void *ctx)
 	return w->sources_active == 0 && w->flows_done == w->flows_posted;
 }
 
+void world_check_drained(struct world *w)
+{
+	struct sim *sim = w->sim;
+	for (int i = 0; i < w->n_ports; i++) {
+		const struct port *p = &w->ports[i];
+		SIM_ASSERT(sim, &p->elem, p->queued_bytes == 0 && p->nonempty == 0 && !p->fly_head,
+			   "port not drained: %llu bytes queued, %s in flight",
+			   (unsigned long long)p->queued_bytes, p->fly_head ? "frames" : "nothing");
+	}
+	for (int u = 0; u < w->n_nodes; u++)
+		SIM_ASSERT(sim, &w->nodes[u].elem, w->nodes[u].buf_used == 0,
+			   "buffer not drained: %llu bytes", (unsigned long long)w->nodes[u].buf_used);
+	SIM_ASSERT(sim, &sim->kernel, w->pkt_pool.live == 0, "%zu packets never returned to the pool",
+		   w->pkt_pool.live);
+}
+
 static const char *kind_name(enum node_kind k)
 {
 	static const char *const names[] = { [NODE_HOST] = "host", [NODE_GPU] = "gpu",

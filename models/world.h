@@ -75,6 +75,11 @@ static inline void world_source_end(struct world *w) { w->sources_active--; }
 /* True when no source is active and every posted flow finished. */
 bool world_done(struct sim *sim, void *w);
 
+/* After a run that ran dry: every queue, link and buffer is empty and every
+ * packet is back in the pool. Aborts naming the element otherwise (a packet
+ * that vanished or a count that drifted is a bug, DESIGN.md §2). */
+void world_check_drained(struct world *w);
+
 /* Writes node and link rows (after results_open). */
 void world_write_topology(const struct world *w, struct results *res);
 /* Writes port_stats for every port and unfinished flows as rows with NULL ends. */

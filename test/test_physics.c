@@ -270,6 +270,51 @@ static void test_ecmp_spread_and_determinism(void)
 	sqlite3_close(c);
 }
 
+/* Random leaf-spine runs with a buffer small enough to drop: whatever
+ * happens, every data packet sent is delivered or counted dropped, no flow
+ * beats its ideal time, and a message completes only after its last byte
+ * arrived. (run_scenario also checks that queues, links, buffers and the
+ * packet pool are empty when the run finishes.) */
+static void test_random_runs_conserve(void)
+{
+	unsigned rng = 12345;
+	int64_t dropped = 0;
+	for (int run = 0; run < 12; run++) {
+		char text[8192];
+		int off = snprintf(text, sizeof text,
+				   "[simulation]\nprogress = off\nseed = %d\n"
+				   "[topology]\ntype = leaf_spine\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\n"
+				   "link_rate = 100Gbps\nhost_link_rate = %s\nlink_delay = 500ns\n"
+				   "[switch]\npfc = off\necn = off\nbuffer = %dKB\n"
+				   "[nic]\nmtu = %d\ncc = none\nack_every = %d\n[traffic.r]\ntype = flows\n",
+				   run + 1, run % 2 ? "25Gbps" : "100Gbps", run % 3 ? 64 : 4000,
+				   run % 2 ? 1000 : 4096, 1 + run % 3);
+		for (int i = 0; i < 40; i++) {
+			rng = rng * 1103515245u + 12345u;
+			int src = (int)(rng >> 16) % 16;
+			rng = rng * 1103515245u + 12345u;
+			int dst = ((int)(rng >> 16) % 15 + src + 1) % 16;
+			rng = rng * 1103515245u + 12345u;
+			unsigned size = 1 + (rng >> 8) % 300000;
+			rng = rng * 1103515245u + 12345u;
+			unsigned start_ns = (rng >> 8) % 20000;
+			off += snprintf(text + off, sizeof text - (size_t)off, "flow = host%d host%d %uB %uns\n",
+					src, dst, size, start_ns);
+		}
+		sqlite3 *h = run_ini(text);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		CU_ASSERT_EQUAL(q_int(h, "SELECT packets_sent - packets_delivered - packets_dropped FROM run"), 0);
+		CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE end_ps IS NOT NULL AND slowdown < 1"), 0);
+		CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE end_ps IS NOT NULL AND recv_end_ps >= end_ps"), 0);
+		CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow"), 40);
+		dropped += q_int(h, "SELECT packets_dropped FROM run");
+		if (run % 3 == 0) /* the large buffer never drops here: all finish */
+			CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE end_ps IS NULL"), 0);
+		sqlite3_close(h);
+	}
+	CU_ASSERT(dropped > 0); /* the small buffers did drop: the check was exercised */
+}
+
 static void cleanup_tmp(void)
 {
 	char cmd[300];
@@ -286,6 +331,7 @@ int main(void)
 		{ "two flows from one sender get half each", test_two_flows_share_sender },
 		{ "incast shares the receiver's link fairly", test_incast_fair_share },
 		{ "ECMP spreads over every core; determinism by seed", test_ecmp_spread_and_determinism },
+		{ "random lossy runs conserve packets and never beat ideal", test_random_runs_conserve },
 		{ 0, 0 },
 	};
 	if (!mkdtemp(tmpdir))
