@@ -24,59 +24,17 @@
 typedef int (*topo_build_fn)(const struct cfg_topology *c, uint64_t host_rate_bps,
 			     struct topo *t, char **err);
 
-struct topo_type_entry {
-	enum cfg_topo_type type;
-	const char *name;          /* as written in [topology] type */
-	topo_build_fn build;       /* NULL: known name, not supported yet */
+/* Builder per `[topology] type`; the names themselves live in the config's
+ * one key table (cfg_topo_type_name), so names and dispatch share the enum.
+ * NULL: a known type this version refuses with a clear message. */
+static const topo_build_fn topo_builders[] = {
+	[TOPO_FAT_TREE] = topo_build_fat_tree,
+	[TOPO_LEAF_SPINE] = topo_build_leaf_spine,
+	[TOPO_RAIL_OPTIMIZED] = NULL,
+	[TOPO_DUMBBELL] = topo_build_dumbbell,
+	[TOPO_STAR] = topo_build_star,
+	[TOPO_HPCC] = NULL,
 };
-
-static const struct topo_type_entry topo_types[] = {
-	{ TOPO_FAT_TREE, "fat_tree", topo_build_fat_tree },
-	{ TOPO_LEAF_SPINE, "leaf_spine", topo_build_leaf_spine },
-	{ TOPO_RAIL_OPTIMIZED, "rail_optimized", NULL },
-	{ TOPO_DUMBBELL, "dumbbell", topo_build_dumbbell },
-	{ TOPO_STAR, "star", topo_build_star },
-	{ TOPO_HPCC, "hpcc", NULL },
-};
-#define TOPO_N_TYPES (sizeof topo_types / sizeof topo_types[0])
-
-static const struct topo_type_entry *topo_type_find(enum cfg_topo_type type)
-{
-	for (size_t i = 0; i < TOPO_N_TYPES; i++)
-		if (topo_types[i].type == type)
-			return &topo_types[i];
-	return NULL;
-}
-
-const char *topology_type_name(enum cfg_topo_type type)
-{
-	const struct topo_type_entry *e = topo_type_find(type);
-	return e ? e->name : NULL;
-}
-
-int topology_type_parse(const char *name, enum cfg_topo_type *type)
-{
-	for (size_t i = 0; i < TOPO_N_TYPES; i++)
-		if (strcmp(topo_types[i].name, name) == 0) {
-			*type = topo_types[i].type;
-			return 0;
-		}
-	return -1;
-}
-
-const char *topology_type_names(void)
-{
-	/* Built once from the table so the list cannot go stale; the buffer
-	 * is far larger than the six names need. */
-	static char buf[256];
-	if (!buf[0]) {
-		size_t off = 0;
-		for (size_t i = 0; i < TOPO_N_TYPES; i++)
-			off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s",
-						i ? "|" : "", topo_types[i].name);
-	}
-	return buf;
-}
 
 int topo_reserve(struct topo *t, int n_nodes, int n_links)
 {
@@ -190,13 +148,11 @@ int topology_build(const struct config *cfg, struct topo *t, char **err)
 {
 	const struct cfg_topology *c = &cfg->topology;
 	memset(t, 0, sizeof *t);
-	const struct topo_type_entry *e = topo_type_find(c->type);
-	if (!e)
-		return err_printf(err, "[topology] type: unknown topology type %d (expected %s)",
-				 (int)c->type, topology_type_names());
-	if (!e->build)
+	topo_build_fn build = (unsigned)c->type < sizeof topo_builders / sizeof *topo_builders
+				      ? topo_builders[c->type] : NULL;
+	if (!build)
 		return err_printf(err, "topology type '%s' is not supported by this version of rocesim",
-				 e->name);
+				  cfg_topo_type_name(c->type));
 	if (c->link_rate_bps == 0)
 		return err_printf(err, "[topology] link_rate: must be greater than 0");
 	if (c->link_delay < 0)
@@ -205,7 +161,7 @@ int topology_build(const struct config *cfg, struct topo *t, char **err)
 	 * hand (tests, tools) may leave it 0 and gets the same default. */
 	uint64_t host_rate = c->host_link_rate_bps ? c->host_link_rate_bps : c->link_rate_bps;
 
-	if (e->build(c, host_rate, t, err) < 0)
+	if (build(c, host_rate, t, err) < 0)
 		goto fail;
 	topo_finalize(t);
 	if (!t->port_off) {
@@ -219,7 +175,7 @@ int topology_build(const struct config *cfg, struct topo *t, char **err)
 			goto fail;
 		}
 	if (t->n_hosts <= 0) {
-		err_printf(err, "[topology] %s: the topology has no hosts", e->name);
+		err_printf(err, "[topology] %s: the topology has no hosts", cfg_topo_type_name(c->type));
 		goto fail;
 	}
 	return 0;

@@ -63,10 +63,6 @@ struct topo {
 int topology_build(const struct config *cfg, struct topo *t, char **err);
 void topology_free(struct topo *t);
 
-/* The registry's names, as written in `[topology] type`. */
-const char *topology_type_name(enum cfg_topo_type type);       /* NULL if unknown */
-int topology_type_parse(const char *name, enum cfg_topo_type *type); /* 0, or -1 if unknown */
-const char *topology_type_names(void);  /* "fat_tree|leaf_spine|..." for help and errors */
 
 /* Helpers for builders. The add functions return the new id, or -1 when out
  * of memory, for a name longer than TOPO_NAME_MAX - 1, or a bad link

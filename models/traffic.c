@@ -31,30 +31,19 @@ struct traffic {
 	bool unbounded;                /* some source (poisson) has no known count */
 };
 
-/* One line per type: adding a traffic model touches only this table. A NULL
- * create means the type is accepted by the config but has no model yet. */
-static const struct traffic_type {
-	enum cfg_traffic_type type;
-	const char *name;
-	traffic_create_fn create;
-} traffic_types[] = {
-	{ TRAFFIC_POISSON,     "poisson",     traffic_poisson_create },
-	{ TRAFFIC_INCAST,      "incast",      traffic_incast_create },
-	{ TRAFFIC_PERMUTATION, "permutation", traffic_permutation_create },
-	{ TRAFFIC_ALL_TO_ALL,  "all_to_all",  traffic_all_to_all_create },
-	{ TRAFFIC_FLOWS,       "flows",       traffic_flows_create },
-	{ TRAFFIC_HPCC,        "hpcc",        NULL },
-	{ TRAFFIC_MULTICAST,   "multicast",   NULL },
-	{ TRAFFIC_COLLECTIVE,  "collective",  NULL },
+/* Source constructor per `[traffic.X] type`; the names live in the
+ * config's one key table (cfg_traffic_type_name), so names and dispatch
+ * share the enum. NULL: accepted by the config, no model yet. */
+static const traffic_create_fn traffic_creators[] = {
+	[TRAFFIC_POISSON] = traffic_poisson_create,
+	[TRAFFIC_INCAST] = traffic_incast_create,
+	[TRAFFIC_PERMUTATION] = traffic_permutation_create,
+	[TRAFFIC_ALL_TO_ALL] = traffic_all_to_all_create,
+	[TRAFFIC_FLOWS] = traffic_flows_create,
+	[TRAFFIC_HPCC] = NULL,
+	[TRAFFIC_MULTICAST] = NULL,
+	[TRAFFIC_COLLECTIVE] = NULL,
 };
-
-static const struct traffic_type *traffic_type_find(enum cfg_traffic_type t)
-{
-	for (size_t i = 0; i < sizeof traffic_types / sizeof traffic_types[0]; i++)
-		if (traffic_types[i].type == t)
-			return &traffic_types[i];
-	return NULL;
-}
 
 int traffic_host_list(struct world *w, const char *section, const char *key,
 		      char *const *names, size_t n, int **ids, char **err)
@@ -120,14 +109,15 @@ int traffic_setup(struct world *w, char **err)
 	for (size_t i = 0; i < n; i++) {
 		const struct cfg_traffic *ct = &cfg->traffic[i];
 		tr->section[i] = str_printf("traffic.%s", ct->name);
-		const struct traffic_type *tt = traffic_type_find(ct->type);
-		if (!tt || !tt->create) {
+		traffic_create_fn create = (unsigned)ct->type < sizeof traffic_creators / sizeof *traffic_creators
+						   ? traffic_creators[ct->type] : NULL;
+		if (!create) {
 			*err = cfg_error_at(cfg, tr->section[i], "type", 0,
 					    "traffic type '%s' is not supported by this version of rocesim",
-					    tt ? tt->name : cfg_traffic_type_name(ct->type));
+					    cfg_traffic_type_name(ct->type));
 			goto fail;
 		}
-		struct traffic_src *s = tt->create(w, ct, i, tr->section[i], err);
+		struct traffic_src *s = create(w, ct, i, tr->section[i], err);
 		if (!s)
 			goto fail;
 		s->w = w;
