@@ -35,6 +35,7 @@ struct qp {
 	/* responder side */
 	uint32_t rcv_nxt;          /* next PSN expected */
 	uint32_t rx_since_ack;     /* packets accepted since the last ACK */
+	uint64_t pair_posts;       /* first QP of a pair: messages posted to the peer */
 };
 
 struct qp_slot { uint64_t key; struct qp *qp; };  /* key 0 = empty */
@@ -128,10 +129,8 @@ static struct qp **map_slot(struct nic *n, uint64_t key)
 	return &n->map[j].qp;
 }
 
-/* The requester QP for message number `seq` to `peer` (qps_per_pair spread round robin). */
-static struct qp *qp_for(struct world *w, struct nic *n, int peer, uint64_t seq)
+static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t idx)
 {
-	uint32_t idx = (uint32_t)(seq % (uint64_t)w->cfg->nic.qps_per_pair);
 	struct qp **slot = map_slot(n, ((uint64_t)(peer + 1) << 8) | idx);
 	if (!*slot) {
 		struct nic *rn = w->nodes[peer].nic;
@@ -142,6 +141,17 @@ static struct qp *qp_for(struct world *w, struct nic *n, int peer, uint64_t seq)
 		*slot = req;
 	}
 	return *slot;
+}
+
+/* The requester QP for the next message to `peer`: messages to one peer
+ * take its qps_per_pair QPs in turn (distinct QPNs, so distinct UDP source
+ * ports, so ECMP can spread them). The pair's message count lives in its
+ * first QP. */
+static struct qp *qp_for(struct world *w, struct nic *n, int peer)
+{
+	struct qp *first = qp_slot_get(w, n, peer, 0);
+	uint32_t idx = (uint32_t)(first->pair_posts++ % (uint64_t)w->cfg->nic.qps_per_pair);
+	return idx ? qp_slot_get(w, n, peer, idx) : first;
 }
 
 static void rr_add(struct nic *n, struct qp *q)
@@ -195,7 +205,7 @@ struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 			    .start = sim->now, .recv_end = -1, .end = -1, .source = source,
 			    .parallelism = parallelism, .iteration = -1, .collective_id = -1,
 			    .src_gpu = -1, .dst_gpu = -1 };
-	struct qp *q = qp_for(w, n, dst, f->id);
+	struct qp *q = qp_for(w, n, dst);
 	f->qp = q;
 	f->n_pkts = ideal_packets(size_b, n->mtu);
 	f->ideal = flow_ideal(w, f, q->sport);

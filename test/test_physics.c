@@ -189,6 +189,40 @@ static void test_two_flows_share_sender(void)
 	sqlite3_close(h);
 }
 
+/* Two 1 MB messages to one peer: on one QP they go one after the other (the
+ * first ends after one message's frames, the second after two); with
+ * qps_per_pair = 2 they take two QPs with distinct UDP source ports and
+ * share the link, ending two frames apart. */
+static void test_queue_pairs(void)
+{
+	static const char *text =
+		"[simulation]\nprogress = off\n"
+		"[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+		"[nic]\nmtu = 1000\ncc = none\nqps_per_pair = %d\n"
+		"[traffic.two]\ntype = flows\nflow = host0 host1 1MB 0us\nflow = host0 host1 1MB 0us\n";
+	char buf[512];
+	/* Two links in tandem: the last frame arrives after every frame's
+	 * serialisation on one link plus the largest frame (a first one, with
+	 * its RETH) on the other, plus 2 x 1 us. */
+	int64_t one = (1000 * 1082 + 16) * 80, tail = 1098 * 80 + 2 * 1000000;
+	snprintf(buf, sizeof buf, text, 1);
+	sqlite3 *h = run_ini(buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(DISTINCT qpn) FROM flow"), 1);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT recv_end_ps FROM flow WHERE flow_id = 1"), one + tail);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT recv_end_ps FROM flow WHERE flow_id = 2"), 2 * one + tail);
+	sqlite3_close(h);
+	snprintf(buf, sizeof buf, text, 2);
+	h = run_ini(buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(DISTINCT qpn) FROM flow"), 2);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(DISTINCT sport) FROM flow"), 2);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT recv_end_ps FROM flow WHERE flow_id = 2"), 2 * one + tail);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT recv_end_ps FROM flow WHERE flow_id = 1"), 2 * one + tail - 2 * 1082 * 80);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT min(sport) >= 49152 FROM flow"), 1);
+	sqlite3_close(h);
+}
+
 /* Incast of 4 x 1 MB into one 100 Gb/s port: the receiver's link is the
  * bottleneck, so the last byte arrives after 4 MB of serialisation, and
  * each sender gets a quarter (finishing together within a few packets). */
@@ -329,6 +363,7 @@ int main(void)
 		{ "one flow: FCT equals the closed form, slowdown 1", test_single_flow_closed_form },
 		{ "fat-tree path with mixed rates matches the packet grid", test_fat_tree_matches_grid },
 		{ "two flows from one sender get half each", test_two_flows_share_sender },
+		{ "messages on one QP run in order, on two QPs they share", test_queue_pairs },
 		{ "incast shares the receiver's link fairly", test_incast_fair_share },
 		{ "ECMP spreads over every core; determinism by seed", test_ecmp_spread_and_determinism },
 		{ "random lossy runs conserve packets and never beat ideal", test_random_runs_conserve },
