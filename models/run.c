@@ -16,6 +16,7 @@
 #include "sim.h"
 #include "traffic.h"
 #include "world.h"
+#include "xalloc.h"
 
 static struct results *open_results; /* for die_* during the run */
 
@@ -41,14 +42,10 @@ static void on_progress(struct sim *sim, void *ctx)
 static char *output_path(const struct config *cfg, const struct run_opts *o)
 {
 	if (o->output)
-		return strdup(o->output);
+		return xstrdup(o->output);
 	if (cfg->simulation.output)
-		return strdup(cfg->simulation.output);
-	size_t n = strlen(cfg->name) + 16;
-	char *s = malloc(n);
-	if (s)
-		snprintf(s, n, "results/%s.db", cfg->name);
-	return s;
+		return xstrdup(cfg->simulation.output);
+	return str_printf("results/%s.db", cfg->name);
 }
 
 /* Keys that ask for models this version does not have yet: say so once,
@@ -65,6 +62,8 @@ static void warn_unmodelled(const struct config *cfg, const struct run_opts *o)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%sDCQCN", n ? ", " : "");
 	if (cfg->pcap.n_taps || cfg->pcap.dir || o->pcap_dir)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%spcap capture", n ? ", " : "");
+	if (cfg->topology.gpus_per_host > 1 || cfg->topology.nics_per_host > 1)
+		n += (size_t)snprintf(what + n, sizeof what - n, "%sseveral GPUs or NICs per host", n ? ", " : "");
 	if (cfg->output.queue_sample_interval || cfg->output.link_sample_interval ||
 	    cfg->output.cc_sample_interval || cfg->output.flow_paths || cfg->output.hpcc_fct)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%s[output] samples and files", n ? ", " : "");
@@ -113,7 +112,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
 					 .config = cfg->resolved, .seed = cfg->simulation.seed,
 					 .version = PACKAGE_VERSION };
-	struct results *res = rep->output ? results_open(rep->output, o->append, &info, err) : NULL;
+	struct results *res = results_open(rep->output, o->append, &info, err);
 	if (!res) {
 		rc = EXIT_INPUT;
 		goto out;
