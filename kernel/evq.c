@@ -66,14 +66,18 @@ int evq_pop(struct evq *q, struct event *out)
 		size_t c = 4 * i + 1;
 		if (c >= n)
 			break;
-		size_t best = c, end = c + 4 < n ? c + 4 : n;
-		unsigned __int128 rb = evq_rank(&v[c]);
-		for (size_t j = c + 1; j < end; j++) {
-			unsigned __int128 rj = evq_rank(&v[j]);
-			if (rj < rb) {
-				rb = rj;
-				best = j;
-			}
+		size_t best;
+		if (c + 4 <= n) {
+			/* All four children: a tournament of index arithmetic the
+			 * compiler turns into flag-to-register moves, no branches. */
+			size_t a = c + (evq_rank(&v[c + 1]) < evq_rank(&v[c]));
+			size_t b = c + 2 + (evq_rank(&v[c + 3]) < evq_rank(&v[c + 2]));
+			best = evq_rank(&v[b]) < evq_rank(&v[a]) ? b : a;
+		} else {
+			best = c;
+			for (size_t j = c + 1; j < n; j++)
+				if (evq_rank(&v[j]) < evq_rank(&v[best]))
+					best = j;
 		}
 		v[i] = v[best];
 		i = best;
