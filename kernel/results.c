@@ -442,6 +442,9 @@ int results_finish(struct results *r, const char *status, const struct run_summa
 		results_batch_begin(r);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			results_report_db(r, "update run");
+		/* Indexes last, over the finished tables (analysis/indexes.sql). */
+		if (r->errors == 0)
+			results_exec(r, results_index_sql, "create indexes");
 	}
 	sqlite3_finalize(st);
 	if (r->errors == 0)

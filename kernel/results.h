@@ -100,6 +100,8 @@ void results_pfc_pause(struct results *r, const char *node, int port, int priori
 const char *results_temp_path(const struct results *r);
 /* analysis/schema.sql (and views), embedded at build time (kernel/schema_sql.c). */
 extern const char results_schema_sql[];
+/* The indexes (analysis/indexes.sql), built when a run ends. */
+extern const char results_index_sql[];
 
 /* Writes final counters and status ('complete', 'interrupted', 'deadlock',
  * 'stalled', 'failed'), commits, closes and renames the temporary file into
