@@ -14,6 +14,7 @@
 #include "config.h"
 #include "packet.h"
 #include "run.h"
+#include "sqlutil.h"
 #include "testutil.h"
 
 static char tmpdir[] = "/tmp/rocesim-physics-XXXXXX";
@@ -54,32 +55,6 @@ static sqlite3 *run_ini(const char *text)
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return NULL;
 	return h;
-}
-
-static int64_t q_int(sqlite3 *h, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -1;
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
-		printf("sql: %s: %s\n", sql, sqlite3_errmsg(h));
-		return -1;
-	}
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static double q_real(sqlite3 *h, const char *sql)
-{
-	sqlite3_stmt *st;
-	double v = -1;
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 /* An independent reference: the store-and-forward grid packet by packet.

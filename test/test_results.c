@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "results.h"
+#include "sqlutil.h"
 #include "testutil.h"
 
 /* ---- scaffolding --------------------------------------------------------- */
@@ -97,62 +98,6 @@ static char *stderr_restore(void)
 	unlink(in_tmp("stderr.txt"));
 	return s;
 }
-
-static sqlite3 *db_open(const char *path)
-{
-	sqlite3 *db = NULL;
-	CU_ASSERT_FATAL(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
-	return db;
-}
-
-/* First column of the first row of a query as an integer (-999 for NULL
- * or no row). */
-static long long q_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	long long v = -999;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
-		CU_FAIL("query failed");
-		return v;
-	}
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static double q_double(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	double v = -999.0;
-	CU_ASSERT_FATAL(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-/* malloc'd text of the first column ("(null)" for NULL, "" for no row). */
-static char *q_text(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	char *v;
-	CU_ASSERT_FATAL(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = strdup(sqlite3_column_type(st, 0) == SQLITE_NULL ? "(null)"
-			   : (const char *)sqlite3_column_text(st, 0));
-	else
-		v = strdup("");
-	sqlite3_finalize(st);
-	return v;
-}
-
-#define CHECK_TEXT(db, sql, want) do { \
-	char *got_ = q_text((db), (sql)); \
-	CU_ASSERT_STRING_EQUAL(got_, (want)); \
-	if (strcmp(got_, (want))) fprintf(stderr, "%s: got '%s', want '%s'\n", (sql), got_, (want)); \
-	free(got_); } while (0)
 
 static const struct results_run_info info = {
 	.scenario = "scenarios/test.ini",
@@ -277,7 +222,7 @@ static void test_fresh_run(void)
 	db = db_open(path);
 	CHECK_TEXT(db, "SELECT status FROM run WHERE run_id = 1", "complete");
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM run"), 1);
-	CU_ASSERT_DOUBLE_EQUAL(q_double(db, "SELECT wall_s FROM run"), 1.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(q_real(db, "SELECT wall_s FROM run"), 1.5, 1e-12);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT sim_end_ps FROM run"), 123456789);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT events FROM run"), 1000000);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT packets_sent + packets_delivered + packets_dropped FROM run"), 1000);
@@ -293,7 +238,7 @@ static void test_fresh_run(void)
 	/* Finished flow 3: fct = end - start, slowdown = fct / ideal. */
 	CU_ASSERT_EQUAL(q_int(db, "SELECT fct_ps FROM flow WHERE flow_id = 3"), 3000);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT recv_end_ps FROM flow WHERE flow_id = 3"), 5000);
-	CU_ASSERT_DOUBLE_EQUAL(q_double(db, "SELECT slowdown FROM flow WHERE flow_id = 3"), 1.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(q_real(db, "SELECT slowdown FROM flow WHERE flow_id = 3"), 1.5, 1e-12);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT iteration FROM flow WHERE flow_id = 3"), 3);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT collective_id FROM flow WHERE flow_id = 31"), 3);
 	CHECK_TEXT(db, "SELECT src_gpu FROM flow WHERE flow_id = 3", "host0.gpu1");
@@ -511,7 +456,7 @@ static void test_generic_rows(void)
 	CHECK_TEXT(db, "SELECT status FROM run", "deadlock");
 	CHECK_TEXT(db, "SELECT group_concat(node, ' ') FROM (SELECT node FROM deadlock ORDER BY position)",
 		   "tor0 agg1");
-	CU_ASSERT_DOUBLE_EQUAL(q_double(db, "SELECT alpha FROM cc_sample"), 0.25, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(q_real(db, "SELECT alpha FROM cc_sample"), 0.25, 1e-12);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT target_bps FROM cc_sample WHERE run_id = 1"), 50000000000ll);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT end_ps IS NULL AND comm_ps IS NULL AND exposed_comm_ps = 40"
 				  " FROM iteration"), 1);

@@ -13,19 +13,12 @@
 
 #include "routing.h"
 #include "testutil.h"
+#include "topo_fixture.h"
 
-#define RATE (100ull * 1000 * 1000 * 1000)
-#define DELAY (1 * SIMTIME_US)
 
 static struct config make_cfg(enum cfg_topo_type type)
 {
-	struct config c;
-	memset(&c, 0, sizeof c);
-	c.topology.type = type;
-	c.topology.link_rate_bps = RATE;
-	c.topology.link_delay = DELAY;
-	c.topology.oversubscription = 1;
-	return c;
+	return topo_cfg(type, 0);
 }
 
 /* Topology plus tables, built or the test fails. */

@@ -11,22 +11,14 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "topo_fixture.h"
 #include "topology.h"
 
-#define RATE (100ull * 1000 * 1000 * 1000)
 #define HOST_RATE (25ull * 1000 * 1000 * 1000)
-#define DELAY (1 * SIMTIME_US)
 
 static struct config make_cfg(enum cfg_topo_type type)
 {
-	struct config c;
-	memset(&c, 0, sizeof c);
-	c.topology.type = type;
-	c.topology.link_rate_bps = RATE;
-	c.topology.host_link_rate_bps = HOST_RATE;
-	c.topology.link_delay = DELAY;
-	c.topology.oversubscription = 1;
-	return c;
+	return topo_cfg(type, HOST_RATE);
 }
 
 static const struct topo_port *port_at(const struct topo *t, int u, int i)

@@ -45,39 +45,33 @@ static void test_flows(void)
 	h_free(&h);
 }
 
+/* Each bad `flow` line is reported at its own line: an unknown host, a
+ * switch named as a host, a host sending to itself. */
 static void test_flows_errors(void)
 {
-	struct harness h;
-	struct cfg_flow_spec bad_host[] = {
-		{ "host0", "host1", 1000, 0, 11 },
-		{ "host0", "host9", 1000, 0, 12 },
+	static const struct {
+		struct cfg_flow_spec spec[2];
+		size_t n;
+		int section_line;
+		const char *origin_text, *where, *what;
+	} cases[] = {
+		{ { { "host0", "host1", 1000, 0, 11 }, { "host0", "host9", 1000, 0, 12 } }, 2, 10,
+		  "host0 host1 1000B 0", "test.ini:12", "unknown host 'host9'" },
+		{ { { "sw0", "host1", 1000, 0, 7 } }, 1, 6, "sw0 host1 1000B 0", "test.ini:7", "unknown host 'sw0'" },
+		{ { { "host2", "host2", 1000, 0, 8 } }, 1, 6, "host2 host2 1000B 0", "test.ini:8", "same host" },
 	};
-	h_init(&h, 4, 1);
-	struct cfg_traffic *t = h_traffic(&h, "f", TRAFFIC_FLOWS, 10);
-	h_origin(&h, "traffic.f", "flow", "host0 host1 1000B 0", 11);
-	t->flows = bad_host;
-	t->n_flows = 2;
-	expect_setup_error(&h, "test.ini:12", "unknown host 'host9'");
-	h_free(&h);
-
-	/* A switch is not a host. */
-	struct cfg_flow_spec to_switch[] = { { "sw0", "host1", 1000, 0, 7 } };
-	h_init(&h, 4, 1);
-	t = h_traffic(&h, "f", TRAFFIC_FLOWS, 6);
-	h_origin(&h, "traffic.f", "flow", "sw0 host1 1000B 0", 7);
-	t->flows = to_switch;
-	t->n_flows = 1;
-	expect_setup_error(&h, "test.ini:7", "unknown host 'sw0'");
-	h_free(&h);
-
-	struct cfg_flow_spec self[] = { { "host2", "host2", 1000, 0, 8 } };
-	h_init(&h, 4, 1);
-	t = h_traffic(&h, "f", TRAFFIC_FLOWS, 6);
-	h_origin(&h, "traffic.f", "flow", "host2 host2 1000B 0", 8);
-	t->flows = self;
-	t->n_flows = 1;
-	expect_setup_error(&h, "test.ini:8", "same host");
-	h_free(&h);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct harness h;
+		struct cfg_flow_spec spec[2];
+		memcpy(spec, cases[i].spec, sizeof spec);
+		h_init(&h, 4, 1);
+		struct cfg_traffic *t = h_traffic(&h, "f", TRAFFIC_FLOWS, cases[i].section_line);
+		h_origin(&h, "traffic.f", "flow", cases[i].origin_text, cases[i].spec[0].line);
+		t->flows = spec;
+		t->n_flows = cases[i].n;
+		expect_setup_error(&h, cases[i].where, cases[i].what);
+		h_free(&h);
+	}
 }
 
 static void test_incast(void)
