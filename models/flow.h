@@ -17,7 +17,8 @@ struct flow;
 struct qp;
 
 /* Called when the sender sees the message complete (after the row is
- * filled, before it is written and freed). */
+ * filled, before it is written and freed), or when it fully reached the
+ * receiver (on_recv). */
 typedef void (*flow_done_fn)(struct sim *sim, struct flow *f, void *ctx);
 
 struct flow {
@@ -41,6 +42,10 @@ struct flow {
 	int32_t src_gpu, dst_gpu;  /* -1 when none */
 	flow_done_fn on_done;      /* may be NULL */
 	void *on_done_ctx;
+	/* Called once when the last byte reached the receiver (recv_end set),
+	 * which is what a dependent step of a workload waits for; may be NULL. */
+	flow_done_fn on_recv;
+	void *on_recv_ctx;
 };
 
 #endif

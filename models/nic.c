@@ -43,7 +43,8 @@ struct qp_slot { uint64_t key; struct qp *qp; };  /* key 0 = empty */
 struct nic {
 	struct world *w;
 	struct node *host;
-	struct port *port;
+	struct port *port;         /* host port `index` */
+	int ep;                    /* endpoint id (world.h) */
 	int mtu;
 	struct qp **qps;           /* by qpn - QPN_BASE */
 	uint32_t n_qps, cap_qps;
@@ -63,16 +64,17 @@ static uint16_t roce_sport(uint32_t lqpn, uint32_t rqpn)
 	return (uint16_t)(lo | 0xC000);
 }
 
-void nic_create(struct world *w, struct node *host)
+struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 {
 	struct nic *n = xcalloc(1, sizeof *n);
 	n->w = w;
 	n->host = host;
-	n->port = &host->ports[0];
+	n->ep = ep;
+	n->port = &host->ports[port];
 	n->mtu = w->cfg->nic.mtu;
 	n->port->pull = nic_pull;
 	n->port->pull_ctx = n;
-	host->nic = n;
+	return n;
 }
 
 void nic_destroy(struct nic *n)
@@ -133,8 +135,8 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t
 {
 	struct qp **slot = map_slot(n, ((uint64_t)(peer + 1) << 8) | idx);
 	if (!*slot) {
-		struct nic *rn = w->nodes[peer].nic;
-		struct qp *req = qp_new(n, peer), *rsp = qp_new(rn, n->host->id);
+		struct nic *rn = w->eps[peer].nic;
+		struct qp *req = qp_new(n, peer), *rsp = qp_new(rn, n->ep);
 		req->dqpn = rsp->qpn;
 		rsp->dqpn = req->qpn;
 		req->sport = rsp->sport = roce_sport(req->qpn, rsp->qpn);
@@ -168,7 +170,7 @@ static void rr_add(struct nic *n, struct qp *q)
 /* Hops of the path a packet of this QP takes from src to dst (ECMP included). */
 static int path_hops(struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
 {
-	const struct port *p = &w->nodes[src].ports[0];
+	const struct port *p = w->eps[src].port;
 	int n = 0;
 	for (;;) {
 		if (n == IDEAL_MAX_HOPS)
@@ -178,7 +180,7 @@ static int path_hops(struct world *w, int src, int dst, uint16_t sport, struct i
 		n++;
 		struct node *next = p->peer->node;
 		if (next->kind != NODE_SWITCH)
-			return next->id == dst ? n : -1;
+			return next == w->eps[dst].host && p->peer == w->eps[dst].port ? n : -1;
 		p = &next->ports[switch_route(next, src, dst, sport, -1)];
 	}
 }
@@ -197,9 +199,9 @@ struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 		      const char *source, const char *parallelism)
 {
 	struct sim *sim = w->sim;
-	struct nic *n = w->nodes[src].nic;
-	SIM_ASSERT(sim, &n->host->elem, src != dst && dst >= 0 && dst < w->n_hosts,
-		   "message from host %d to host %d", src, dst);
+	SIM_ASSERT(sim, &sim->kernel, src != dst && src >= 0 && dst >= 0 && src < w->n_eps && dst < w->n_eps,
+		   "message from endpoint %d to endpoint %d", src, dst);
+	struct nic *n = w->eps[src].nic;
 	struct flow *f = pool_get(&w->flow_pool);
 	*f = (struct flow){ .id = ++w->next_flow_id, .src = src, .dst = dst, .size_b = size_b,
 			    .start = sim->now, .recv_end = -1, .end = -1, .source = source,
@@ -274,7 +276,7 @@ struct packet *nic_pull(struct sim *sim, void *ctx)
 static void nic_send_ack(struct sim *sim, struct nic *n, struct qp *q, uint32_t psn)
 {
 	struct packet *a = pool_get(&n->w->pkt_pool);
-	*a = (struct packet){ .psn = psn, .dqpn = q->dqpn, .src = n->host->id, .dst = q->peer,
+	*a = (struct packet){ .psn = psn, .dqpn = q->dqpn, .src = n->ep, .dst = q->peer,
 			      .sport = q->sport, .frame_b = PKT_ACK_FRAME_B, .type = PKT_ACK,
 			      .opcode = OP_ACK, .prio = PORT_CTRL_PRIO, .ttl = 64 };
 	port_enqueue(sim, n->port, a);
@@ -299,11 +301,11 @@ static void nic_complete(struct sim *sim, struct nic *n, struct qp *q, uint32_t 
 
 void nic_receive(struct sim *sim, struct node *host, struct port *in, struct packet *p)
 {
-	struct nic *n = host->nic;
-	(void)in;
+	struct nic *n = in->pull_ctx;
+	(void)host;
 	struct world *w = n->w;
-	SIM_DEBUG_ASSERT(sim, &n->host->elem, p->dst == n->host->id, "frame for host %d at host %d",
-			 p->dst, n->host->id);
+	SIM_DEBUG_ASSERT(sim, &n->host->elem, p->dst == n->ep, "frame for endpoint %d at endpoint %d",
+			 p->dst, n->ep);
 	SIM_ASSERT(sim, &n->host->elem, p->dqpn >= QPN_BASE && p->dqpn - QPN_BASE < n->n_qps,
 		   "frame for unknown QP %u", p->dqpn);
 	struct qp *q = n->qps[p->dqpn - QPN_BASE];
@@ -312,8 +314,11 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 		if (p->psn == q->rcv_nxt) {
 			q->rcv_nxt++;
 			sim->packets_delivered++;
-			if (p->flags & PKT_F_LAST)
+			if (p->flags & PKT_F_LAST) {
 				p->flow->recv_end = sim->now;
+				if (p->flow->on_recv)
+					p->flow->on_recv(sim, p->flow, p->flow->on_recv_ctx);
+			}
 			if (++q->rx_since_ack >= (uint32_t)w->cfg->nic.ack_every || (p->flags & PKT_F_LAST)) {
 				q->rx_since_ack = 0;
 				nic_send_ack(sim, n, q, p->psn);
@@ -338,8 +343,9 @@ void nic_write_flow(struct world *w, const struct flow *f)
 	struct results *res = w->sim->res;
 	if (!res)
 		return;
+	char sg[48], dg[48];
 	struct flow_record r = {
-		.flow_id = f->id, .src = w->nodes[f->src].name, .dst = w->nodes[f->dst].name,
+		.flow_id = f->id, .src = w->eps[f->src].host->name, .dst = w->eps[f->dst].host->name,
 		.qpn = f->qp->qpn, .sport = f->qp->sport, .priority = f->qp->prio,
 		.size_bytes = f->size_b, .start_ps = f->start, .end_ps = f->end,
 		.recv_end_ps = f->recv_end, .ideal_fct_ps = f->ideal, .packets = f->n_pkts,
@@ -347,6 +353,8 @@ void nic_write_flow(struct world *w, const struct flow *f)
 		.cnp_received = f->cnp_received, .source = f->source, .job = f->job,
 		.iteration = f->iteration, .collective_id = f->collective_id,
 		.parallelism = f->parallelism,
+		.src_gpu = f->src_gpu >= 0 ? world_gpu_name(w, f->src_gpu, sg, sizeof sg) : NULL,
+		.dst_gpu = f->dst_gpu >= 0 ? world_gpu_name(w, f->dst_gpu, dg, sizeof dg) : NULL,
 	};
 	results_flow(res, &r);
 }

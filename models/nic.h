@@ -30,7 +30,8 @@ struct nic;
 struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 		      const char *source, const char *parallelism);
 
-void nic_create(struct world *w, struct node *host);
+/* The NIC behind port `port` of host, endpoint id ep (world.h). */
+struct nic *nic_create(struct world *w, struct node *host, int port, int ep);
 void nic_destroy(struct nic *n);
 /* The host port asks for the next data packet; NULL when none is ready. */
 struct packet *nic_pull(struct sim *sim, void *nic);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "autoconfig.h"
 #include "config.h"
+#include "job.h"
 #include "log.h"
 #include "progress.h"
 #include "results.h"
@@ -88,22 +89,15 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	memset(rep, 0, sizeof *rep);
 	sim_init(&sim, cfg->simulation.seed);
 	sim.cfg = cfg;
-	if (cfg->n_jobs) {
-		char section[160];
-		snprintf(section, sizeof section, "job.%s", cfg->jobs[0].name);
-		*err = cfg_error_at(cfg, section, "model", 0,
-				    "training jobs are validated but not simulated by this version of rocesim");
-		sim_free(&sim);
-		return EXIT_INPUT;
-	}
 	sim.stop_at = cfg->simulation.stop;
-	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0) {
+	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0 || jobs_setup(&w, err) < 0) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
 	fill_world(rep, &w);
 	rep->flows_expected = traffic_flows_expected(&w);
 	if (o->check) {
+		jobs_print_plan(&w, stdout);
 		warn_unmodelled(cfg, o);
 		goto out;
 	}

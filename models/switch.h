@@ -21,6 +21,7 @@
 #include "sim.h"
 
 struct node;
+struct world;
 struct port;
 
 /* IPv4 address of a host, as HPCC's ns-3 numbers them (REFERENCE.md). */
@@ -36,6 +37,8 @@ uint32_t switch_ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport, int64
 /* The egress port index a switch chooses for a packet (routing + ECMP). */
 int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_t psn);
 
+/* After the switch's ports are linked: buffer and MMU state. */
+void switch_setup(struct world *w, struct node *sw);
 void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
 /* A frame left one of the switch's queues: release its buffer (struct
  * node's dequeued hook). */

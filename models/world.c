@@ -5,9 +5,11 @@
  * node's ports by index) so that tie-breaking never depends on anything but
  * the scenario.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "job.h"
 #include "log.h"
 #include "nic.h"
 #include "packet.h"
@@ -24,12 +26,17 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	memset(w, 0, sizeof *w);
 	w->sim = sim;
 	w->cfg = cfg;
-	w->post = nic_post;
+	w->post = world_post_host;
 	if (topology_build(cfg, &w->topo, err) < 0)
 		return -1;
 	const struct topo *t = &w->topo;
 	w->n_nodes = t->n_nodes;
 	w->n_hosts = t->n_hosts;
+	w->nics_per_host = 1;      /* several NICs per host: rail_optimized (issue 4) */
+	w->gpus_per_host = 1;
+	w->n_gpus = w->n_hosts;
+	w->n_eps = w->n_hosts * w->nics_per_host;
+	w->eps = xcalloc((size_t)w->n_eps, sizeof *w->eps);
 	w->n_ports = t->port_off[t->n_nodes];
 	w->nodes = xcalloc((size_t)w->n_nodes, sizeof *w->nodes);
 	w->ports = xcalloc((size_t)w->n_ports, sizeof *w->ports);
@@ -72,13 +79,18 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 			nd->ports[i].peer = &peer->ports[tp->peer_port];
 			nd->ports[i].peer_latency_ps = peer->kind == NODE_SWITCH ? cfg->topology.switch_latency : 0;
 		}
+		if (nd->kind == NODE_SWITCH)
+			switch_setup(w, nd);
 		if (nd->kind == NODE_HOST) {
 			if (nd->n_ports < 1) {
 				*err = xstrdup("a host without a link");
 				world_free(w);
 				return -1;
 			}
-			nic_create(w, nd);
+			struct endpoint *ep = &w->eps[world_ep(w, u, 0)];
+			ep->host = nd;
+			ep->port = &nd->ports[0];
+			ep->nic = nd->nic = nic_create(w, nd, 0, world_ep(w, u, 0));
 			nd->receive = nic_receive;
 		}
 	}
@@ -87,10 +99,13 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 
 void world_free(struct world *w)
 {
+	if (w->jobs)
+		jobs_free(w);
 	if (w->traffic)
 		traffic_free(w);
-	for (int u = 0; w->nodes && u < w->n_nodes; u++)
-		nic_destroy(w->nodes[u].nic);
+	for (int e = 0; w->eps && e < w->n_eps; e++)
+		nic_destroy(w->eps[e].nic);
+	free(w->eps);
 	if (w->routes)
 		routing_free(w->routes, w->n_nodes);
 	free(w->routes);
@@ -173,6 +188,18 @@ void world_write_final(struct world *w, struct results *res)
 		};
 		results_port_stats(res, &r);
 	}
-	for (int u = 0; u < w->n_hosts; u++)
-		nic_foreach_flow(w->nodes[u].nic, write_unfinished, w);
+	for (int e = 0; e < w->n_eps; e++)
+		nic_foreach_flow(w->eps[e].nic, write_unfinished, w);
+}
+
+char *world_gpu_name(const struct world *w, int gpu, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.gpu%d", w->nodes[world_gpu_host(w, gpu)].name, gpu % w->gpus_per_host);
+	return buf;
+}
+
+struct flow *world_post_host(struct world *w, int src, int dst, uint64_t size_b,
+			     const char *source, const char *parallelism)
+{
+	return nic_post(w, world_ep(w, src, 0), world_ep(w, dst, 0), size_b, source, parallelism);
 }

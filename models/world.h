@@ -11,6 +11,7 @@
 #define ROCESIM_WORLD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "pool.h"
 #include "routing.h"
@@ -22,6 +23,18 @@ struct packet;
 struct nic;
 struct results;
 struct traffic;
+struct jobs;
+struct nvlink;
+
+/* One NIC of a host: what packets are addressed to. Endpoint ids are
+ * host id x nics_per_host + NIC index (so with one NIC per host an
+ * endpoint id is the host's node id); NIC i sits behind the host's port i.
+ * packet.src/dst, flow.src/dst and nic_post's src/dst are endpoint ids. */
+struct endpoint {
+	struct node *host;
+	struct port *port;
+	struct nic *nic;
+};
 
 struct node {
 	struct sim_elem elem;      /* the node as scheduler (NIC, switch pipeline) */
@@ -37,7 +50,7 @@ struct node {
 	void (*receive)(struct sim *sim, struct node *n, struct port *in, struct packet *pkt);
 	/* A frame left one of its queues (switches release buffer); may be NULL. */
 	void (*dequeued)(struct node *n, const struct packet *pkt);
-	struct nic *nic;           /* hosts: the NIC behind port 0 */
+	struct nic *nic;           /* hosts: the NIC behind port 0 (endpoint host x nics_per_host) */
 	uint64_t buf_size;         /* switches: shared buffer bytes */
 	uint64_t buf_used;         /* switches: frame bytes held */
 	struct world *w;
@@ -56,8 +69,17 @@ struct world {
 	uint64_t next_flow_id;     /* last id handed out */
 	uint64_t flows_posted, flows_done;
 	int sources_active;        /* sources that may still post messages */
+	struct endpoint *eps; int n_eps; /* [n_hosts x nics_per_host] */
+	int nics_per_host;         /* [topology] nics_per_host */
+	int gpus_per_host;         /* [topology] gpus_per_host; GPU id = host x gpus_per_host + i */
+	int n_gpus;                /* n_hosts x gpus_per_host */
 	struct traffic *traffic;   /* owned by traffic.c */
-	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism); /* nic_post unless a test replaces it */
+	struct jobs *jobs;         /* owned by job.c */
+	struct nvlink *nvlink;     /* owned by nvlink.c (NULL with one GPU per host) */
+	int64_t next_collective_id; /* last collective id handed out */
+	/* Posts a message between hosts (host ids; the traffic sources use
+	 * NIC 0 of each host): world_post_host unless a test replaces it. */
+	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism);
 	bool write_results;        /* flows go to sim->res */
 };
 
@@ -65,6 +87,20 @@ struct world {
  * with *err (malloc'd) for a topology or routing error. */
 int world_build(struct world *w, struct sim *sim, const struct config *cfg, char **err);
 void world_free(struct world *w);
+
+/* The endpoint of NIC `nic` of host `host`, and the endpoint GPU `gpu` sends
+ * through (GPU i of a host uses NIC i mod nics_per_host, REFERENCE.md). */
+static inline int world_ep(const struct world *w, int host, int nic) { return host * w->nics_per_host + nic; }
+static inline int world_gpu_host(const struct world *w, int gpu) { return gpu / w->gpus_per_host; }
+static inline int world_gpu_ep(const struct world *w, int gpu)
+{
+	return world_ep(w, gpu / w->gpus_per_host, (gpu % w->gpus_per_host) % w->nics_per_host);
+}
+/* "host3.gpu5" into buf (at least 40 bytes); returns buf. */
+char *world_gpu_name(const struct world *w, int gpu, char *buf, size_t size);
+/* nic_post from NIC 0 of host src to NIC 0 of host dst (w->post's default). */
+struct flow *world_post_host(struct world *w, int src, int dst, uint64_t size_b,
+			     const char *source, const char *parallelism);
 
 /* Host id of a host name ("host3"), -1 when no such host. */
 int world_host_id(const struct world *w, const char *name);

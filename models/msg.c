@@ -1,0 +1,32 @@
+/*
+ * msg.c — putting a GPU-to-GPU message on NVLink or on a queue pair (see msg.h).
+ */
+#include "flow.h"
+#include "log.h"
+#include "msg.h"
+#include "nic.h"
+#include "nvlink.h"
+#include "world.h"
+
+struct flow *msg_send(struct world *w, const struct msg *m)
+{
+	SIM_ASSERT(w->sim, &w->sim->kernel,
+		   m->src_gpu >= 0 && m->dst_gpu >= 0 && m->src_gpu < w->n_gpus && m->dst_gpu < w->n_gpus &&
+		   m->src_gpu != m->dst_gpu && m->size_b > 0,
+		   "message of %llu bytes from GPU %d to GPU %d", (unsigned long long)m->size_b,
+		   m->src_gpu, m->dst_gpu);
+	struct flow *f;
+	if (world_gpu_host(w, m->src_gpu) == world_gpu_host(w, m->dst_gpu))
+		f = nvlink_post(w, m->src_gpu, m->dst_gpu, m->size_b, m->source, m->parallelism);
+	else
+		f = nic_post(w, world_gpu_ep(w, m->src_gpu), world_gpu_ep(w, m->dst_gpu), m->size_b,
+			     m->source, m->parallelism);
+	f->src_gpu = m->src_gpu;
+	f->dst_gpu = m->dst_gpu;
+	f->job = m->job;
+	f->iteration = m->iteration;
+	f->collective_id = m->collective_id;
+	f->on_recv = m->on_recv;
+	f->on_recv_ctx = m->ctx;
+	return f;
+}
