@@ -1,0 +1,609 @@
+/*
+ * test_dcqcn.c — the DCQCN reaction point (models/cc_dcqcn.c) alone, driven
+ * through cc_ops as a NIC would: hand-computed rate sequences of both
+ * variants, the lazy α and timers against an eager model of HPCC's ns-3
+ * event sequence on random CNP patterns, and next_timer() never in the past.
+ */
+#include <math.h>
+#include <string.h>
+#include "cc.h"
+#include "cc_dcqcn.h"
+#include "testutil.h"
+
+#define US SIMTIME_US
+#define NS SIMTIME_NS
+#define G100 100000000000ull
+
+static const struct cc_ops *ops;
+static struct config cfg;
+static struct dcqcn st;
+
+/* HPCC run.py settings at 100 Gb/s (REFERENCE.md), rai/rhai explicit. */
+static void cfg_hpcc(void)
+{
+	memset(&cfg, 0, sizeof cfg);
+	cfg.dcqcn = (struct cfg_dcqcn){
+		.variant = DCQCN_HPCC, .g = 1.0 / 256,
+		.rai_bps = 20000000, .rhai_bps = 200000000,
+		.t_alpha = 1 * US, .t_dec = 4 * US, .t_inc = 300 * US,
+		.byte_counter_off = true, .fast_recovery_times = 1,
+		.min_rate_bps = 1000000000, .rate_on_first_cnp = 1.0,
+	};
+	ops = cc_lookup(CC_DCQCN);
+}
+
+/* The paper's RP with F = 2, R_AI 20 Mb/s, R_HAI 200 Mb/s, 55 µs timers. */
+static void cfg_paper(void)
+{
+	cfg_hpcc();
+	cfg.dcqcn.variant = DCQCN_PAPER;
+	cfg.dcqcn.t_alpha = 55 * US;
+	cfg.dcqcn.t_inc = 55 * US;
+	cfg.dcqcn.fast_recovery_times = 2;
+}
+
+static void start(uint64_t line_bps) { ops->init(&st, &cfg, line_bps, 0); }
+
+/* Fires the timer at next_timer() up to `until`, checking it never goes back. */
+static void run_to(simtime_t until)
+{
+	simtime_t t;
+	while ((t = ops->next_timer(&st)) <= until) {
+		CU_ASSERT_FATAL(t > st.now);
+		ops->on_timer(&st, t);
+	}
+}
+
+static void test_registry(void)
+{
+	CU_ASSERT_PTR_NULL(cc_lookup(CC_NONE));
+	CU_ASSERT_PTR_EQUAL(cc_lookup(CC_DCQCN), &cc_dcqcn_ops);
+	CU_ASSERT_STRING_EQUAL(cc_dcqcn_ops.name, "dcqcn");
+	CU_ASSERT(cc_dcqcn_ops.state_b >= sizeof(struct dcqcn));
+}
+
+/* rai/rhai defaults: 5 and 50 Mb/s per 25 Gb/s of line rate. */
+static void test_default_increments(void)
+{
+	cfg_hpcc();
+	cfg.dcqcn.rai_default = cfg.dcqcn.rhai_default = true;
+	start(G100);
+	CU_ASSERT_EQUAL(st.rai_bps, 20000000);
+	CU_ASSERT_EQUAL(st.rhai_bps, 200000000);
+	start(25000000000ull);
+	CU_ASSERT_EQUAL(st.rai_bps, 5000000);
+	CU_ASSERT_EQUAL(st.rhai_bps, 50000000);
+}
+
+/*
+ * hpcc, 100 Gb/s, g = 1/256, F = 1, one CNP at t = 0 and none after.
+ * The first CNP sets α = 1 and clears the α flag, so the updates at 1, 2,
+ * 3, 4 µs all decay: α(1 µs) = 255/256, α(4 µs) = 255^4/256^4 =
+ * 4228250625/4294967296 (exact in a double). The check at 4 µs + 1 ns:
+ *   1 − α/2 = 4361683967/8589934592,
+ *   100e9 × that = 212972849951171875/4194304 = 50776684272.57 → 50776684272.
+ * Stage 0 and no clamp: the target stays 100 Gb/s (set by the first CNP).
+ * Increase timer at 304.001 µs then every 300 µs; with the target at line
+ * every step (fast recovery, additive, hyper alike) is rate/2 + line/2, so
+ * the gap to line d goes to ceil(d/2): d0 = 49223315728 → 24611657864 →
+ * 12305828932 → 6152914466 ...; 2^35 < d0 < 2^36 so after 36 steps d = 1
+ * and stays 1 (ns-3's integer halving): the rate settles at line − 1 bps
+ * at 4.001 + 36 × 300 = 10804.001 µs and the timer goes quiet.
+ */
+static void test_hpcc_single_cnp(void)
+{
+	cfg_hpcc();
+	start(G100);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), SIMTIME_NEVER);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), G100);
+	ops->on_cnp(&st, 0);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), G100);
+	CU_ASSERT_EQUAL(dcqcn_alpha(&st), 1.0);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), 4 * US + 1 * NS);
+	ops->on_timer(&st, 1 * US);            /* early call: harmless */
+	CU_ASSERT_EQUAL(dcqcn_alpha(&st), 255.0 / 256);
+	run_to(4 * US + 1 * NS);
+	CU_ASSERT_EQUAL(dcqcn_alpha(&st), 4228250625.0 / 4294967296.0);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 50776684272ull);
+	CU_ASSERT_EQUAL(st.target_bps, G100);
+	CU_ASSERT_EQUAL(dcqcn_stage(&st), 0);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), 304 * US + 1 * NS);
+
+	static const uint64_t first[] = { 75388342136ull, 87694171068ull, 93847085534ull };
+	for (int i = 0; i < 3; i++) {
+		run_to(304 * US + 1 * NS + i * 300 * US);
+		CU_ASSERT_EQUAL(ops->rate_bps(&st), first[i]);
+		CU_ASSERT_EQUAL(st.target_bps, G100);
+		CU_ASSERT_EQUAL(dcqcn_stage(&st), i + 1);
+	}
+	run_to(10804 * US);                    /* just before step 36 */
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), G100 - 2);
+	run_to(10804 * US + 1 * NS);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), G100 - 1);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), SIMTIME_NEVER);
+	/* The stage keeps counting while quiet: 37 firings by 11104.001 µs. */
+	ops->on_timer(&st, 11104 * US + 1 * NS);
+	CU_ASSERT_EQUAL(dcqcn_stage(&st), 37);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), G100 - 1);
+	struct cc_sample s;
+	ops->sample(&st, &s);
+	CU_ASSERT_EQUAL(s.rate_bps, G100 - 1);
+	CU_ASSERT_EQUAL(s.target_bps, G100);
+	CU_ASSERT(s.alpha > 0 && s.alpha < 1e-18);   /* (255/256)^11104 */
+}
+
+/*
+ * The stage machine with g = 1/2 (α exact powers of 2), 100 Gb/s, F = 1:
+ *   CNP at 0; check 4.001 µs: α = 2^-4, rate = 100e9 × 0.96875 = 96875000000;
+ *   304.001 (stage 0, fast recovery): 48437500000 + 50e9 = 98437500000;
+ *   CNP at 400.5 µs flags update 401 and the check at 404.001 µs. α(400) ≈
+ *   2^-400, α(401) = 2^-401 + 1/2 = 0.5 (in a double), α(404) = 2^-4. Stage
+ *   1 → clamp: target = 98437500000; rate × 31/32 = 95361328125;
+ *   704.001 fast recovery: 47680664062 + 49218750000 = 96899414062;
+ *   1004.001 additive: target 98457500000, rate 48449707031 + 49228750000
+ *   = 97678457031; 1304.001 hyper: target 98657500000, rate 48839228515 +
+ *   49328750000 = 98167978515; 1604.001 hyper: target 98857500000, rate
+ *   49083989257 + 49428750000 = 98512739257.
+ */
+static void test_hpcc_stages(void)
+{
+	cfg_hpcc();
+	cfg.dcqcn.g = 0.5;
+	start(G100);
+	ops->on_cnp(&st, 0);
+	run_to(4 * US + 1 * NS);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 96875000000ull);
+	run_to(304 * US + 1 * NS);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 98437500000ull);
+	CU_ASSERT_EQUAL(dcqcn_stage(&st), 1);
+	run_to(400 * US + 500 * NS);
+	ops->on_cnp(&st, 400 * US + 500 * NS);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), 404 * US + 1 * NS);
+	run_to(404 * US + 1 * NS);
+	CU_ASSERT_EQUAL(dcqcn_alpha(&st), 0.0625);
+	CU_ASSERT_EQUAL(st.target_bps, 98437500000ull);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 95361328125ull);
+	CU_ASSERT_EQUAL(dcqcn_stage(&st), 0);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), 704 * US + 1 * NS);
+	static const struct { uint64_t target, rate; } step[] = {
+		{ 98437500000ull, 96899414062ull }, { 98457500000ull, 97678457031ull },
+		{ 98657500000ull, 98167978515ull }, { 98857500000ull, 98512739257ull },
+	};
+	for (int i = 0; i < 4; i++) {
+		run_to(704 * US + 1 * NS + i * 300 * US);
+		CU_ASSERT_EQUAL(st.target_bps, step[i].target);
+		CU_ASSERT_EQUAL(ops->rate_bps(&st), step[i].rate);
+	}
+}
+
+/*
+ * g = 1/2, CNPs at 0 and 5 µs (before any increase, stage 0). α: 1/16 at
+ * 4 µs, 1/32 at 5 µs; update 6 sees the CNP: 1/64 + 1/2 = 0.515625; then
+ * 0.2578125, 0.12890625 at 8 µs. Check 4.001: 96875000000. Check 8.001:
+ * rate × (1 − 0.064453125) = 96875000000 × 479/512 = 90631103515.625 →
+ * 90631103515. Clamp off: the target stays 100 Gb/s; on: 96875000000.
+ */
+static void test_hpcc_clamp(void)
+{
+	for (int clamp = 0; clamp < 2; clamp++) {
+		cfg_hpcc();
+		cfg.dcqcn.g = 0.5;
+		cfg.dcqcn.clamp_target_rate = clamp;
+		start(G100);
+		ops->on_cnp(&st, 0);
+		run_to(5 * US);
+		ops->on_cnp(&st, 5 * US);
+		CU_ASSERT_EQUAL(ops->next_timer(&st), 8 * US + 1 * NS);
+		run_to(8 * US + 1 * NS);
+		CU_ASSERT_EQUAL(dcqcn_alpha(&st), 0.12890625);
+		CU_ASSERT_EQUAL(ops->rate_bps(&st), 90631103515ull);
+		CU_ASSERT_EQUAL(st.target_bps, clamp ? 96875000000ull : G100);
+	}
+}
+
+/*
+ * rate_on_first_cnp = 0.5, g = 1/2: the first CNP sets rate = target =
+ * 50e9; check 4.001: 50e9 × 0.96875 = 48437500000; 304.001 fast recovery:
+ * 24218750000 + 25e9 = 49218750000; 604.001 additive: target 50.02e9,
+ * rate 24609375000 + 25010000000 = 49619375000.
+ */
+static void test_hpcc_rate_on_first_cnp(void)
+{
+	cfg_hpcc();
+	cfg.dcqcn.g = 0.5;
+	cfg.dcqcn.rate_on_first_cnp = 0.5;
+	start(G100);
+	ops->on_cnp(&st, 0);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 50000000000ull);
+	CU_ASSERT_EQUAL(st.target_bps, 50000000000ull);
+	run_to(4 * US + 1 * NS);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 48437500000ull);
+	run_to(304 * US + 1 * NS);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 49218750000ull);
+	run_to(604 * US + 1 * NS);
+	CU_ASSERT_EQUAL(st.target_bps, 50020000000ull);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 49619375000ull);
+}
+
+/* min_rate floors the decrease: 96.875 Gb/s < 97 Gb/s; and a CNP storm
+ * at g = 1/256 stops at 1 Gb/s. Paper: RC floors too. */
+static void test_min_rate(void)
+{
+	cfg_hpcc();
+	cfg.dcqcn.g = 0.5;
+	cfg.dcqcn.min_rate_bps = 97000000000ull;
+	start(G100);
+	ops->on_cnp(&st, 0);
+	run_to(4 * US + 1 * NS);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 97000000000ull);
+
+	cfg_hpcc();
+	start(G100);
+	for (simtime_t t = 0; t < 2000 * US; t += 2 * US) {
+		run_to(t);
+		ops->on_cnp(&st, t);
+		CU_ASSERT(ops->rate_bps(&st) >= 1000000000ull);
+	}
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 1000000000ull);
+
+	cfg_paper();
+	start(G100);
+	for (int i = 0; i < 20; i++)
+		ops->on_cnp(&st, i * NS);          /* α stays 1: halves each time */
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 1000000000ull);
+}
+
+/*
+ * paper, byte counter off, 100 Gb/s, g = 1/256, F = 2. CNP at 0: α = 1 →
+ * RT = 100e9, RC = 50e9, α = (1 − g) + g = 1. CNP at 1 µs (no α decay yet,
+ * t_alpha 55 µs): RT = 50e9, RC = 25e9, α = 1; timers restart from 1 µs.
+ *   56 µs  T=1 < F        fast recovery RC = 37.5e9, α = 255/256
+ *  111 µs  T=2 = F        additive RT = 50.02e9, RC = 43.76e9, α = (255/256)^2
+ *  166 µs  T=3, i = 1     hyper RT = 50.22e9, RC = 46.99e9
+ *  221 µs  T=4, i = 2     hyper RT = 50.62e9, RC = 48.805e9
+ */
+static void test_paper_timer_only(void)
+{
+	cfg_paper();
+	start(G100);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), SIMTIME_NEVER);
+	ops->on_cnp(&st, 0);
+	CU_ASSERT_EQUAL(st.target_bps, G100);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 50000000000ull);
+	CU_ASSERT_EQUAL(dcqcn_alpha(&st), 1.0);
+	ops->on_cnp(&st, 1 * US);
+	CU_ASSERT_EQUAL(st.target_bps, 50000000000ull);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 25000000000ull);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), 56 * US);
+	ops->on_sent(&st, 1000000000, 2 * US);   /* byte counter off: ignored */
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 25000000000ull);
+	static const struct { uint64_t rt, rc; } step[] = {
+		{ 50000000000ull, 37500000000ull }, { 50020000000ull, 43760000000ull },
+		{ 50220000000ull, 46990000000ull }, { 50620000000ull, 48805000000ull },
+	};
+	for (int i = 0; i < 4; i++) {
+		run_to(56 * US + i * 55 * US);
+		CU_ASSERT_EQUAL(st.target_bps, step[i].rt);
+		CU_ASSERT_EQUAL(ops->rate_bps(&st), step[i].rc);
+		if (i == 0) {
+			CU_ASSERT_EQUAL(dcqcn_alpha(&st), 255.0 / 256);
+		}
+		if (i == 1) {
+			CU_ASSERT_EQUAL(dcqcn_alpha(&st), 65025.0 / 65536);
+		}
+	}
+}
+
+/*
+ * paper, byte counter 1 MB, t_inc 100 µs, same two CNPs (RT 50e9, RC 25e9):
+ *   1 MB at 2 µs         BC=1, T=0: max < F, fast recovery RC = 37.5e9
+ *   999999 B + 1 B       BC=2: additive RT 50.02e9, RC 43.76e9
+ *   3 MB                 BC=3,4,5, min(T, BC) = 0: additive ×3:
+ *                        RT 50.04 / 50.06 / 50.08e9, RC 46.90 / 48.48 / 49.28e9
+ *   101 µs T=1           min = 1: additive RT 50.10e9, RC 49.69e9
+ *   201 µs T=2           additive RT 50.12e9, RC 49.905e9
+ *   301 µs T=3           min(3, 5) > F: hyper i = 1: RT 50.32e9, RC 50.1125e9
+ */
+static void test_paper_byte_counter(void)
+{
+	cfg_paper();
+	cfg.dcqcn.byte_counter_off = false;
+	cfg.dcqcn.byte_counter_b = 1000000;
+	cfg.dcqcn.t_inc = 100 * US;
+	start(G100);
+	ops->on_sent(&st, 5000000, 0);         /* before any CNP: no state */
+	ops->on_cnp(&st, 0);
+	ops->on_cnp(&st, 1 * US);
+	ops->on_sent(&st, 1000000, 2 * US);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 37500000000ull);
+	ops->on_sent(&st, 999999, 2 * US);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 37500000000ull);
+	ops->on_sent(&st, 1, 2 * US);
+	CU_ASSERT_EQUAL(st.target_bps, 50020000000ull);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 43760000000ull);
+	ops->on_sent(&st, 3000000, 2 * US);
+	CU_ASSERT_EQUAL(st.bc_count, 5);
+	CU_ASSERT_EQUAL(st.target_bps, 50080000000ull);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), 49280000000ull);
+	static const struct { uint64_t rt, rc; } step[] = {
+		{ 50100000000ull, 49690000000ull }, { 50120000000ull, 49905000000ull },
+		{ 50320000000ull, 50112500000ull },
+	};
+	for (int i = 0; i < 3; i++) {
+		run_to(101 * US + i * 100 * US);
+		CU_ASSERT_EQUAL(st.target_bps, step[i].rt);
+		CU_ASSERT_EQUAL(ops->rate_bps(&st), step[i].rc);
+	}
+}
+
+/* paper: after one CNP (RC = 50e9, RT = line) the rounded-up midpoints
+ * close the gap d as floor(d/2): 36 steps (2^35 < 5e10 < 2^36) to line
+ * exactly, then no timer. */
+static void test_paper_recovers_to_line(void)
+{
+	cfg_paper();
+	start(G100);
+	ops->on_cnp(&st, 0);
+	run_to(35 * 55 * US);
+	CU_ASSERT(ops->rate_bps(&st) < G100);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), 36 * 55 * US);
+	run_to(36 * 55 * US);
+	CU_ASSERT_EQUAL(ops->rate_bps(&st), G100);
+	CU_ASSERT_EQUAL(ops->next_timer(&st), SIMTIME_NEVER);
+}
+
+/* ---- eager reference: HPCC ns-3's events, literally ------------------- */
+
+/* splitmix64 */
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+enum { EV_ALPHA, EV_DEC, EV_INC, EV_N };
+
+/* The Mellanox functions of rdma-hw.cc over a 3-slot event list ordered by
+ * (time, scheduling order) like ns-3's scheduler; rescheduling a slot is
+ * Simulator::Cancel + Schedule. DataRate arithmetic as data-rate.cc. */
+struct ref {
+	const struct cfg_dcqcn *c;
+	uint64_t line, rate, target;
+	double alpha;
+	bool first_cnp, alpha_cnp, dec_cnp;
+	int64_t stage;
+	struct { simtime_t t; uint64_t uid; bool live; } ev[EV_N];
+	uint64_t uid;
+};
+
+static void ref_sched(struct ref *r, int e, simtime_t t)
+{
+	r->ev[e].t = t;
+	r->ev[e].uid = r->uid++;
+	r->ev[e].live = true;
+}
+
+static uint64_t dr_mul(uint64_t bps, double c) { return (uint64_t)((double)bps * c); }
+static uint64_t dr_half(uint64_t bps) { return (uint64_t)((double)bps / 2.0); }
+
+static void ref_run(struct ref *r, simtime_t until)
+{
+	for (;;) {
+		int e = -1;
+		for (int i = 0; i < EV_N; i++)
+			if (r->ev[i].live && r->ev[i].t <= until &&
+			    (e < 0 || r->ev[i].t < r->ev[e].t ||
+			     (r->ev[i].t == r->ev[e].t && r->ev[i].uid < r->ev[e].uid)))
+				e = i;
+		if (e < 0)
+			return;
+		simtime_t now = r->ev[e].t;
+		const struct cfg_dcqcn *c = r->c;
+		if (e == EV_ALPHA) {                   /* UpdateAlphaMlx */
+			r->alpha = r->alpha_cnp ? (1 - c->g) * r->alpha + c->g : (1 - c->g) * r->alpha;
+			r->alpha_cnp = false;
+			ref_sched(r, EV_ALPHA, now + c->t_alpha);
+		} else if (e == EV_DEC) {              /* CheckRateDecreaseMlx */
+			ref_sched(r, EV_DEC, now + c->t_dec);
+			if (r->dec_cnp) {
+				if (c->clamp_target_rate || r->stage != 0)
+					r->target = r->rate;
+				uint64_t x = dr_mul(r->rate, 1 - r->alpha / 2);
+				r->rate = x > c->min_rate_bps ? x : c->min_rate_bps;
+				r->stage = 0;
+				r->dec_cnp = false;
+				ref_sched(r, EV_INC, now + c->t_inc);
+			}
+		} else {                               /* RateIncEventTimerMlx */
+			ref_sched(r, EV_INC, now + c->t_inc);
+			if (r->stage == c->fast_recovery_times)
+				r->target += c->rai_bps;
+			else if (r->stage > c->fast_recovery_times)
+				r->target += c->rhai_bps;
+			if (r->target > r->line)
+				r->target = r->line;
+			r->rate = dr_half(r->rate) + dr_half(r->target);
+			r->stage++;
+		}
+	}
+}
+
+static void ref_cnp(struct ref *r, simtime_t now)   /* cnp_received_mlx */
+{
+	ref_run(r, now);
+	r->alpha_cnp = r->dec_cnp = true;
+	if (r->first_cnp) {
+		r->alpha = 1;
+		r->alpha_cnp = false;
+		ref_sched(r, EV_ALPHA, now + r->c->t_alpha);
+		ref_sched(r, EV_DEC, now + r->c->t_dec + 1 * NS);
+		r->target = r->rate = dr_mul(r->rate, r->c->rate_on_first_cnp);
+		r->first_cnp = false;
+	}
+}
+
+static int n_compared;
+static void compare(const struct ref *r)
+{
+	CU_ASSERT_EQUAL_FATAL(st.rate_bps, r->rate);
+	CU_ASSERT_EQUAL_FATAL(st.target_bps, r->target);
+	CU_ASSERT_EQUAL_FATAL(dcqcn_stage(&st), r->stage);
+	double a = dcqcn_alpha(&st);
+	if (r->alpha >= st.alpha_negligible) {
+		CU_ASSERT_EQUAL_FATAL(a, r->alpha);
+	} else {
+		CU_ASSERT_FATAL(a < st.alpha_negligible);
+	}
+	n_compared++;
+}
+
+/* A CNP time after t: random, or on the α grid, the decrease grid or the
+ * increase grid of a CNP-at-0 run, to exercise simultaneous events. */
+static simtime_t next_cnp(simtime_t t, const struct cfg_dcqcn *c)
+{
+	uint64_t u = rnd();
+	simtime_t d = c->t_dec;   /* gaps scale with the decrease period */
+	simtime_t gap = (simtime_t)(rnd() % (uint64_t)((u & 7) < 5 ? 3 * d / 2 : 750 * d));
+	simtime_t x = t + 1 + gap;
+	switch ((u >> 8) % 4) {
+	case 1: return (x + c->t_alpha - 1) / c->t_alpha * c->t_alpha;
+	case 2: return (x - NS + c->t_dec - 1) / c->t_dec * c->t_dec + NS;
+	case 3: return (x - NS + c->t_inc - 1) / c->t_inc * c->t_inc + NS;
+	default: return x;
+	}
+}
+
+static void reference_run(uint64_t line, uint64_t seed, int n_cnp)
+{
+	struct ref r = { .c = &cfg.dcqcn, .line = line, .rate = line, .target = line,
+			 .alpha = 1, .first_cnp = true };
+	start(line);
+	rng_state = seed;
+	simtime_t cnp = 0, now = 0;
+	for (int i = 0; i < n_cnp;) {
+		simtime_t nt = ops->next_timer(&st);
+		CU_ASSERT_FATAL(nt > now);
+		if (nt <= cnp) {
+			now = nt;
+			ops->on_timer(&st, now);
+			ref_run(&r, now);
+		} else {
+			now = cnp;
+			ops->on_cnp(&st, now);
+			ref_cnp(&r, now);
+			cnp = next_cnp(cnp, &cfg.dcqcn);
+			i++;
+		}
+		compare(&r);
+	}
+	now += 5000 * cfg.dcqcn.t_dec;          /* a quiet stretch, one call */
+	ops->on_timer(&st, now);
+	ref_run(&r, now);
+	compare(&r);
+}
+
+static void test_hpcc_lazy_equals_eager(void)
+{
+	/* HPCC's settings, t_inc a multiple of t_dec (ties: increase first). */
+	cfg_hpcc();
+	cfg.dcqcn.t_inc = 40 * US;
+	for (uint64_t seed = 1; seed <= 4; seed++)
+		reference_run(G100, seed, 300);
+	/* t_alpha > t_dec (α first at ties), t_inc = t_dec (check first), F = 3. */
+	cfg_hpcc();
+	cfg.dcqcn.g = 1.0 / 16;
+	cfg.dcqcn.t_alpha = 8 * US;
+	cfg.dcqcn.t_inc = 4 * US;
+	cfg.dcqcn.fast_recovery_times = 3;
+	cfg.dcqcn.clamp_target_rate = true;
+	for (uint64_t seed = 10; seed <= 12; seed++)
+		reference_run(40000000000ull, seed, 300);
+	/* Update 1 coincides with check 1; t_inc < t_dec; g = 1/2; odd line. */
+	cfg_hpcc();
+	cfg.dcqcn.g = 0.5;
+	cfg.dcqcn.t_alpha = 4 * US + 1 * NS;
+	cfg.dcqcn.t_inc = 2 * US;
+	cfg.dcqcn.rate_on_first_cnp = 0.7;
+	cfg.dcqcn.min_rate_bps = 5000000000ull;
+	for (uint64_t seed = 20; seed <= 22; seed++)
+		reference_run(25000000001ull, seed, 300);
+	/* F = 0, t_dec = t_alpha, g tiny (α barely moves). */
+	cfg_hpcc();
+	cfg.dcqcn.g = 1e-6;
+	cfg.dcqcn.t_dec = 1 * US;
+	cfg.dcqcn.t_inc = 3 * US;
+	cfg.dcqcn.fast_recovery_times = 0;
+	reference_run(G100, 30, 300);
+	/* Nanosecond periods, so that the α, decrease and increase grids meet
+	 * often: check first at ties with α (t_alpha < t_dec), increase first
+	 * (t_inc > t_dec); then α first (t_alpha > t_dec), check first
+	 * (t_inc = t_dec); then t_alpha = t_dec = 1 ns, where they meet at
+	 * every check. */
+	static const simtime_t tiny[][3] = { { 3, 5, 20 }, { 7, 5, 5 }, { 1, 1, 3 }, { 2, 5, 4 } };
+	for (int i = 0; i < 4; i++) {
+		cfg_hpcc();
+		cfg.dcqcn.g = 1.0 / 8;
+		cfg.dcqcn.t_alpha = tiny[i][0] * NS;
+		cfg.dcqcn.t_dec = tiny[i][1] * NS;
+		cfg.dcqcn.t_inc = tiny[i][2] * NS;
+		cfg.dcqcn.fast_recovery_times = 2;
+		cfg.dcqcn.rai_bps = 500000000;
+		cfg.dcqcn.rhai_bps = 5000000000ull;
+		for (uint64_t seed = 40; seed <= 42; seed++)
+			reference_run(G100, seed + 10 * (uint64_t)i, 400);
+	}
+	CU_ASSERT(n_compared > 3000);
+}
+
+/* Random calls of every kind, both variants: next_timer() always lies
+ * after the latest `now`, and the rate stays in [1, line]. */
+static void test_next_timer_not_in_past(void)
+{
+	for (int v = 0; v < 2; v++) {
+		v ? cfg_paper() : cfg_hpcc();
+		cfg.dcqcn.byte_counter_off = false;
+		cfg.dcqcn.byte_counter_b = 100000;
+		cfg.dcqcn.t_inc = 20 * US;
+		start(G100);
+		rng_state = 99 + v;
+		simtime_t now = 0;
+		for (int i = 0; i < 20000; i++) {
+			simtime_t nt = ops->next_timer(&st);
+			uint64_t u = rnd();
+			if (nt != SIMTIME_NEVER && u % 3 == 0) {
+				now = nt;
+				ops->on_timer(&st, now);
+			} else {
+				simtime_t step = (simtime_t)(rnd() % (u & 1 ? 50 * US : 2 * US));
+				if (nt != SIMTIME_NEVER && now + step > nt)
+					step = nt - now;       /* a NIC never passes its timer */
+				now += step;
+				if (u % 5 == 1)
+					ops->on_cnp(&st, now);
+				else
+					ops->on_sent(&st, 1100, now);
+			}
+			nt = ops->next_timer(&st);
+			CU_ASSERT_FATAL(nt > now);
+			CU_ASSERT_FATAL(ops->rate_bps(&st) >= 1 && ops->rate_bps(&st) <= G100);
+			CU_ASSERT_FATAL(st.target_bps <= G100);
+		}
+	}
+}
+
+TEST_MAIN("dcqcn",
+	  { "registry", test_registry },
+	  { "default rai/rhai scale with the line rate", test_default_increments },
+	  { "hpcc: one CNP, decrease at 4us+1ns, 36 steps back", test_hpcc_single_cnp },
+	  { "hpcc: fast recovery, additive, hyper", test_hpcc_stages },
+	  { "hpcc: clamp_target_rate", test_hpcc_clamp },
+	  { "hpcc: rate_on_first_cnp", test_hpcc_rate_on_first_cnp },
+	  { "min_rate floor", test_min_rate },
+	  { "paper: timer-only increases", test_paper_timer_only },
+	  { "paper: byte counter, hyper only when both exceed F", test_paper_byte_counter },
+	  { "paper: back to line exactly, then no timer", test_paper_recovers_to_line },
+	  { "hpcc: lazy timers equal ns-3's eager events", test_hpcc_lazy_equals_eager },
+	  { "next_timer never in the past", test_next_timer_not_in_past })
