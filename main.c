@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 			print_summary(&rep);
 		if (!cli.check && rep.flows_done < rep.flows_posted && !interrupted &&
 		    cfg.simulation.stop == SIMTIME_NEVER)
-			warnx_sim("%llu flows did not finish (%llu data packets dropped; loss recovery is not modelled yet)",
+			warnx_sim("%llu flows did not finish (%llu data packets dropped)",
 				  (unsigned long long)(rep.flows_posted - rep.flows_done),
 				  (unsigned long long)rep.packets_dropped);
 	}

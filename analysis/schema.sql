@@ -38,8 +38,8 @@ CREATE TABLE IF NOT EXISTS run (
 	sim_end_ps        INTEGER,               -- simulated time when the run ended, ps
 	events            INTEGER,               -- events executed
 	packets_sent      INTEGER,               -- data packets NICs put on the wire (retransmissions included)
-	packets_delivered INTEGER,               -- data packets receiving NICs accepted in order
-	packets_dropped   INTEGER,               -- data packets lost: switch buffer overflow, or discarded by a receiver as out of order
+	packets_delivered INTEGER,               -- data packets that reached their receiving NIC (duplicates and out-of-order ones included)
+	packets_dropped   INTEGER,               -- data packets lost in the network (switch buffer); sent = delivered + dropped once drained
 	                                         -- (sent = delivered + dropped + in flight when the run ended)
 	status            TEXT NOT NULL          -- running | complete | interrupted | deadlock | stalled | failed
 );
@@ -78,9 +78,9 @@ CREATE TABLE IF NOT EXISTS flow (
 	dst           TEXT NOT NULL,     -- receiving node name
 	src_gpu       TEXT,              -- sending GPU ('host3.gpu5'); NULL when not a GPU's traffic
 	dst_gpu       TEXT,              -- receiving GPU; NULL when not a GPU's traffic
-	qpn           INTEGER,           -- queue pair number at the sender
-	sport         INTEGER,           -- UDP source port (the ECMP entropy)
-	priority      INTEGER,           -- traffic class / PFC priority 0-7
+	qpn           INTEGER,           -- queue pair number at the sender; NULL on NVLink
+	sport         INTEGER,           -- UDP source port (the ECMP entropy); NULL on NVLink
+	priority      INTEGER,           -- traffic class / PFC priority 0-7; NULL on NVLink
 	size_bytes    INTEGER NOT NULL,  -- message payload, bytes
 	start_ps      INTEGER NOT NULL,  -- when the message was posted, ps
 	end_ps        INTEGER,           -- sender saw its last byte acknowledged (send completion), ps; NULL if unfinished
@@ -88,8 +88,8 @@ CREATE TABLE IF NOT EXISTS flow (
 	fct_ps        INTEGER,           -- end_ps - start_ps; NULL if unfinished
 	ideal_fct_ps  INTEGER,           -- FCT of the same message alone on the idle fabric, ACK return included, ps
 	slowdown      REAL,              -- fct_ps / ideal_fct_ps (>= 1 up to rounding); NULL if unfinished
-	packets       INTEGER,           -- data packets sent, retransmissions included
-	retx_packets  INTEGER,           -- data packets retransmitted
+	packets       INTEGER,           -- data packets of the message (MTU segments); NULL on NVLink
+	retx_packets  INTEGER,           -- data packets sent again (go-back-N, selective repeat or timeout)
 	ecn_marked    INTEGER,           -- data packets that arrived CE-marked
 	cnp_received  INTEGER,           -- CNPs the sender received for this flow
 	source        TEXT,              -- the scenario section that made it ('job.moe', 'traffic.ws')

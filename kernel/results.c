@@ -155,6 +155,7 @@ static void finalize_all(struct results *r)
 		r->tables = t->next;
 		sqlite3_finalize(t->st);
 		free(t->name);
+		free(t->columns);
 		free(t);
 	}
 	r->flow = r->node = r->link = r->port = r->pfc = NULL;

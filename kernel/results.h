@@ -33,6 +33,8 @@ struct flow_record {
 	uint64_t flow_id;
 	const char *src, *dst;            /* node names */
 	const char *src_gpu, *dst_gpu;    /* NULL when not a GPU's traffic */
+	bool no_qp;                       /* not carried by a queue pair (NVLink): qpn, sport,
+					   * priority and packets are NULL */
 	uint32_t qpn;
 	uint16_t sport;
 	int priority;
@@ -80,7 +82,8 @@ void results_flow(struct results *r, const struct flow_record *f);
 void results_port_stats(struct results *r, const struct port_stats_record *p);
 /* Generic prepared insert for tables later models fill (pfc_pause, samples...).
  * results_table prepares "INSERT INTO table (run_id, columns) VALUES (...)"
- * once (run_id is bound for you) and returns a handle owned by r, or NULL with
+ * once (run_id is bound for you; asking again for the same table and columns
+ * returns the same handle) and returns a handle owned by r, or NULL with
  * a message when the table or a column does not exist. results_row binds one
  * value per column from the varargs, one type letter each:
  *   's' const char *  (NULL -> NULL)       'i' int

@@ -21,6 +21,7 @@ struct results_table {
 	sqlite3_stmt *st;            /* INSERT INTO table (run_id, columns...) */
 	int ncols;                   /* columns besides run_id */
 	char *name;                  /* table name, for messages */
+	char *columns;               /* as given: a second request reuses the statement */
 	struct results_table *next;  /* r->tables list, finalised at close */
 };
 

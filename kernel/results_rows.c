@@ -87,9 +87,15 @@ void results_flow(struct results *r, const struct flow_record *f)
 	bind_text(st, i++, f->dst);
 	bind_text(st, i++, f->src_gpu);
 	bind_text(st, i++, f->dst_gpu);
-	sqlite3_bind_int64(st, i++, f->qpn);
-	sqlite3_bind_int(st, i++, f->sport);
-	sqlite3_bind_int(st, i++, f->priority);
+	if (f->no_qp) {
+		sqlite3_bind_null(st, i++);
+		sqlite3_bind_null(st, i++);
+		sqlite3_bind_null(st, i++);
+	} else {
+		sqlite3_bind_int64(st, i++, f->qpn);
+		sqlite3_bind_int(st, i++, f->sport);
+		sqlite3_bind_int(st, i++, f->priority);
+	}
 	bind_u64(st, i++, f->size_bytes);
 	sqlite3_bind_int64(st, i++, f->start_ps);
 	bind_time(st, i++, f->end_ps);
@@ -102,7 +108,10 @@ void results_flow(struct results *r, const struct flow_record *f)
 		sqlite3_bind_double(st, i++, (double)fct / (double)f->ideal_fct_ps);
 	else
 		sqlite3_bind_null(st, i++);
-	bind_u64(st, i++, f->packets);
+	if (f->no_qp)
+		sqlite3_bind_null(st, i++);
+	else
+		bind_u64(st, i++, f->packets);
 	bind_u64(st, i++, f->retx_packets);
 	bind_u64(st, i++, f->ecn_marked);
 	bind_u64(st, i++, f->cnp_received);
@@ -123,13 +132,16 @@ void results_port_stats(struct results *r, const struct port_stats_record *p)
 
 struct results_table *results_table(struct results *r, const char *table, const char *columns)
 {
+	for (struct results_table *t = r->tables; t; t = t->next)
+		if (!strcmp(t->name, table) && !strcmp(t->columns, columns))
+			return t;
 	int ncols = 1;
 	for (const char *c = columns; *c; c++)
 		ncols += *c == ',';
 	struct results_table *t = calloc(1, sizeof *t);
 	char *values = malloc((size_t)ncols * 3 + 1);
 	char *sql = NULL;
-	if (!t || !values || !(t->name = strdup(table))) {
+	if (!t || !values || !(t->name = strdup(table)) || !(t->columns = strdup(columns))) {
 		results_report(r, table, strerror(ENOMEM));
 		goto fail;
 	}
@@ -159,6 +171,7 @@ fail:
 	free(values);
 	if (t) {
 		free(t->name);
+		free(t->columns);
 		free(t);
 	}
 	return NULL;

@@ -71,6 +71,14 @@ int sim_run(struct sim *sim)
 		evq_pop(&sim->q, &ev);
 		sim->now = ev.t;
 		ev.fn(sim, ev.obj, ev.arg);
+		if (__builtin_expect(sim->poll_now, 0)) {
+			sim->poll_now = false;
+			if (sim->done && sim->done(sim, sim->done_ctx)) {
+				++sim->events;
+				sim->stopped = SIM_DONE;
+				goto out;
+			}
+		}
 		if (++sim->events >= next_poll) {
 			next_poll = sim->events + SIM_POLL_EVERY;
 			if (sim_should_stop(sim))

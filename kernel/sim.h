@@ -47,10 +47,12 @@ struct sim {
 	/* Set by models: return true when the run can end (all finite work done). */
 	bool (*done)(struct sim *sim, void *ctx);
 	void *done_ctx;
+	bool poll_now;              /* set by a model whose work may just have finished:
+				     * done() is asked after this event, not at the next poll */
 	/* Counters every model updates, reported in the run row. */
 	uint64_t packets_sent;      /* data packets put on the wire by NICs (incl. retransmissions) */
-	uint64_t packets_delivered; /* data packets accepted by receiving NICs */
-	uint64_t packets_dropped;   /* data packets dropped anywhere */
+	uint64_t packets_delivered; /* data packets that reached their receiving NIC */
+	uint64_t packets_dropped;   /* data packets dropped in the network */
 	uint64_t packet_hops;       /* frames put on any link (data and control) */
 };
 

@@ -9,6 +9,7 @@
 #ifndef ROCESIM_FLOW_H
 #define ROCESIM_FLOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "simtime.h"
 
@@ -22,14 +23,14 @@ struct qp;
 typedef void (*flow_done_fn)(struct sim *sim, struct flow *f, void *ctx);
 
 struct flow {
-	struct flow *next;         /* QP message queue link */
+	struct flow *next;         /* QP message list link (posting order) */
 	uint64_t id;               /* flow_id: order of posting, from 1 */
 	struct qp *qp;             /* sending QP */
 	int32_t src, dst;          /* host ids */
 	uint64_t size_b;
-	uint32_t first_psn, last_psn; /* PSN range (unwrapped, 32-bit) */
+	uint32_t first_psn, last_psn; /* PSN range (unwrapped, 32-bit), once psn_valid */
 	uint32_t n_pkts;
-	uint64_t sent_b;           /* bytes segmented so far */
+	bool psn_valid;            /* its first packet was sent: first/last_psn are set */
 	simtime_t start;           /* posted */
 	simtime_t recv_end;        /* last byte reached the receiver, -1 until then */
 	simtime_t end;             /* last byte acknowledged, -1 until then */

@@ -1,42 +1,30 @@
 /*
- * nic.c — RoCE NIC: RC queue pairs, segmentation, round-robin QP scheduling,
- * acknowledgement (see nic.h).
+ * nic.c — RoCE NIC: queue-pair table, the QP scheduler with congestion
+ * control pacing, and the packet I/O of its port (see nic.h; the protocol
+ * of one QP is qp.c).
  *
- * Invariants: a flow is in exactly one list of its QP — the send queue
- * (sq_head.., the head being segmented) or the in-flight list (fully
- * segmented, waiting for its last ACK); a QP is in the NIC's round-robin
- * ring iff its send queue is non-empty. PSNs are kept as unwrapped 32-bit
- * counters here; the wire's 24-bit wrap matters only to the pcap writer.
+ * Scheduler: QPs that have a packet to send and whose pacing allows it now
+ * form a round-robin ring; the port pulls one packet at a time when its
+ * link is free and no PFC pause holds the data class. A QP whose
+ * congestion control rate makes it wait past the port's next pull goes to a
+ * min-heap on its next send time, with one pending event for the heap's
+ * head. With cc = none every QP stays in the ring: the NIC sends at line
+ * rate. Congestion-control timers and retransmission timeouts keep at most
+ * one pending event per QP each (deadlines move without re-scheduling).
  */
 #include <stdlib.h>
 #include <string.h>
+#include "cc.h"
 #include "config.h"
 #include "ideal.h"
 #include "log.h"
 #include "nic.h"
 #include "port.h"
+#include "qp.h"
 #include "results.h"
 #include "switch.h"
 #include "world.h"
 #include "xalloc.h"
-
-#define QPN_BASE 0x100u   /* first QPN a NIC hands out (low numbers are reserved in IB) */
-
-struct qp {
-	uint32_t qpn, dqpn;        /* local and remote QP numbers */
-	int32_t peer;              /* remote host id */
-	uint16_t sport;            /* UDP source port (ECMP entropy) */
-	uint8_t prio;
-	/* requester side */
-	struct flow *sq_head, *sq_tail;   /* messages not fully segmented */
-	struct flow *inf_head, *inf_tail; /* segmented, awaiting their last ACK */
-	uint32_t snd_nxt;          /* next PSN to send */
-	struct qp *rr_next;        /* round-robin ring link */
-	/* responder side */
-	uint32_t rcv_nxt;          /* next PSN expected */
-	uint32_t rx_since_ack;     /* packets accepted since the last ACK */
-	uint64_t pair_posts;       /* first QP of a pair: messages posted to the peer */
-};
 
 struct qp_slot { uint64_t key; struct qp *qp; };  /* key 0 = empty */
 
@@ -46,12 +34,20 @@ struct nic {
 	struct port *port;         /* host port `index` */
 	int ep;                    /* endpoint id (world.h) */
 	int mtu;
+	const struct cc_ops *cc;   /* NULL: cc = none */
 	struct qp **qps;           /* by qpn - QPN_BASE */
 	uint32_t n_qps, cap_qps;
 	struct qp_slot *map;       /* (peer, index) -> requester QP, open addressing */
 	uint32_t map_cap, map_n;
-	struct qp *rr_tail;        /* ring of QPs with data; rr_tail->rr_next is next to send */
+	struct qp *rr_tail;        /* ring of ready QPs; rr_tail->rr_next sends next */
+	struct qp **heap;          /* QPs waiting for their pacing time */
+	uint32_t n_heap, cap_heap;
+	simtime_t pace_at;         /* when the pending pacing event fires */
+	bool pace_pending;
 };
+
+struct world *nic_world(const struct nic *n) { return n->w; }
+int nic_mtu(const struct nic *n) { return n->mtu; }
 
 /* Linux rdma_calc_flow_label + rdma_flow_label_to_udp_sport (REFERENCE.md). */
 static uint16_t roce_sport(uint32_t lqpn, uint32_t rqpn)
@@ -72,8 +68,10 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->ep = ep;
 	n->port = &host->ports[port];
 	n->mtu = w->cfg->nic.mtu;
+	n->cc = cc_lookup(w->cfg->nic.cc);
 	n->port->pull = nic_pull;
 	n->port->pull_ctx = n;
+	n->port->pull_prio = (uint8_t)w->cfg->nic.priority;
 	return n;
 }
 
@@ -83,11 +81,14 @@ void nic_destroy(struct nic *n)
 		return;
 	/* Flows live in the world's pool and are released with it. */
 	for (uint32_t i = 0; i < n->n_qps; i++)
-		free(n->qps[i]);
+		qp_free(n->qps[i]);
 	free(n->qps);
 	free(n->map);
+	free(n->heap);
 	free(n);
 }
+
+/* ---- QP table ---- */
 
 static struct qp *qp_new(struct nic *n, int peer)
 {
@@ -96,10 +97,15 @@ static struct qp *qp_new(struct nic *n, int peer)
 		n->qps = xrealloc(n->qps, cap * sizeof *n->qps);
 		n->cap_qps = cap;
 	}
+	const struct config *cfg = n->w->cfg;
 	struct qp *q = xcalloc(1, sizeof *q);
+	q->elem = &n->host->elem;
+	q->nic = n;
 	q->qpn = QPN_BASE + n->n_qps;
 	q->peer = peer;
-	q->prio = (uint8_t)n->w->cfg->nic.priority;
+	q->prio = (uint8_t)cfg->nic.priority;
+	q->sr = cfg->nic.loss_recovery == LR_SR;
+	q->last_cnp = -1;
 	n->qps[n->n_qps++] = q;
 	return q;
 }
@@ -140,6 +146,10 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t
 		req->dqpn = rsp->qpn;
 		rsp->dqpn = req->qpn;
 		req->sport = rsp->sport = roce_sport(req->qpn, rsp->qpn);
+		if (n->cc) {
+			req->cc = xcalloc(1, n->cc->state_b);
+			n->cc->init(req->cc, w->cfg, n->port->rate_bps, w->sim->now);
+		}
 		*slot = req;
 	}
 	return *slot;
@@ -156,7 +166,9 @@ static struct qp *qp_for(struct world *w, struct nic *n, int peer)
 	return idx ? qp_slot_get(w, n, peer, idx) : first;
 }
 
-static void rr_add(struct nic *n, struct qp *q)
+/* ---- Scheduler: ready ring and pacing heap ---- */
+
+static void ring_add(struct nic *n, struct qp *q)
 {
 	if (!n->rr_tail) {
 		q->rr_next = q;
@@ -165,7 +177,168 @@ static void rr_add(struct nic *n, struct qp *q)
 		n->rr_tail->rr_next = q;
 	}
 	n->rr_tail = q;
+	q->in_ring = true;
 }
+
+/* Removes the ring's head (rr_tail->rr_next). */
+static void ring_pop(struct nic *n)
+{
+	struct qp *q = n->rr_tail->rr_next;
+	if (q == n->rr_tail)
+		n->rr_tail = NULL;
+	else
+		n->rr_tail->rr_next = q->rr_next;
+	q->in_ring = false;
+}
+
+static bool heap_less(const struct qp *a, const struct qp *b)
+{
+	return a->next_send < b->next_send || (a->next_send == b->next_send && a->qpn < b->qpn);
+}
+
+static void heap_set(struct nic *n, uint32_t i, struct qp *q)
+{
+	n->heap[i] = q;
+	q->heap_idx = i;
+}
+
+static void heap_push(struct nic *n, struct qp *q)
+{
+	if (n->n_heap == n->cap_heap) {
+		n->cap_heap = n->cap_heap ? 2 * n->cap_heap : 16;
+		n->heap = xrealloc(n->heap, n->cap_heap * sizeof *n->heap);
+	}
+	uint32_t i = n->n_heap++;
+	while (i && heap_less(q, n->heap[(i - 1) / 2])) {
+		heap_set(n, i, n->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(n, i, q);
+	q->in_heap = true;
+}
+
+static struct qp *heap_pop(struct nic *n)
+{
+	struct qp *top = n->heap[0], *last = n->heap[--n->n_heap];
+	uint32_t i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n->n_heap)
+			break;
+		if (c + 1 < n->n_heap && heap_less(n->heap[c + 1], n->heap[c]))
+			c++;
+		if (!heap_less(n->heap[c], last))
+			break;
+		heap_set(n, i, n->heap[c]);
+		i = c;
+	}
+	if (n->n_heap)
+		heap_set(n, i, last);
+	top->in_heap = false;
+	return top;
+}
+
+static void pace_fire(struct sim *sim, void *obj, uintptr_t arg);
+
+static void pace_schedule(struct sim *sim, struct nic *n)
+{
+	if (!n->n_heap)
+		return;
+	simtime_t t = n->heap[0]->next_send;
+	if (n->pace_pending && n->pace_at <= t)
+		return;
+	n->pace_pending = true;
+	n->pace_at = t;
+	sched_at(sim, t, &n->host->elem, pace_fire, n, 0);
+}
+
+static void make_ready(struct sim *sim, struct nic *n, struct qp *q)
+{
+	ring_add(n, q);
+	n->port->pull_more = true;
+	port_kick(sim, n->port);
+}
+
+static void pace_fire(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct nic *n = obj;
+	(void)arg;
+	if (!n->pace_pending || sim->now != n->pace_at)
+		return; /* superseded by an earlier one */
+	n->pace_pending = false;
+	while (n->n_heap && n->heap[0]->next_send <= sim->now) {
+		struct qp *q = heap_pop(n);
+		if (qp_has_data(q))
+			make_ready(sim, n, q);
+	}
+	pace_schedule(sim, n);
+}
+
+void nic_qp_wake(struct sim *sim, struct nic *n, struct qp *q)
+{
+	if (q->in_ring || q->in_heap || !qp_has_data(q))
+		return;
+	if (q->next_send > sim->now) {
+		heap_push(n, q);
+		pace_schedule(sim, n);
+	} else {
+		make_ready(sim, n, q);
+	}
+}
+
+/* ---- Congestion control and timeouts ---- */
+
+static void cc_fire(struct sim *sim, void *obj, uintptr_t arg);
+
+static void cc_rearm(struct sim *sim, struct qp *q)
+{
+	simtime_t t = q->nic->cc->next_timer(q->cc);
+	if (t == SIMTIME_NEVER || (q->cc_pending && q->cc_at <= t))
+		return;
+	if (t < sim->now)
+		t = sim->now;
+	q->cc_pending = true;
+	q->cc_at = t;
+	sched_at(sim, t, q->elem, cc_fire, q, 0);
+}
+
+static void cc_fire(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct qp *q = obj;
+	(void)arg;
+	if (!q->cc_pending || sim->now != q->cc_at)
+		return;
+	q->cc_pending = false;
+	q->nic->cc->on_timer(q->cc, sim->now);
+	cc_rearm(sim, q);
+}
+
+static void rto_fire(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct qp *q = obj;
+	(void)arg;
+	q->rto_pending = false;
+	if (q->snd_una == q->snd_max)
+		return; /* nothing outstanding */
+	if (sim->now < q->rto_at) { /* progress moved the deadline */
+		q->rto_pending = true;
+		sched_at(sim, q->rto_at, q->elem, rto_fire, q, 0);
+		return;
+	}
+	qp_timeout(sim, q);
+	nic_rto_arm(sim, q);
+}
+
+void nic_rto_arm(struct sim *sim, struct qp *q)
+{
+	if (q->rto_pending)
+		return;
+	q->rto_at = sim->now + q->nic->w->cfg->nic.rto;
+	q->rto_pending = true;
+	sched_at(sim, q->rto_at, q->elem, rto_fire, q, 0);
+}
+
+/* ---- Paths and ideal times ---- */
 
 /* Hops of the path a packet of this QP takes from src to dst (ECMP included). */
 static int path_hops(struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
@@ -195,6 +368,8 @@ static simtime_t flow_ideal(struct world *w, const struct flow *f, uint16_t spor
 	return ideal_delivery_ps(fwd, nf, f->size_b, w->cfg->nic.mtu) + ideal_ack_ps(rev, nr);
 }
 
+/* ---- Posting, sending, receiving ---- */
+
 struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 		      const char *source, const char *parallelism)
 {
@@ -212,91 +387,66 @@ struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 	f->n_pkts = ideal_packets(size_b, n->mtu);
 	f->ideal = flow_ideal(w, f, q->sport);
 	w->flows_posted++;
-	bool was_idle = q->sq_head == NULL;
-	if (q->sq_tail)
-		q->sq_tail->next = f;
-	else
-		q->sq_head = f;
-	q->sq_tail = f;
-	if (was_idle) {
-		rr_add(n, q);
-		n->port->pull_more = true;
-		port_kick(sim, n->port);
-	}
+	qp_post(q, f);
+	nic_qp_wake(sim, n, q);
 	return f;
 }
 
 struct packet *nic_pull(struct sim *sim, void *ctx)
 {
 	struct nic *n = ctx;
-	if (!n->rr_tail)
-		return NULL;
-	struct qp *q = n->rr_tail->rr_next;
-	struct flow *f = q->sq_head;
-	struct packet *p = pool_get(&n->w->pkt_pool);
-	bool first = f->sent_b == 0;
-	uint64_t left = f->size_b - f->sent_b;
-	uint32_t payload = left < (uint64_t)n->mtu ? (uint32_t)left : (uint32_t)n->mtu;
-	bool last = payload == left;
-	if (first)
-		f->first_psn = q->snd_nxt;
-	*p = (struct packet){ .flow = f, .psn = q->snd_nxt++, .dqpn = q->dqpn, .src = f->src,
-			      .dst = f->dst, .sport = q->sport, .payload_b = (uint16_t)payload,
-			      .type = PKT_DATA, .prio = q->prio, .ttl = 64,
-			      .flags = (uint8_t)(PKT_F_ECT | (first ? PKT_F_FIRST : 0) |
-						 (last ? PKT_F_LAST | PKT_F_ACKREQ : 0)) };
-	p->opcode = first ? (last ? OP_WRITE_ONLY : OP_WRITE_FIRST) : (last ? OP_WRITE_LAST : OP_WRITE_MIDDLE);
-	p->frame_b = (uint16_t)(PKT_ROCE_OVERHEAD_B + payload + (first ? PKT_RETH_B : 0));
-	f->sent_b += payload;
-	sim->packets_sent++;
-	if (last) {
-		f->last_psn = p->psn;
-		q->sq_head = f->next;
-		if (!q->sq_head)
-			q->sq_tail = NULL;
-		f->next = NULL;
-		if (q->inf_tail)
-			q->inf_tail->next = f;
-		else
-			q->inf_head = f;
-		q->inf_tail = f;
+	while (n->rr_tail) {
+		struct qp *q = n->rr_tail->rr_next;
+		struct packet *p = qp_next_packet(sim, q);
+		if (!p) {
+			ring_pop(n);
+			continue;
+		}
+		uint32_t wire = p->frame_b + PKT_WIRE_EXTRA_B;
+		bool wait = false;
+		if (n->cc) {
+			n->cc->on_sent(q->cc, wire, sim->now);
+			cc_rearm(sim, q);
+			q->next_send = sim->now + simtime_serialize(wire, n->cc->rate_bps(q->cc));
+			wait = q->next_send > sim->now + port_ser_ps(n->port, wire);
+		}
+		if (!qp_has_data(q)) {
+			ring_pop(n);
+		} else if (wait) {
+			ring_pop(n);
+			heap_push(n, q);
+			pace_schedule(sim, n);
+		} else {
+			n->rr_tail = q; /* round robin: to the back of the ring */
+		}
+		n->port->pull_more = n->rr_tail != NULL;
+		return p;
 	}
-	/* Round robin: this QP goes to the back of the ring, or leaves it when drained. */
-	if (q->sq_head) {
-		n->rr_tail = q;
-	} else if (q->rr_next == q) {
-		n->rr_tail = NULL;
-		n->port->pull_more = false;
-	} else {
-		n->rr_tail->rr_next = q->rr_next;
-	}
-	return p;
+	n->port->pull_more = false;
+	return NULL;
 }
 
-static void nic_send_ack(struct sim *sim, struct nic *n, struct qp *q, uint32_t psn)
+void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux)
 {
 	struct packet *a = pool_get(&n->w->pkt_pool);
-	*a = (struct packet){ .psn = psn, .dqpn = q->dqpn, .src = n->ep, .dst = q->peer,
-			      .sport = q->sport, .frame_b = PKT_ACK_FRAME_B, .type = PKT_ACK,
-			      .opcode = OP_ACK, .prio = PORT_CTRL_PRIO, .ttl = 64 };
+	bool cnp = type == PKT_CNP;
+	*a = (struct packet){ .psn = psn, .aux = aux, .dqpn = q->dqpn, .src = n->ep, .dst = q->peer,
+			      .sport = q->sport, .frame_b = cnp ? PKT_CNP_FRAME_B : PKT_ACK_FRAME_B,
+			      .type = (uint8_t)type, .opcode = cnp ? OP_CNP : OP_ACK,
+			      .prio = PORT_CTRL_PRIO, .ttl = 64 };
 	port_enqueue(sim, n->port, a);
 }
 
-static void nic_complete(struct sim *sim, struct nic *n, struct qp *q, uint32_t acked)
+void nic_flow_done(struct sim *sim, struct nic *n, struct flow *f)
 {
 	struct world *w = n->w;
-	while (q->inf_head && q->inf_head->last_psn <= acked) {
-		struct flow *f = q->inf_head;
-		q->inf_head = f->next;
-		if (!q->inf_head)
-			q->inf_tail = NULL;
-		f->end = sim->now;
-		w->flows_done++;
-		if (f->on_done)
-			f->on_done(sim, f, f->on_done_ctx);
-		nic_write_flow(w, f);
-		pool_put(&w->flow_pool, f);
-	}
+	f->end = sim->now;
+	if (++w->flows_done == w->flows_posted)
+		sim->poll_now = true;
+	if (f->on_done)
+		f->on_done(sim, f, f->on_done_ctx);
+	nic_write_flow(w, f);
+	pool_put(&w->flow_pool, f);
 }
 
 void nic_receive(struct sim *sim, struct node *host, struct port *in, struct packet *p)
@@ -304,6 +454,11 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 	struct nic *n = in->pull_ctx;
 	(void)host;
 	struct world *w = n->w;
+	if (p->type == PKT_PFC) {
+		port_pfc_receive(sim, in, p);
+		pool_put(&w->pkt_pool, p);
+		return;
+	}
 	SIM_DEBUG_ASSERT(sim, &n->host->elem, p->dst == n->ep, "frame for endpoint %d at endpoint %d",
 			 p->dst, n->ep);
 	SIM_ASSERT(sim, &n->host->elem, p->dqpn >= QPN_BASE && p->dqpn - QPN_BASE < n->n_qps,
@@ -311,26 +466,19 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 	struct qp *q = n->qps[p->dqpn - QPN_BASE];
 	switch (p->type) {
 	case PKT_DATA:
-		if (p->psn == q->rcv_nxt) {
-			q->rcv_nxt++;
-			sim->packets_delivered++;
-			if (p->flags & PKT_F_LAST) {
-				p->flow->recv_end = sim->now;
-				if (p->flow->on_recv)
-					p->flow->on_recv(sim, p->flow, p->flow->on_recv_ctx);
-			}
-			if (++q->rx_since_ack >= (uint32_t)w->cfg->nic.ack_every || (p->flags & PKT_F_LAST)) {
-				q->rx_since_ack = 0;
-				nic_send_ack(sim, n, q, p->psn);
-			}
-		} else if (p->psn < q->rcv_nxt) {
-			nic_send_ack(sim, n, q, q->rcv_nxt - 1); /* duplicate: re-acknowledge */
-		} else {
-			sim->packets_dropped++; /* a gap: recovery comes with go-back-N (issue 3) */
-		}
+		qp_on_data(sim, q, p);
 		break;
 	case PKT_ACK:
-		nic_complete(sim, n, q, p->psn);
+	case PKT_NAK:
+		qp_on_ack(sim, q, p);
+		break;
+	case PKT_CNP:
+		if (q->head)
+			q->head->cnp_received++;
+		if (n->cc) {
+			n->cc->on_cnp(q->cc, sim->now);
+			cc_rearm(sim, q);
+		}
 		break;
 	default:
 		break;
@@ -361,10 +509,7 @@ void nic_write_flow(struct world *w, const struct flow *f)
 
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx)
 {
-	for (uint32_t i = 0; i < n->n_qps; i++) {
-		for (struct flow *f = n->qps[i]->inf_head; f; f = f->next)
+	for (uint32_t i = 0; i < n->n_qps; i++)
+		for (struct flow *f = n->qps[i]->head; f; f = f->next)
 			fn(f, ctx);
-		for (struct flow *f = n->qps[i]->sq_head; f; f = f->next)
-			fn(f, ctx);
-	}
 }

@@ -1,14 +1,13 @@
 /*
- * nic.h — a host's RoCE NIC: RC queue pairs, segmentation, the QP scheduler
- * and the receive side that acknowledges.
+ * nic.h — a host's RoCE NIC: the queue pairs of one host port, the QP
+ * scheduler and the packet I/O of that port.
  *
  * A message (struct flow) posted to a QP is segmented into MTU packets
  * (RDMA WRITE first/middle/last/only) when the host port is ready to send:
  * the port pulls packets from the NIC, which round-robins over QPs that have
- * data, so no data waits in a port queue and the NIC emits at line rate.
- * The receiver acknowledges every ack_every packets and always the last
- * packet of a message; the sender completes a message when its last PSN is
- * acknowledged. (Congestion control and loss recovery: issue 3.)
+ * a packet and whose congestion control lets them send now, so no data
+ * waits in a port queue. The protocol of one QP (PSNs, ACK/NAK, go-back-N
+ * or selective repeat, timeouts, CNPs) is qp.h; congestion control is cc.h.
  */
 #ifndef ROCESIM_NIC_H
 #define ROCESIM_NIC_H

@@ -24,13 +24,17 @@
 #define PKT_WIRE_EXTRA_B 20   /* preamble 8 + inter-frame gap 12 */
 #define PKT_ROCE_OVERHEAD_B (PKT_ETH_B + PKT_IPV4_B + PKT_UDP_B + PKT_BTH_B + PKT_ICRC_B + PKT_FCS_B)
 #define PKT_ACK_FRAME_B (PKT_ROCE_OVERHEAD_B + PKT_AETH_B)
+#define PKT_CNP_FRAME_B (PKT_ROCE_OVERHEAD_B + 16)   /* BTH + 16 reserved bytes (REFERENCE.md) */
+#define PKT_PFC_FRAME_B 64    /* 802.1Qbb: 60 B padded MAC control frame + FCS */
+#define PFC_QUANTUM_BITS 512  /* one pause quantum: 512 bit times at the link's rate */
+#define PFC_MAX_QUANTA 0xFFFFu
 
 enum pkt_type { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PFC };
 
 /* BTH opcodes (RC RDMA WRITE, as NCCL uses; REFERENCE.md). */
 enum pkt_opcode {
 	OP_WRITE_FIRST = 0x06, OP_WRITE_MIDDLE = 0x07, OP_WRITE_LAST = 0x08, OP_WRITE_ONLY = 0x0A,
-	OP_ACK = 0x11, OP_CNP = 0x81,
+	OP_ACK = 0x11, OP_CNP = 0x81, OP_PFC = 0x01,  /* PFC: MAC control opcode 0x0101 */
 };
 
 enum pkt_flags {
@@ -49,6 +53,8 @@ struct packet {
 	struct flow *flow;      /* data: the message it belongs to (sender's record) */
 	uint32_t psn;           /* data: its PSN; ACK/NAK: cumulative PSN acknowledged */
 	uint32_t dqpn;          /* destination QP number */
+	uint32_t aux;           /* PFC: class-enable vector << 16 | pause quanta;
+				 * SR SACK (NAK with selective repeat): the PSN received out of order */
 	int32_t src, dst;       /* host ids (node ids of hosts) */
 	uint16_t sport;         /* UDP source port: ECMP entropy */
 	uint16_t frame_b;       /* frame bytes incl. headers, ICRC, FCS */

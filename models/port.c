@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "log.h"
 #include "port.h"
+#include "results.h"
 #include "world.h"
 
 static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg);
@@ -71,13 +72,39 @@ static struct packet *dwrr_pick(struct port *p)
 	return NULL;
 }
 
+/* A PFC frame for the classes pending: XOFF ones first (the peer must stop
+ * before it learns of any resume). */
+static struct packet *pfc_frame(struct port *p)
+{
+	struct world *w = p->node->w;
+	struct packet *pkt = pool_get(&w->pkt_pool);
+	uint8_t classes;
+	uint32_t quanta;
+	if (p->pfc_pend_off) {
+		classes = p->pfc_pend_off;
+		quanta = PFC_MAX_QUANTA;
+		p->pfc_pend_off = 0;
+	} else {
+		classes = p->pfc_pend_on;
+		quanta = 0;
+		p->pfc_pend_on = 0;
+	}
+	*pkt = (struct packet){ .type = PKT_PFC, .opcode = OP_PFC, .frame_b = PKT_PFC_FRAME_B,
+				.aux = (uint32_t)classes << 16 | quanta, .prio = PORT_PRIOS - 1,
+				.src = -1, .dst = -1 };
+	p->pause_tx++;
+	return pkt;
+}
+
 static struct packet *port_pick(struct sim *sim, struct port *p)
 {
+	if (__builtin_expect(p->pfc_pend_off | p->pfc_pend_on, 0))
+		return pfc_frame(p);
 	unsigned strict = p->nonempty & ~p->paused & ~((1u << PORT_DATA_CLASSES) - 1);
 	if (strict)
 		return queue_pop(p, 31 - __builtin_clz(strict));
 	struct packet *pkt = dwrr_pick(p);
-	if (!pkt && p->pull_more)
+	if (!pkt && p->pull_more && !(p->paused & (1u << p->pull_prio)))
 		pkt = p->pull(sim, p->pull_ctx);
 	return pkt;
 }
@@ -104,8 +131,8 @@ static void port_send(struct sim *sim, struct port *p)
 	struct packet *pkt = port_pick(sim, p);
 	if (!pkt)
 		return;
-	if (p->node->dequeued)
-		p->node->dequeued(p->node, pkt);
+	if (p->node->dequeued && pkt->type != PKT_PFC)
+		p->node->dequeued(p->node, p, pkt);
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
@@ -119,7 +146,7 @@ static void port_send(struct sim *sim, struct port *p)
 		sched_at(sim, pkt->arrive_at, &p->elem, port_land, p, 0);
 	}
 	p->fly_tail = pkt;
-	if (p->nonempty || p->pull_more) {
+	if (p->nonempty || p->pull_more || p->pfc_pend_off || p->pfc_pend_on) {
 		p->tx_event = true;
 		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, 0);
 	}
@@ -159,5 +186,94 @@ void port_kick(struct sim *sim, struct port *p)
 	} else {
 		p->tx_event = true;
 		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, 0);
+	}
+}
+
+static void pfc_refresh(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct port *p = obj;
+	(void)arg;
+	if (!p->xoff) {
+		p->pfc_refresh = false;
+		return;
+	}
+	p->pfc_pend_off |= p->xoff;
+	port_kick(sim, p);
+	sched_at(sim, sim->now + port_quanta_ps(p, PFC_MAX_QUANTA) / 2, &p->elem, pfc_refresh, p, 0);
+}
+
+void port_pfc_request(struct sim *sim, struct port *p, int c, bool off)
+{
+	uint8_t bit = (uint8_t)(1u << c);
+	if (off) {
+		p->xoff |= bit;
+		p->pfc_pend_off |= bit;
+		p->pfc_pend_on &= (uint8_t)~bit;
+		if (!p->pfc_refresh) {
+			/* Real switches refresh XOFF before the pause time runs out. */
+			p->pfc_refresh = true;
+			sched_at(sim, sim->now + port_quanta_ps(p, PFC_MAX_QUANTA) / 2, &p->elem, pfc_refresh, p, 0);
+		}
+	} else {
+		p->xoff &= (uint8_t)~bit;
+		if (p->pfc_pend_off & bit)
+			p->pfc_pend_off &= (uint8_t)~bit; /* never sent: nothing to undo */
+		else
+			p->pfc_pend_on |= bit;
+	}
+	port_kick(sim, p);
+}
+
+static void pause_end(struct sim *sim, struct port *p, int c)
+{
+	p->paused &= (uint8_t)~(1u << c);
+	p->paused_ps += sim->now - p->paused_since[c];
+	if (sim->res)
+		results_pfc_pause(sim->res, p->node->name, p->idx, c, p->paused_since[c], sim->now);
+}
+
+/* A pause ran out (arg: class); stale when it was extended or lifted since. */
+static void pause_expire(struct sim *sim, void *obj, uintptr_t c)
+{
+	struct port *p = obj;
+	if (!(p->paused & (1u << c)) || sim->now < p->paused_until[c])
+		return;
+	pause_end(sim, p, (int)c);
+	port_kick(sim, p);
+}
+
+void port_pfc_receive(struct sim *sim, struct port *p, const struct packet *pkt)
+{
+	unsigned classes = pkt->aux >> 16;
+	uint32_t quanta = pkt->aux & 0xFFFF;
+	p->pause_rx++;
+	for (int c = 0; c < PORT_PRIOS; c++) {
+		if (!(classes & (1u << c)))
+			continue;
+		if (quanta == 0) {
+			if (p->paused & (1u << c))
+				pause_end(sim, p, c);
+			continue;
+		}
+		if (!(p->paused & (1u << c))) {
+			p->paused |= (uint8_t)(1u << c);
+			p->paused_since[c] = sim->now;
+		}
+		p->paused_until[c] = sim->now + port_quanta_ps(p, quanta);
+		sched_at(sim, p->paused_until[c], &p->elem, pause_expire, p, (uintptr_t)c);
+	}
+	if (quanta == 0)
+		port_kick(sim, p);
+}
+
+void port_pfc_close(struct sim *sim, struct port *p)
+{
+	for (int c = 0; c < PORT_PRIOS; c++) {
+		if (!(p->paused & (1u << c)))
+			continue;
+		p->paused_ps += sim->now - p->paused_since[c];
+		if (sim->res)
+			results_pfc_pause(sim->res, p->node->name, p->idx, c, p->paused_since[c], -1);
+		p->paused &= (uint8_t)~(1u << c);
 	}
 }

@@ -56,7 +56,11 @@ struct port {
 	simtime_t busy_until;          /* end of the frame being serialised */
 	bool tx_event;                 /* a transmission-done event is pending */
 	uint8_t nonempty;              /* bit c: q[c] holds frames */
-	uint8_t paused;                /* bit c: class c paused by PFC (issue 3) */
+	uint8_t paused;                /* bit c: egress class c paused by the peer's PFC */
+	uint8_t pull_prio;             /* class of what the pull source sends (paused with it) */
+	uint8_t pfc_pend_off, pfc_pend_on; /* PFC frames to send: classes to pause / resume at the peer */
+	uint8_t xoff;                  /* classes this port keeps paused at its peer (refreshed) */
+	bool pfc_refresh;              /* a refresh event is pending */
 	uint8_t dwrr_cur;              /* DWRR: class being visited */
 	bool dwrr_visited;             /* DWRR: quantum already granted this visit */
 	int32_t deficit[PORT_DATA_CLASSES];
@@ -66,6 +70,8 @@ struct port {
 	port_pull_fn pull;             /* host ports: the NIC */
 	void *pull_ctx;
 	bool pull_more;                /* the pull source has data (kept by the source) */
+	simtime_t paused_until[PORT_PRIOS]; /* end of the pause of each paused class */
+	simtime_t paused_since[PORT_PRIOS]; /* start of the current pause interval */
 	char name[40];                 /* "tor3:p5" */
 	/* Statistics (port_stats). */
 	uint64_t tx_bytes, tx_packets, rx_bytes, drops, ecn_marked;
@@ -80,6 +86,20 @@ void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt);
 /* A pull source has new data: start sending if the link is free. */
 void port_kick(struct sim *sim, struct port *p);
+
+/* Ask the peer to pause (off = true) or resume class c: a PFC frame goes
+ * out ahead of every queue; XOFF carries the maximum pause time and is
+ * refreshed at half of it while the class stays paused. */
+void port_pfc_request(struct sim *sim, struct port *p, int c, bool off);
+/* A PFC frame arrived on p: pause or resume its egress classes. */
+void port_pfc_receive(struct sim *sim, struct port *p, const struct packet *pkt);
+/* Ends every pause still open (the run is over): records the intervals. */
+void port_pfc_close(struct sim *sim, struct port *p);
+/* The pause time of `quanta` at this port's rate. */
+static inline simtime_t port_quanta_ps(const struct port *p, uint32_t quanta)
+{
+	return simtime_serialize((uint64_t)quanta * PFC_QUANTUM_BITS / 8, p->rate_bps);
+}
 
 static inline simtime_t port_ser_ps(const struct port *p, uint32_t wire_b)
 {

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "autoconfig.h"
+#include "collective.h"
 #include "config.h"
 #include "job.h"
 #include "log.h"
+#include "mmu.h"
+#include "port.h"
 #include "progress.h"
 #include "results.h"
 #include "run.h"
@@ -50,27 +53,55 @@ static char *output_path(const struct config *cfg, const struct run_opts *o)
 }
 
 /* Keys that ask for models this version does not have yet: say so once,
- * rather than let a run look like it modelled them. */
+ * rather than let a run look like it modelled them; and choices that work
+ * but are known to hurt. */
 static void warn_unmodelled(const struct config *cfg, const struct run_opts *o)
 {
 	char what[256] = "";
 	size_t n = 0;
-	if (cfg->sw.pfc)
-		n += (size_t)snprintf(what + n, sizeof what - n, "%sPFC", n ? ", " : "");
-	if (cfg->sw.ecn)
-		n += (size_t)snprintf(what + n, sizeof what - n, "%sECN marking", n ? ", " : "");
-	if (cfg->nic.cc == CC_DCQCN)
-		n += (size_t)snprintf(what + n, sizeof what - n, "%sDCQCN", n ? ", " : "");
 	if (cfg->pcap.n_taps || cfg->pcap.dir || o->pcap_dir)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%spcap capture", n ? ", " : "");
-	if (cfg->topology.gpus_per_host > 1 || cfg->topology.nics_per_host > 1)
-		n += (size_t)snprintf(what + n, sizeof what - n, "%sseveral GPUs or NICs per host", n ? ", " : "");
 	if (cfg->output.queue_sample_interval || cfg->output.link_sample_interval ||
 	    cfg->output.cc_sample_interval || cfg->output.flow_paths || cfg->output.hpcc_fct)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%s[output] samples and files", n ? ", " : "");
 	if (n)
-		warnx_sim("not modelled by this version, running without: %s "
-			  "(tail-drop buffers, no congestion control)", what);
+		warnx_sim("not modelled by this version, running without: %s", what);
+	if (cfg->sw.ecmp == ECMP_PACKET && cfg->nic.loss_recovery == LR_GBN)
+		warnx_sim("[switch] ecmp = packet with [nic] loss_recovery = gbn: every reordering "
+			  "looks like a loss to go-back-N and resends the rest of the window; "
+			  "use loss_recovery = sr with spraying");
+}
+
+/* No frame queued, on a link or owed as PFC anywhere. */
+static bool fabric_quiet(struct sim *sim, void *ctx)
+{
+	struct world *w = ctx;
+	(void)sim;
+	for (int i = 0; i < w->n_ports; i++) {
+		const struct port *p = &w->ports[i];
+		if (p->queued_bytes || p->fly_head || p->pfc_pend_off || p->pfc_pend_on)
+			return false;
+	}
+	return true;
+}
+
+/* A lossless-class drop is a modelled outcome of a too small explicit
+ * headroom (DESIGN.md §2): reported, never hidden. */
+static void warn_lossless_drops(const struct world *w)
+{
+	uint64_t drops = 0;
+	int switches = 0;
+	for (int u = 0; u < w->n_nodes; u++) {
+		const struct mmu *m = w->nodes[u].mmu;
+		if (m && m->lossless_drops) {
+			drops += m->lossless_drops;
+			switches++;
+		}
+	}
+	if (drops)
+		warnx_sim("%llu frames of the lossless class dropped at %d switch%s: "
+			  "[switch] pfc_headroom is too small for the links' rate and delay (try auto)",
+			  (unsigned long long)drops, switches, switches == 1 ? "" : "es");
 }
 
 static void fill_world(struct run_report *rep, const struct world *w)
@@ -129,12 +160,28 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	}
 	double t0 = wall_seconds();
 	int stopped = sim_run(&sim);
+	simtime_t end = sim.now;
+	if (stopped == SIM_DONE) {
+		/* Every message is complete; let the last control frames (ACKs of
+		 * duplicates, PFC resumes) land so the fabric is empty, without
+		 * counting that tail as simulated time of the run. */
+		sim.done = fabric_quiet;
+		sim.progress = NULL;
+		stopped = sim_run(&sim);
+		if (stopped == SIM_RAN_DRY)
+			stopped = SIM_DONE;
+	}
 	rep->wall_s = wall_seconds() - t0;
 	progress_end(&pc.p);
 	/* Once per run, in every build: finished means nothing left anywhere. */
 	if (stopped == SIM_RAN_DRY || stopped == SIM_DONE)
 		world_check_drained(&w);
+	for (int i = 0; i < w.n_ports; i++)
+		port_pfc_close(&sim, &w.ports[i]);
+	warn_lossless_drops(&w);
+	sim.now = end;
 
+	coll_write_unfinished(&w);
 	world_write_final(&w, res);
 	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : "complete";
 	rep->sim_end_ps = sim.now;
@@ -156,6 +203,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INTERNAL;
 	}
 out:
+	coll_free_all(&w);
 	world_free(&w);
 	sim_free(&sim);
 	return rc;

@@ -1,13 +1,18 @@
 /*
- * switch.c — forwarding, ECMP and buffer admission of a switch (see switch.h).
+ * switch.c — forwarding, ECMP, buffer admission, PFC and ECN of a switch
+ * (see switch.h).
  */
+#include <stdlib.h>
 #include "config.h"
 #include "hash.h"
 #include "log.h"
+#include "mmu.h"
 #include "port.h"
+#include "rng.h"
 #include "routing.h"
 #include "switch.h"
 #include "world.h"
+#include "xalloc.h"
 
 uint32_t switch_ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport, int64_t psn)
 {
@@ -25,33 +30,122 @@ int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_
 	return ports[switch_ecmp_hash(sw->ecmp_seed, src, dst, sport, psn) % (uint32_t)n];
 }
 
+/* A per-rate value of [switch]; an error names the rate (checked at build). */
+static int rate_value(struct world *w, const struct cfg_rate_map *m, uint64_t rate_bps, double *out)
+{
+	char *e = NULL;
+	if (cfg_rate_map_get(m, rate_bps, out, &e) == 0)
+		return 0;
+	free(w->setup_err);
+	w->setup_err = e;
+	return -1;
+}
+
 void switch_setup(struct world *w, struct node *sw)
 {
-	(void)w; (void)sw;
+	const struct config *cfg = w->cfg;
+	const struct cfg_switch *c = &cfg->sw;
+	struct mmu *m = xcalloc(1, sizeof *m);
+	/* Lossless: the data class when PFC is on (ACK/CNP ride a lossy strict class). */
+	uint8_t lossless = c->pfc ? (uint8_t)(1u << cfg->nic.priority) : 0;
+	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(w->sim->seed, RNG_ECN, (uint64_t)sw->id));
+	sw->mmu = m;
+	uint32_t max_frame = (uint32_t)(PKT_ROCE_OVERHEAD_B + PKT_RETH_B + cfg->nic.mtu);
+	for (int i = 0; i < sw->n_ports; i++) {
+		struct port *p = &sw->ports[i];
+		struct mmu_port *mp = &m->port[i];
+		double v;
+		if (rate_value(w, &c->pfc_alpha, p->rate_bps, &mp->alpha) < 0)
+			return;
+		/* The upstream of this ingress is the peer: its frames cross our
+		 * link and pay our switch latency; the XOFF pays theirs. */
+		mp->hdrm_cap_b = c->headroom_auto
+			? mmu_auto_headroom(p->rate_bps, p->delay_ps,
+					    p->peer->peer_latency_ps + p->peer_latency_ps, max_frame)
+			: (uint32_t)c->headroom_b;
+		mp->ecn = c->ecn;
+		if (c->ecn) {
+			if (rate_value(w, &c->ecn_kmin, p->rate_bps, &v) < 0)
+				return;
+			mp->kmin_b = (uint64_t)v;
+			if (rate_value(w, &c->ecn_kmax, p->rate_bps, &v) < 0)
+				return;
+			mp->kmax_b = (uint64_t)v;
+			if (rate_value(w, &c->ecn_pmax, p->rate_bps, &mp->pmax) < 0)
+				return;
+		}
+	}
+	if (mmu_finalize(m) < 0 && !w->setup_err)
+		w->setup_err = str_printf("[switch] buffer = %llu B is smaller than %s's headroom and "
+					  "reserves (%d ports): raise buffer or lower pfc_headroom",
+					  (unsigned long long)c->buffer_b, sw->name, sw->n_ports);
+}
+
+void switch_free(struct node *sw)
+{
+	if (!sw->mmu)
+		return;
+	mmu_free(sw->mmu);
+	free(sw->mmu);
+	sw->mmu = NULL;
+}
+
+void switch_check_drained(struct node *sw)
+{
+	struct mmu *m = sw->mmu;
+	if (!m)
+		return;
+	SIM_ASSERT(sw->w->sim, &sw->elem, m->used_b == 0 && m->shared_used_b == 0,
+		   "buffer not drained: %llu bytes held, %llu shared", (unsigned long long)m->used_b,
+		   (unsigned long long)m->shared_used_b);
+	for (int i = 0; i < m->n_ports; i++)
+		for (int c = 0; c < MMU_CLASSES; c++)
+			SIM_ASSERT(sw->w->sim, &sw->elem, !m->port[i].ingress_b[c] && !m->port[i].hdrm_b[c],
+				   "port %d class %d holds %u + %u bytes after drain", i, c,
+				   m->port[i].ingress_b[c], m->port[i].hdrm_b[c]);
+}
+
+static void switch_drop(struct sim *sim, struct world *w, struct port *out, struct packet *pkt)
+{
+	out->drops++;
+	if (pkt->type == PKT_DATA)
+		sim->packets_dropped++;
+	pool_put(&w->pkt_pool, pkt);
 }
 
 void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
 {
 	struct world *w = sw->w;
-	int64_t psn = (w->cfg->sw.ecmp == ECMP_PACKET && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
-	struct port *out = &sw->ports[switch_route(sw, pkt->src, pkt->dst, pkt->sport, psn)];
-	pkt->ttl--;
-	if (sw->buf_used + pkt->frame_b > sw->buf_size) {
-		out->drops++;
-		if (pkt->type == PKT_DATA)
-			sim->packets_dropped++;
+	if (pkt->type == PKT_PFC) {
+		port_pfc_receive(sim, in, pkt);
 		pool_put(&w->pkt_pool, pkt);
 		return;
 	}
-	sw->buf_used += pkt->frame_b;
+	int64_t psn = (w->cfg->sw.ecmp == ECMP_PACKET && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
+	struct port *out = &sw->ports[switch_route(sw, pkt->src, pkt->dst, pkt->sport, psn)];
+	pkt->ttl--;
+	int c = pkt->prio;
+	enum mmu_verdict v = mmu_admit(sw->mmu, in->idx, c, pkt->frame_b, out->q[c].bytes);
+	if (v != MMU_ADMIT) {
+		switch_drop(sim, w, out, pkt);
+		return;
+	}
 	pkt->in_port = (uint16_t)in->idx;
+	if (mmu_pause_check(sw->mmu, in->idx, c))
+		port_pfc_request(sim, in, c, true);
 	port_enqueue(sim, out, pkt);
 }
 
-void switch_dequeued(struct node *sw, const struct packet *pkt)
+void switch_dequeued(struct node *sw, struct port *out, struct packet *pkt)
 {
-	SIM_DEBUG_ASSERT(sw->w->sim, &sw->elem, sw->buf_used >= pkt->frame_b,
-			 "buffer count %llu below a %u-byte frame", (unsigned long long)sw->buf_used,
-			 pkt->frame_b);
-	sw->buf_used -= pkt->frame_b;
+	struct mmu *m = sw->mmu;
+	int c = pkt->prio;
+	mmu_release(m, pkt->in_port, c, pkt->frame_b);
+	if (m->port[pkt->in_port].xoff && mmu_resume_check(m, pkt->in_port, c))
+		port_pfc_request(sw->w->sim, &sw->ports[pkt->in_port], c, false);
+	if ((pkt->flags & PKT_F_ECT) && mmu_ecn_mark(m, out->idx, out->q[c].bytes)) {
+		if (!(pkt->flags & PKT_F_CE))
+			out->ecn_marked++;
+		pkt->flags |= PKT_F_CE;
+	}
 }

@@ -8,10 +8,11 @@
  * node id as seed); `ecmp = packet` adds the PSN so each packet may take
  * another path (spraying).
  *
- * Buffer (until the shared-buffer MMU with PFC lands): one buffer of
- * [switch] buffer bytes shared by all egress queues; a frame that does not
- * fit is tail-dropped and counted on its egress port and in the run's
- * packets_dropped.
+ * Buffer: the shared-buffer MMU of mmu.h admits each frame on arrival
+ * (per ingress port and class), asks the upstream to pause a lossless class
+ * through the ingress port (PFC XOFF/XON) and marks ECN when a frame leaves.
+ * A frame refused is dropped, counted on its egress port and, for data, in
+ * the run's packets_dropped. PFC frames are consumed by the port they reach.
  */
 #ifndef ROCESIM_SWITCH_H
 #define ROCESIM_SWITCH_H
@@ -39,9 +40,12 @@ int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_
 
 /* After the switch's ports are linked: buffer and MMU state. */
 void switch_setup(struct world *w, struct node *sw);
+void switch_free(struct node *sw);   /* no-op for other nodes */
+/* Buffer counters all zero (after the fabric drained); aborts naming the switch otherwise. */
+void switch_check_drained(struct node *sw);
 void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
 /* A frame left one of the switch's queues: release its buffer (struct
  * node's dequeued hook). */
-void switch_dequeued(struct node *sw, const struct packet *pkt);
+void switch_dequeued(struct node *sw, struct port *out, struct packet *pkt);
 
 #endif

@@ -170,11 +170,12 @@ link_delay = 1us
 bad "unknown host in a flow" "$good""flow = host0 nobody 1KB 0us
 " "bad.ini:9:" "nobody"
 
-# Jobs are validated but not simulated yet: refused, located, not ignored.
-bad "training job not simulated yet" "$good[job.moe]
+# A job's layout is checked against the built fabric, located.
+bad "job needs more GPUs than its hosts have" "$good[job.moe]
 model = mixtral-8x7b
 global_batch = 8
-" "bad.ini:10:" "not simulated by this version"
+dp = 8
+" "bad.ini:12:" "[job.moe] dp = '8': the job needs tp x pp x dp = 8 GPUs; its hosts have 4"
 
 # An output path that cannot be written fails before the run, in one line.
 cases=$((cases + 1))

@@ -9,7 +9,7 @@ DIR=$2
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 printf '%-22s %10s %11s %11s %8s %9s %9s %7s %8s\n' scenario simulated events pkt-hops wall_s "Mev/s" "Mhops/s" "ev/hop" "peak_MB"
-for s in permutation websearch fat_tree_moe; do
+for s in permutation websearch websearch_dcqcn fat_tree_moe; do
 	"$SIM" -q -o "$OUT/$s.db" "$DIR/$s.ini" >"$OUT/$s.txt" 2>"$OUT/$s.err" || { cat "$OUT/$s.err"; exit 1; }
 	awk -v name="$s" '
 		/^simulated/ { sim = $2 " ms"; wall = $5 }

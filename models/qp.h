@@ -1,0 +1,123 @@
+/*
+ * qp.h — an RC queue pair: the requester (segmentation, PSNs, loss
+ * recovery, pacing by congestion control) and the responder (in-order
+ * acceptance, ACK/NAK, the DCQCN notification point).
+ *
+ * Requester. Messages (struct flow) stay on the QP's list, in posting order,
+ * until their last PSN is acknowledged. snd_flow/snd_nxt say what to send
+ * next; snd_una is the oldest unacknowledged PSN and snd_max one past the
+ * highest ever sent, so a packet with PSN < snd_max is a retransmission.
+ *   gbn: a NAK (PSN sequence error, carrying the PSN expected) or a
+ *        retransmission timeout rewinds snd_nxt to that PSN (go-back-N).
+ *   sr:  selective repeat in the manner of IRN (Mittal et al., SIGCOMM
+ *        2018): the responder keeps out-of-order packets and answers each
+ *        with a SACK (a NAK carrying the cumulative PSN and the PSN it
+ *        received); the requester resends only PSNs never SACKed, and only
+ *        once a packet sent at least QP_REORDER_FRACTION of the RTO after
+ *        them was delivered (time-based, as RACK does, so that the
+ *        reordering of per-packet ECMP spraying is not taken for loss); a
+ *        timeout resends every unSACKed PSN.
+ * The retransmission timeout ([nic] rto) runs while PSNs are outstanding and
+ * restarts on progress; it keeps one pending event per QP.
+ *
+ * Responder. Accepts PSN rcv_nxt (and, with sr, keeps later ones), ACKs
+ * every ack_every packets and every message's last packet; gbn NAKs the
+ * first out-of-order packet of a gap once; duplicates are re-ACKed. A
+ * CE-marked packet makes it send a CNP (every one, or at most one per
+ * [dcqcn] cnp_interval). recv_end of a message is when its last byte is in
+ * order at the responder.
+ */
+#ifndef ROCESIM_QP_H
+#define ROCESIM_QP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "flow.h"
+#include "sim.h"
+
+#define QPN_BASE 0x100u        /* first QPN a NIC hands out (low numbers are reserved in IB) */
+#define QP_REORDER_FRACTION 4  /* sr: reordering window = rto / 4 */
+
+struct nic;
+struct packet;
+struct cc_ops;
+
+/* A set of PSNs at or above a moving base (SR: SACKed / received out of order). */
+struct psn_set {
+	uint64_t *w;               /* bit i of word k: PSN base + 64k + i */
+	uint32_t base;             /* multiple of 64 */
+	uint32_t n_words;
+};
+
+struct qp {
+	struct sim_elem *elem;     /* the NIC's element (timers) */
+	struct nic *nic;
+	uint32_t qpn, dqpn;        /* local and remote QP numbers */
+	int32_t peer;              /* remote endpoint id */
+	uint16_t sport;            /* UDP source port (ECMP entropy) */
+	uint8_t prio;
+	bool sr;                   /* loss_recovery = sr */
+	/* requester */
+	struct flow *head, *tail;  /* messages not yet acknowledged, posting order */
+	struct flow *snd_flow;     /* message holding snd_nxt (NULL: all sent) */
+	uint32_t snd_nxt, snd_una, snd_max;
+	uint32_t last_nak;         /* gbn: PSN of the last NAK acted on (+1; 0 = none) */
+	simtime_t next_send;       /* pacing: earliest time of the next packet */
+	simtime_t rto_at;          /* retransmission deadline while PSNs are outstanding */
+	bool rto_pending;          /* a timeout event is scheduled */
+	bool in_ring, in_heap;     /* NIC scheduler membership */
+	uint32_t heap_idx;
+	struct qp *rr_next;        /* NIC round-robin ring */
+	void *cc;                  /* congestion-control state (NULL: cc = none) */
+	bool cc_pending;           /* a cc timer event is scheduled */
+	simtime_t cc_at;           /* when it fires */
+	/* requester, sr */
+	struct psn_set sacked;
+	simtime_t *sent_at;        /* ring: last send time of each PSN in [snd_una, snd_max) */
+	uint32_t sent_cap;         /* power of two */
+	uint32_t rtx_nxt;          /* next PSN to consider for retransmission */
+	uint32_t rtx_hi;           /* one past the highest PSN SACKed */
+	uint32_t rto_hi;           /* PSNs below this are lost by timeout */
+	simtime_t sacked_sent_at;  /* latest send time of any SACKed packet */
+	/* responder */
+	uint32_t rcv_nxt;          /* next PSN expected */
+	uint32_t rx_since_ack;     /* packets accepted since the last ACK */
+	bool nak_sent;             /* gbn: a NAK for the current gap is out */
+	simtime_t last_cnp;        /* when the last CNP was sent */
+	struct psn_set ooo;        /* sr: PSNs received beyond rcv_nxt */
+	struct qp_last *lasts;     /* sr: last PSNs of messages received out of order */
+	uint32_t n_lasts, cap_lasts;
+	uint64_t pair_posts;       /* first QP of a pair: messages posted to the peer */
+};
+
+struct qp_last { uint32_t psn; struct flow *f; };
+
+/* Requester: true when the QP has a packet to send (new or retransmitted). */
+bool qp_has_data(struct qp *q);
+/* Builds the next data packet (a retransmission first), or NULL. */
+struct packet *qp_next_packet(struct sim *sim, struct qp *q);
+/* A message was appended to the QP. */
+void qp_post(struct qp *q, struct flow *f);
+/* ACK, NAK or SACK for this requester. */
+void qp_on_ack(struct sim *sim, struct qp *q, const struct packet *p);
+/* The retransmission timeout expired with PSNs outstanding. */
+void qp_timeout(struct sim *sim, struct qp *q);
+/* Responder: a data packet for this QP. */
+void qp_on_data(struct sim *sim, struct qp *q, struct packet *p);
+void qp_free(struct qp *q);
+
+#endif
+
+/* ---- Provided by nic.c to the queue pairs. ---- */
+struct world;
+struct world *nic_world(const struct nic *n);
+int nic_mtu(const struct nic *n);
+/* Sends an ACK (psn = last PSN acknowledged), NAK (psn = PSN expected,
+ * aux = SACKed PSN with sr) or CNP from this QP's NIC to its peer. */
+void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux);
+/* The QP may have something to send: put it in the scheduler. */
+void nic_qp_wake(struct sim *sim, struct nic *n, struct qp *q);
+/* The message is acknowledged in full: completion, row, free. */
+void nic_flow_done(struct sim *sim, struct nic *n, struct flow *f);
+/* The retransmission timeout deadline moved or was set. */
+void nic_rto_arm(struct sim *sim, struct qp *q);

@@ -1,0 +1,168 @@
+/*
+ * test_mmu.c — the shared-buffer MMU (models/mmu.c) against hand-computed
+ * thresholds: reserve, dynamic threshold, headroom, XOFF/XON hysteresis,
+ * lossy tail drop, RED marking probability and the auto headroom formula.
+ */
+#include <math.h>
+#include "mmu.h"
+#include "packet.h"
+#include "testutil.h"
+
+#define LOSSLESS 3
+
+/* A 1 MB buffer, 4 ports with 10 KB headroom each, α = 1/8, class 3 lossless. */
+static void mk(struct mmu *m)
+{
+	mmu_init(m, 1000000, 4, 1u << LOSSLESS, 42);
+	for (int i = 0; i < 4; i++) {
+		m->port[i].alpha = 0.125;
+		m->port[i].hdrm_cap_b = 10000;
+	}
+	CU_ASSERT_EQUAL_FATAL(mmu_finalize(m), 0);
+}
+
+static void test_shared_space(void)
+{
+	struct mmu m;
+	mk(&m);
+	/* 1 MB − 4 × 10 KB headroom − 4 ports × 2 classes × 4 KiB reserve */
+	CU_ASSERT_EQUAL(m.shared_cap_b, 1000000 - 40000 - 8 * 4096);
+	CU_ASSERT_EQUAL(mmu_threshold(&m, 0), (1000000 - 40000 - 8 * 4096) / 8);
+	mmu_free(&m);
+}
+
+static void test_reserve_then_shared(void)
+{
+	struct mmu m;
+	mk(&m);
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 4000, 0), MMU_ADMIT);
+	CU_ASSERT_EQUAL(m.shared_used_b, 0);            /* inside the 4096 B reserve */
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, 0), MMU_ADMIT);
+	CU_ASSERT_EQUAL(m.shared_used_b, 5000 - 4096);  /* the part beyond the reserve */
+	CU_ASSERT_EQUAL(mmu_shared_used(&m, 0, LOSSLESS), 904);
+	mmu_release(&m, 0, LOSSLESS, 1000);
+	mmu_release(&m, 0, LOSSLESS, 4000);
+	CU_ASSERT_EQUAL(m.shared_used_b, 0);
+	CU_ASSERT_EQUAL(m.used_b, 0);
+	mmu_free(&m);
+}
+
+/* Fill one lossless (port, class) with 1000 B frames: the first frame that
+ * would take its shared use past T = α × (shared − used) goes to headroom
+ * and the class is paused (XOFF); further frames fill the headroom, and
+ * past it they are dropped. XON needs the headroom empty and shared use
+ * + 3 KB ≤ T. */
+static void test_xoff_headroom_drop(void)
+{
+	struct mmu m;
+	mk(&m);
+	uint64_t S = m.shared_cap_b;
+	int n = 0;
+	while (!mmu_pause_check(&m, 0, LOSSLESS)) {
+		CU_ASSERT_EQUAL_FATAL(mmu_admit(&m, 0, LOSSLESS, 1000, 0), MMU_ADMIT);
+		n++;
+	}
+	uint64_t u = mmu_shared_used(&m, 0, LOSSLESS);
+	CU_ASSERT_EQUAL(m.port[0].hdrm_b[LOSSLESS], 1000);
+	CU_ASSERT(u <= (S - u) / 8 && u + 1000 > (S - u) / 8); /* the next 1000 B would cross T */
+	CU_ASSERT_EQUAL(u, (uint64_t)(n - 1) * 1000 - MMU_RESERVE_B);
+	CU_ASSERT_FALSE(mmu_pause_check(&m, 0, LOSSLESS)); /* once */
+	for (int i = 0; i < 9; i++)
+		CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, 0), MMU_ADMIT);
+	CU_ASSERT_EQUAL(m.port[0].hdrm_b[LOSSLESS], 10000);
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, 0), MMU_DROP_HEADROOM);
+	CU_ASSERT_EQUAL(m.lossless_drops, 1);
+	for (int i = 0; i < 10; i++) {
+		CU_ASSERT_FALSE(mmu_resume_check(&m, 0, LOSSLESS));
+		mmu_release(&m, 0, LOSSLESS, 1000);
+	}
+	CU_ASSERT_EQUAL(m.port[0].hdrm_b[LOSSLESS], 0);
+	int released = 10;
+	while (!mmu_resume_check(&m, 0, LOSSLESS)) {
+		mmu_release(&m, 0, LOSSLESS, 1000);
+		released++;
+	}
+	u = mmu_shared_used(&m, 0, LOSSLESS);
+	CU_ASSERT(u + MMU_RESUME_OFFSET_B <= mmu_threshold(&m, 0));
+	CU_ASSERT(u + 1000 + MMU_RESUME_OFFSET_B > (S - u - 1000) / 8); /* one frame earlier was too soon */
+	CU_ASSERT(released >= 13);
+	for (int i = released; i < n + 9; i++)
+		mmu_release(&m, 0, LOSSLESS, 1000);
+	CU_ASSERT_EQUAL(m.used_b, 0);
+	CU_ASSERT_EQUAL(m.shared_used_b, 0);
+	mmu_free(&m);
+}
+
+/* Lossy class: tail drop once the egress queue passes α × free shared space. */
+static void test_lossy_dynamic_threshold(void)
+{
+	struct mmu m;
+	mk(&m);
+	uint64_t q = 0;
+	int admitted = 0;
+	while (mmu_admit(&m, 1, 0, 1000, q) == MMU_ADMIT) {
+		q += 1000;
+		admitted++;
+	}
+	uint64_t free_s = m.shared_cap_b - m.shared_used_b;
+	CU_ASSERT(q >= (uint64_t)(0.125 * (double)free_s));              /* refused: not shorter than T */
+	CU_ASSERT(q - 1000 < (uint64_t)(0.125 * (double)(free_s + 1000))); /* the last one was */
+	CU_ASSERT_EQUAL(m.port[1].hdrm_b[0], 0);
+	CU_ASSERT_FALSE(mmu_pause_check(&m, 1, 0)); /* lossy classes never pause */
+	for (int i = 0; i < admitted; i++)
+		mmu_release(&m, 1, 0, 1000);
+	CU_ASSERT_EQUAL(m.used_b, 0);
+	mmu_free(&m);
+}
+
+/* RED: 0 below Kmin, 1 above Kmax, Pmax × (q − Kmin)/(Kmax − Kmin) between. */
+static void test_ecn_red(void)
+{
+	struct mmu m;
+	mk(&m);
+	m.port[2].ecn = true;
+	m.port[2].kmin_b = 100000;
+	m.port[2].kmax_b = 400000;
+	m.port[2].pmax = 0.2;
+	CU_ASSERT_FALSE(mmu_ecn_mark(&m, 2, 100000));
+	CU_ASSERT_TRUE(mmu_ecn_mark(&m, 2, 400001));
+	int marks = 0, n = 200000;
+	for (int i = 0; i < n; i++)
+		marks += mmu_ecn_mark(&m, 2, 250000); /* midpoint: p = 0.1 */
+	double p = (double)marks / n, sd = sqrt(0.1 * 0.9 / n);
+	CU_ASSERT(fabs(p - 0.1) < 5 * sd);
+	m.port[2].ecn = false;
+	CU_ASSERT_FALSE(mmu_ecn_mark(&m, 2, 10000000));
+	mmu_free(&m);
+}
+
+/* 100 Gb/s, 1 µs, no switch latency, 1024 B MTU: 2 × 12.5 KB in flight,
+ * two maximal frames (1024 + 58 + 16 + 20 wire bytes) and the XOFF frame. */
+static void test_auto_headroom(void)
+{
+	uint32_t max_frame = PKT_ROCE_OVERHEAD_B + PKT_RETH_B + 1024;
+	CU_ASSERT_EQUAL(mmu_auto_headroom(100000000000ull, 1000000, 0, max_frame),
+			25000 + 2 * (max_frame + 20) + 64 + 20);
+	/* switch latency counts like propagation, both ways */
+	CU_ASSERT_EQUAL(mmu_auto_headroom(100000000000ull, 1000000, 500000, max_frame),
+			37500 + 2 * (max_frame + 20) + 84);
+}
+
+static void test_too_small_buffer(void)
+{
+	struct mmu m;
+	mmu_init(&m, 50000, 4, 1u << LOSSLESS, 1);
+	for (int i = 0; i < 4; i++)
+		m.port[i].hdrm_cap_b = 10000;
+	CU_ASSERT_EQUAL(mmu_finalize(&m), -1);
+	mmu_free(&m);
+}
+
+TEST_MAIN("mmu",
+	  { "shared space", test_shared_space },
+	  { "reserve then shared", test_reserve_then_shared },
+	  { "XOFF, headroom, drop, XON", test_xoff_headroom_drop },
+	  { "lossy dynamic threshold", test_lossy_dynamic_threshold },
+	  { "ECN RED marking", test_ecn_red },
+	  { "auto headroom", test_auto_headroom },
+	  { "buffer smaller than headroom", test_too_small_buffer })
