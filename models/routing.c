@@ -1,18 +1,25 @@
 /*
  * routing.c — shortest-path forwarding tables with interned equal-cost sets.
  *
- * For each destination host d: one BFS from d over the undirected graph,
- * in which hosts other than d are leaves (they get a distance but are not
- * expanded: hosts never forward). Then every switch u's next-hop set toward
- * d is the ports whose peer is exactly one hop closer to d and is a switch
- * or d itself; the "switch or d" test matters when a multi-homed host sits
- * one hop closer but may not carry transit traffic.
+ * Destinations are endpoints (NIC i of host d, behind d's port i). In a
+ * built topology each endpoint hangs off one switch a; every other switch
+ * reaches it through a, so one BFS from a (over the undirected graph, in
+ * which hosts are leaves: they get a distance but are not expanded, hosts
+ * never forward) gives every switch's next-hop set toward all of a's
+ * endpoints: the ports whose peer is a switch exactly one hop closer to a.
+ * a itself sends down the one port facing d's port i, never to another NIC
+ * of d (a host with several NICs or links to one switch may not carry
+ * transit traffic, and traffic for NIC i must enter on port i). In a graph
+ * built by hand (nics_per_host 0) a host is one endpoint, entered through
+ * any of its ports: one BFS from each host, next hops being the ports whose
+ * peer is one hop closer and is a switch or that host.
  *
  * Sets are interned per switch with a small open-addressing hash keyed on
  * the port list, so a table is one uint16 per destination plus its distinct
  * sets (a fat-tree ToR: k/2 + 1 sets whatever the host count). Cost is
- * O(hosts x (nodes + links)): a k=16 fat tree (1024 hosts, 320 switches,
- * 3072 links) takes a few milliseconds.
+ * O(switches with hosts x (nodes + links) + endpoints x switches): a k=16
+ * fat tree (1024 hosts, 320 switches, 3072 links) takes a few
+ * milliseconds.
  *
  * Invariants of a built table: set ids < n_sets <= 65535; every set has
  * >= 1 port, ascending, no repeats; no two sets of a switch are equal.
@@ -148,9 +155,158 @@ static void rt_shrink(struct route_table *rt, const struct rt_grow *g)
 	}
 }
 
+/* Interns p[0..m) as switch u's set toward endpoint e. 0, or -1 with *err. */
+static int rt_set(const struct topo *t, struct route_table *tables, struct rt_grow *grow,
+		  int u, int e, const uint16_t *p, int m, char **err)
+{
+	int id = rt_intern(&tables[u], &grow[u], p, m);
+	if (id == -2)
+		return err_printf(err, "routing: switch %s needs more than %d distinct "
+				  "next-hop sets", t->nodes[u].name, ROUTING_MAX_SETS);
+	if (id < 0)
+		return err_printf(err, "routing: out of memory");
+	tables[u].set_of_dst[e] = (uint16_t)id;
+	return 0;
+}
+
+/* Breadth-first distances from `src` (which is expanded whatever it is);
+ * other hosts get a distance but are not expanded. `only` >= 0 restricts
+ * src to that one port. */
+static void rt_bfs(const struct topo *t, int src, int only, int *dist, int *queue)
+{
+	for (int u = 0; u < t->n_nodes; u++)
+		dist[u] = -1;
+	int head = 0, tail = 0;
+	dist[src] = 0;
+	queue[tail++] = src;
+	while (head < tail) {
+		int v = queue[head++];
+		int lo = t->port_off[v], hi = t->port_off[v + 1];
+		if (v < t->n_hosts && v != src)
+			continue;          /* hosts do not forward */
+		if (v == src && only >= 0) {
+			lo += only;
+			hi = lo + 1;
+		}
+		for (int i = lo; i < hi; i++) {
+			int q = t->ports[i].peer;
+			if (dist[q] < 0) {
+				dist[q] = dist[v] + 1;
+				queue[tail++] = q;
+			}
+		}
+	}
+}
+
+/* Graphs built by hand (nics_per_host 0): host d is one endpoint, entered
+ * through any of its ports. One BFS per host. */
+static int rt_build_hosts(const struct topo *t, struct route_table *tables, struct rt_grow *grow,
+			  int *dist, int *queue, uint16_t *buf, char **err)
+{
+	int n = t->n_nodes, nh = t->n_hosts;
+	for (int d = 0; d < nh; d++) {
+		rt_bfs(t, d, -1, dist, queue);
+		for (int u = nh; u < n; u++) {
+			if (dist[u] < 0)
+				return err_printf(err, "routing: switch %s cannot reach host %s",
+						  t->nodes[u].name, t->nodes[d].name);
+			int m = 0, want = dist[u] - 1, base = t->port_off[u];
+			for (int i = base; i < t->port_off[u + 1]; i++) {
+				int q = t->ports[i].peer;
+				if (dist[q] == want && (q >= nh || q == d))
+					buf[m++] = (uint16_t)(i - base);
+			}
+			/* BFS reached u from d or a switch, so m >= 1. */
+			if (rt_set(t, tables, grow, u, d, buf, m, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Built topologies: endpoint e (NIC i of host d) hangs off exactly one
+ * switch a, at d's port i. Every other switch reaches e through a, so its
+ * set toward e is its set toward a: one BFS from a serves every endpoint
+ * a carries (a ToR's hosts, a rail's NICs), and a itself sends down the
+ * one port facing d's port i. */
+static int rt_build_eps(const struct topo *t, struct route_table *tables, struct rt_grow *grow,
+			int *dist, int *queue, uint16_t *buf, char **err)
+{
+	int n = t->n_nodes, nh = t->n_hosts, nics = t->nics_per_host, n_eps = topo_n_eps(t), rc = -1;
+	int *first = calloc((size_t)n + 2, sizeof *first);    /* endpoints by switch, counting sort */
+	int *order = malloc(((size_t)n_eps + 1) * sizeof *order);
+	int *gid = malloc(((size_t)n + 1) * sizeof *gid);     /* set toward the group's switch */
+	if (!first || !order || !gid) {
+		err_printf(err, "routing: out of memory");
+		goto out;
+	}
+	for (int e = 0; e < n_eps; e++) {
+		int a = t->ports[t->port_off[e / nics] + e % nics].peer;
+		if (a < nh) {
+			err_printf(err, "routing: host %s NIC %d is linked to host %s, not to a switch",
+				   t->nodes[e / nics].name, e % nics, t->nodes[a].name);
+			goto out;
+		}
+		first[a + 1]++;
+	}
+	for (int u = 0; u < n; u++)
+		first[u + 1] += first[u];
+	for (int e = 0; e < n_eps; e++)
+		order[first[t->ports[t->port_off[e / nics] + e % nics].peer]++] = e;
+	/* first[u] now ends u's group; shift back so [first[u], first[u + 1]) is it. */
+	for (int u = n; u > 0; u--)
+		first[u] = first[u - 1];
+	first[0] = 0;
+	for (int a = nh; a < n; a++) {
+		if (first[a] == first[a + 1])
+			continue;
+		rt_bfs(t, a, -1, dist, queue);
+		for (int u = nh; u < n; u++) {
+			if (dist[u] < 0) {
+				int e = order[first[a]];
+				if (nics > 1)
+					err_printf(err, "routing: switch %s cannot reach host %s NIC %d",
+						   t->nodes[u].name, t->nodes[e / nics].name, e % nics);
+				else
+					err_printf(err, "routing: switch %s cannot reach host %s",
+						   t->nodes[u].name, t->nodes[e / nics].name);
+				goto out;
+			}
+			if (u == a)
+				continue;
+			int m = 0, want = dist[u] - 1, base = t->port_off[u];
+			for (int i = base; i < t->port_off[u + 1]; i++) {
+				int q = t->ports[i].peer;
+				if (q >= nh && dist[q] == want)
+					buf[m++] = (uint16_t)(i - base);
+			}
+			/* u was reached from a switch, so m >= 1. */
+			if (rt_set(t, tables, grow, u, order[first[a]], buf, m, err) < 0)
+				goto out;
+			gid[u] = tables[u].set_of_dst[order[first[a]]];
+		}
+		for (int k = first[a]; k < first[a + 1]; k++) {
+			int e = order[k];
+			const struct topo_port *last = &t->ports[t->port_off[e / nics] + e % nics];
+			buf[0] = (uint16_t)last->peer_port;
+			if (rt_set(t, tables, grow, a, e, buf, 1, err) < 0)
+				goto out;
+			for (int u = nh; u < n; u++)
+				if (u != a)
+					tables[u].set_of_dst[e] = (uint16_t)gid[u];
+		}
+	}
+	rc = 0;
+out:
+	free(first);
+	free(order);
+	free(gid);
+	return rc;
+}
+
 int routing_build(const struct topo *t, struct route_table *tables, char **err)
 {
-	int n = t->n_nodes, nh = t->n_hosts, rc = -1;
+	int n = t->n_nodes, nh = t->n_hosts, n_eps = topo_n_eps(t), rc = -1;
 	memset(tables, 0, (size_t)n * sizeof *tables);
 	int *dist = malloc(((size_t)n + 1) * sizeof *dist);
 	int *queue = malloc(((size_t)n + 1) * sizeof *queue);
@@ -166,58 +322,15 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 				     t->nodes[u].name, topo_n_ports(t, u), TOPO_MAX_PORTS);
 			goto out;
 		}
-		tables[u].n_hosts = nh;
-		tables[u].set_of_dst = malloc(((size_t)nh + 1) * sizeof *tables[u].set_of_dst);
+		tables[u].n_eps = n_eps;
+		tables[u].set_of_dst = malloc(((size_t)n_eps + 1) * sizeof *tables[u].set_of_dst);
 		if (!tables[u].set_of_dst) {
 			err_printf(err, "routing: out of memory");
 			goto out;
 		}
 	}
-
-	for (int d = 0; d < nh; d++) {
-		for (int u = 0; u < n; u++)
-			dist[u] = -1;
-		int head = 0, tail = 0;
-		dist[d] = 0;
-		queue[tail++] = d;
-		while (head < tail) {
-			int v = queue[head++];
-			if (v < nh && v != d)
-				continue;          /* hosts do not forward */
-			for (int i = t->port_off[v]; i < t->port_off[v + 1]; i++) {
-				int q = t->ports[i].peer;
-				if (dist[q] < 0) {
-					dist[q] = dist[v] + 1;
-					queue[tail++] = q;
-				}
-			}
-		}
-		for (int u = nh; u < n; u++) {
-			if (dist[u] < 0) {
-				err_printf(err, "routing: switch %s cannot reach host %s",
-					     t->nodes[u].name, t->nodes[d].name);
-				goto out;
-			}
-			int m = 0, want = dist[u] - 1, base = t->port_off[u];
-			for (int i = base; i < t->port_off[u + 1]; i++) {
-				int q = t->ports[i].peer;
-				if (dist[q] == want && (q >= nh || q == d))
-					buf[m++] = (uint16_t)(i - base);
-			}
-			/* BFS reached u from d or a switch, so m >= 1. */
-			int id = rt_intern(&tables[u], &grow[u], buf, m);
-			if (id == -2) {
-				err_printf(err, "routing: switch %s needs more than %d distinct "
-					     "next-hop sets", t->nodes[u].name, ROUTING_MAX_SETS);
-				goto out;
-			}
-			if (id < 0) {
-				err_printf(err, "routing: out of memory");
-				goto out;
-			}
-			tables[u].set_of_dst[d] = (uint16_t)id;
-		}
-	}
+	if ((t->nics_per_host >= 1 ? rt_build_eps : rt_build_hosts)(t, tables, grow, dist, queue, buf, err) < 0)
+		goto out;
 	for (int u = nh; u < n; u++)
 		rt_shrink(&tables[u], &grow[u]);
 	rc = 0;

@@ -10,7 +10,8 @@
  * every link joins two distinct existing nodes; port_off has n_nodes + 1
  * entries and ports one entry per link end, numbered per node in link
  * order; ports[port_off[u] + i].peer_port points back at (u, i); no node
- * has more than TOPO_MAX_PORTS ports. Building is done once per run, so
+ * has more than TOPO_MAX_PORTS ports; every host has exactly nics_per_host
+ * ports (port i = NIC i). Building is done once per run, so
  * clarity wins over speed here except for topo_finalize's linear pass.
  */
 #include <stdarg.h>
@@ -24,16 +25,27 @@
 typedef int (*topo_build_fn)(const struct cfg_topology *c, uint64_t host_rate_bps,
 			     struct topo *t, char **err);
 
+/* How a type gives a host several NICs ([topology] nics_per_host > 1). */
+enum topo_nics {
+	TOPO_NICS_SAME_SWITCH,     /* builder wires one link per host; topology_build
+				    * repeats it per NIC to the same switch */
+	TOPO_NICS_BUILDER,         /* builder wires nics_per_host links per host */
+	TOPO_NICS_ONE,             /* only one NIC per host is supported */
+};
+
 /* Builder per `[topology] type`; the names themselves live in the config's
  * one key table (cfg_topo_type_name), so names and dispatch share the enum.
  * NULL: a known type this version refuses with a clear message. */
-static const topo_build_fn topo_builders[] = {
-	[TOPO_FAT_TREE] = topo_build_fat_tree,
-	[TOPO_LEAF_SPINE] = topo_build_leaf_spine,
-	[TOPO_RAIL_OPTIMIZED] = NULL,
-	[TOPO_DUMBBELL] = topo_build_dumbbell,
-	[TOPO_STAR] = topo_build_star,
-	[TOPO_HPCC] = NULL,
+static const struct topo_type {
+	topo_build_fn build;
+	enum topo_nics nics;
+} topo_types[] = {
+	[TOPO_FAT_TREE] = { topo_build_fat_tree, TOPO_NICS_SAME_SWITCH },
+	[TOPO_LEAF_SPINE] = { topo_build_leaf_spine, TOPO_NICS_SAME_SWITCH },
+	[TOPO_RAIL_OPTIMIZED] = { topo_build_rail, TOPO_NICS_BUILDER },
+	[TOPO_DUMBBELL] = { topo_build_dumbbell, TOPO_NICS_SAME_SWITCH },
+	[TOPO_STAR] = { topo_build_star, TOPO_NICS_SAME_SWITCH },
+	[TOPO_HPCC] = { NULL, TOPO_NICS_ONE },
 };
 
 int topo_reserve(struct topo *t, int n_nodes, int n_links)
@@ -144,25 +156,60 @@ int topo_find(const struct topo *t, const char *name)
 	return -1;
 }
 
+/* Multi-homing of single-NIC builders: every host link becomes nics copies
+ * in place (same ends, rate and delay), so link order, and with it every
+ * port number, keeps the builder's layout with each host port widened to
+ * nics consecutive ports. 0, or -1 when out of memory. */
+static int topo_multi_home(struct topo *t, int nics)
+{
+	int64_t n = 0;
+	for (int l = 0; l < t->n_links; l++)
+		n += t->links[l].a < t->n_hosts ? nics : 1;
+	if (n > INT32_MAX / 2)
+		return -1;
+	struct topo_link *links = malloc((size_t)n * sizeof *links);
+	if (!links)
+		return -1;
+	int m = 0;
+	for (int l = 0; l < t->n_links; l++)
+		for (int i = t->links[l].a < t->n_hosts ? nics : 1; i > 0; i--)
+			links[m++] = t->links[l];
+	free(t->links);
+	t->links = links;
+	t->n_links = t->links_cap = m;
+	return 0;
+}
+
 int topology_build(const struct config *cfg, struct topo *t, char **err)
 {
 	const struct cfg_topology *c = &cfg->topology;
 	memset(t, 0, sizeof *t);
-	topo_build_fn build = (unsigned)c->type < sizeof topo_builders / sizeof *topo_builders
-				      ? topo_builders[c->type] : NULL;
-	if (!build)
+	const struct topo_type *ty = (unsigned)c->type < sizeof topo_types / sizeof *topo_types
+					     ? &topo_types[c->type] : NULL;
+	if (!ty || !ty->build)
 		return err_printf(err, "topology type '%s' is not supported by this version of rocesim",
 				  cfg_topo_type_name(c->type));
 	if (c->link_rate_bps == 0)
 		return err_printf(err, "[topology] link_rate: must be greater than 0");
 	if (c->link_delay < 0)
 		return err_printf(err, "[topology] link_delay: must not be negative");
+	/* A config filled by hand (tests, tools) may leave nics_per_host 0. */
+	int nics = c->nics_per_host > 1 ? c->nics_per_host : 1;
+	if (nics > 1 && ty->nics == TOPO_NICS_ONE)
+		return err_printf(err, "[topology] nics_per_host = %d: %s supports one NIC per host",
+				  nics, cfg_topo_type_name(c->type));
 	/* The loader fills host_link_rate with link_rate; a config filled by
 	 * hand (tests, tools) may leave it 0 and gets the same default. */
 	uint64_t host_rate = c->host_link_rate_bps ? c->host_link_rate_bps : c->link_rate_bps;
 
-	if (build(c, host_rate, t, err) < 0)
+	if (ty->build(c, host_rate, t, err) < 0)
 		goto fail;
+	t->nics_per_host = nics;
+	if (nics > 1 && ty->nics == TOPO_NICS_SAME_SWITCH && topo_multi_home(t, nics) < 0) {
+		err_printf(err, "[topology] nics_per_host = %d: out of memory or more than %d links "
+			   "connecting every NIC", nics, INT32_MAX / 2);
+		goto fail;
+	}
 	topo_finalize(t);
 	if (!t->port_off) {
 		err_printf(err, "[topology] out of memory numbering the ports of %d nodes", t->n_nodes);
@@ -170,14 +217,23 @@ int topology_build(const struct config *cfg, struct topo *t, char **err)
 	}
 	for (int u = 0; u < t->n_nodes; u++)
 		if (topo_n_ports(t, u) > TOPO_MAX_PORTS) {
-			err_printf(err, "[topology] %s would have %d ports; at most %d are supported",
-				  t->nodes[u].name, topo_n_ports(t, u), TOPO_MAX_PORTS);
+			err_printf(err, "[topology] %s would have %d ports; at most %d are supported%s",
+				  t->nodes[u].name, topo_n_ports(t, u), TOPO_MAX_PORTS,
+				  nics > 1 ? " (each host NIC takes a switch port)" : "");
 			goto fail;
 		}
 	if (t->n_hosts <= 0) {
 		err_printf(err, "[topology] %s: the topology has no hosts", cfg_topo_type_name(c->type));
 		goto fail;
 	}
+	/* The endpoint contract (world.h): host port i is NIC i. */
+	for (int h = 0; h < t->n_hosts; h++)
+		if (topo_n_ports(t, h) != nics) {
+			err_printf(err, "[topology] %s: %s has %d links, expected one per NIC "
+				   "(nics_per_host = %d)", cfg_topo_type_name(c->type),
+				   t->nodes[h].name, topo_n_ports(t, h), nics);
+			goto fail;
+		}
 	return 0;
 fail:
 	topology_free(t);

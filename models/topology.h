@@ -12,7 +12,13 @@
  *   - a node's ports are numbered in the order its links appear in
  *     `links`; builders add each switch's down links before its up links,
  *     so a ToR's ports 0..n-1 face its hosts;
- *   - a link's end `a` is its lower end (the host, or the lower-tier switch).
+ *   - a link's end `a` is its lower end (the host, or the lower-tier switch);
+ *   - every host has nics_per_host ports, port i being its NIC i (endpoint
+ *     host x nics_per_host + i, world.h). rail_optimized wires NIC i to
+ *     leaf i; the single-NIC builders (star, dumbbell, leaf_spine, fat_tree)
+ *     are multi-homed by topology_build: each host link is repeated once per
+ *     NIC to the same switch, consecutively, so a ToR's down ports are
+ *     (host order) x (NIC order) and still precede its up ports.
  * Limits: at most TOPO_MAX_PORTS ports per node (routing stores port
  * indices as uint16) and TOPO_MAX_NODES nodes.
  */
@@ -50,6 +56,10 @@ struct topo_port {
 struct topo {
 	struct topo_node *nodes; int n_nodes;
 	int n_hosts;               /* nodes [0, n_hosts) are hosts */
+	/* Endpoints per host (topology_build sets it >= 1: host h's port i is
+	 * endpoint h x nics_per_host + i). 0 in graphs built by hand: each host
+	 * is then one endpoint, reached on any of its ports (routing.h). */
+	int nics_per_host;
 	struct topo_link *links; int n_links;
 	/* Filled by topo_finalize: node u's ports are ports[port_off[u] .. port_off[u+1]). */
 	int *port_off;
@@ -84,7 +94,14 @@ int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, st
 int topo_build_leaf_spine(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 int topo_build_dumbbell(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 int topo_build_star(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
+/* Wires every NIC itself (NIC i of every host on leaf i): topo_rail.c. */
+int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 static inline int topo_n_ports(const struct topo *t, int u) { return t->port_off[u + 1] - t->port_off[u]; }
+/* Endpoints of the topology: n_hosts x nics_per_host (n_hosts when 0). */
+static inline int topo_n_eps(const struct topo *t)
+{
+	return t->n_hosts * (t->nics_per_host > 1 ? t->nics_per_host : 1);
+}
 /* Node id by name, -1 if none. */
 int topo_find(const struct topo *t, const char *name);
 

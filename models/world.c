@@ -4,6 +4,14 @@
  * Element ids are registered in a fixed order (nodes by id, then each
  * node's ports by index) so that tie-breaking never depends on anything but
  * the scenario.
+ *
+ * Hosts: one NIC per host port (port i = NIC i = endpoint host x
+ * nics_per_host + i, world.h); node.nic is NIC 0. GPUs are not elements:
+ * NVLink (nvlink.c) schedules on its host's element. In results, GPUs get
+ * node rows after the network nodes (node id n_nodes + GPU id, kind 'gpu',
+ * tier 0 like hosts, analysis/schema.sql) when hosts have several GPUs;
+ * with one GPU per host the host stands for its GPU and the node table is
+ * that of the fabric alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +20,7 @@
 #include "job.h"
 #include "log.h"
 #include "nic.h"
+#include "nvlink.h"
 #include "packet.h"
 #include "port.h"
 #include "results.h"
@@ -32,9 +41,16 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	const struct topo *t = &w->topo;
 	w->n_nodes = t->n_nodes;
 	w->n_hosts = t->n_hosts;
-	w->nics_per_host = 1;      /* several NICs per host: rail_optimized (issue 4) */
-	w->gpus_per_host = 1;
-	w->n_gpus = w->n_hosts;
+	w->nics_per_host = t->nics_per_host;   /* >= 1 after topology_build */
+	/* A config filled by hand (tests) may leave gpus_per_host 0. */
+	w->gpus_per_host = cfg->topology.gpus_per_host > 1 ? cfg->topology.gpus_per_host : 1;
+	if ((int64_t)w->n_hosts * w->gpus_per_host > INT32_MAX / 2) {
+		*err = str_printf("[topology] gpus_per_host = %d: %lld GPUs; at most %d are supported",
+				  w->gpus_per_host, (long long)w->n_hosts * w->gpus_per_host, INT32_MAX / 2);
+		topology_free(&w->topo);
+		return -1;
+	}
+	w->n_gpus = w->n_hosts * w->gpus_per_host;
 	w->n_eps = w->n_hosts * w->nics_per_host;
 	w->eps = xcalloc((size_t)w->n_eps, sizeof *w->eps);
 	w->n_ports = t->port_off[t->n_nodes];
@@ -62,7 +78,6 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 			nd->dequeued = switch_dequeued;
 			nd->rt = &w->routes[u];
 			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
-			nd->buf_size = cfg->sw.buffer_b;
 		}
 		for (int i = 0; i < nd->n_ports; i++) {
 			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
@@ -81,28 +96,44 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		}
 		if (nd->kind == NODE_SWITCH)
 			switch_setup(w, nd);
+		if (w->setup_err) {
+			*err = w->setup_err;
+			w->setup_err = NULL;
+			world_free(w);
+			return -1;
+		}
 		if (nd->kind == NODE_HOST) {
-			if (nd->n_ports < 1) {
-				*err = xstrdup("a host without a link");
+			if (nd->n_ports != w->nics_per_host) {
+				*err = str_printf("%s has %d links; nics_per_host = %d needs one per NIC",
+						  nd->name, nd->n_ports, w->nics_per_host);
 				world_free(w);
 				return -1;
 			}
-			struct endpoint *ep = &w->eps[world_ep(w, u, 0)];
-			ep->host = nd;
-			ep->port = &nd->ports[0];
-			ep->nic = nd->nic = nic_create(w, nd, 0, world_ep(w, u, 0));
+			for (int i = 0; i < nd->n_ports; i++) {
+				struct endpoint *ep = &w->eps[world_ep(w, u, i)];
+				ep->host = nd;
+				ep->port = &nd->ports[i];
+				ep->nic = nic_create(w, nd, i, world_ep(w, u, i));
+			}
+			nd->nic = w->eps[world_ep(w, u, 0)].nic;
 			nd->receive = nic_receive;
 		}
 	}
+	if (w->gpus_per_host > 1)
+		w->nvlink = nvlink_create(w);
 	return 0;
 }
 
 void world_free(struct world *w)
 {
+	if (w->nvlink)
+		nvlink_free(w);
 	if (w->jobs)
 		jobs_free(w);
 	if (w->traffic)
 		traffic_free(w);
+	for (int u = 0; w->nodes && u < w->n_nodes; u++)
+		switch_free(&w->nodes[u]);
 	for (int e = 0; w->eps && e < w->n_eps; e++)
 		nic_destroy(w->eps[e].nic);
 	free(w->eps);
@@ -140,10 +171,11 @@ void world_check_drained(struct world *w)
 			   (unsigned long long)p->queued_bytes, p->fly_head ? "frames" : "nothing");
 	}
 	for (int u = 0; u < w->n_nodes; u++)
-		SIM_ASSERT(sim, &w->nodes[u].elem, w->nodes[u].buf_used == 0,
-			   "buffer not drained: %llu bytes", (unsigned long long)w->nodes[u].buf_used);
+		switch_check_drained(&w->nodes[u]);
 	SIM_ASSERT(sim, &sim->kernel, w->pkt_pool.live == 0, "%zu packets never returned to the pool",
 		   w->pkt_pool.live);
+	if (w->nvlink)
+		nvlink_check_drained(w);
 }
 
 static const char *kind_name(enum node_kind k)
@@ -157,6 +189,10 @@ void world_write_topology(const struct world *w, struct results *res)
 {
 	for (int u = 0; u < w->n_nodes; u++)
 		results_node(res, u, w->nodes[u].name, kind_name(w->nodes[u].kind), w->nodes[u].tier);
+	char name[48];
+	for (int g = 0; g < w->n_gpus; g++)
+		results_node(res, world_gpu_node_id(w, g), world_gpu_name(w, g, name, sizeof name),
+			     kind_name(NODE_GPU), 0);
 	for (int l = 0; l < w->topo.n_links; l++) {
 		const struct topo_link *lk = &w->topo.links[l];
 		int pa = -1, pb = -1;
@@ -190,6 +226,8 @@ void world_write_final(struct world *w, struct results *res)
 	}
 	for (int e = 0; e < w->n_eps; e++)
 		nic_foreach_flow(w->eps[e].nic, write_unfinished, w);
+	if (w->nvlink)
+		nvlink_write_unfinished(w);
 }
 
 char *world_gpu_name(const struct world *w, int gpu, char *buf, size_t size)

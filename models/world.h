@@ -5,7 +5,14 @@
  * world_build turns a struct topo into objects, registers every element
  * with the kernel in node order (deterministic ids), builds routing, and
  * records node and link rows. Traffic sources and workloads post messages
- * through nic_post (nic.h) and report when they will post no more.
+ * through nic_post (nic.h) or msg_send (msg.h) and report when they will
+ * post no more.
+ *
+ * Hosts ([topology] nics_per_host, gpus_per_host): a host has one port per
+ * NIC (port i = NIC i) and its GPUs reach each other over NVLink
+ * (nvlink.h). In results, GPUs follow the network nodes: GPU g is node
+ * n_nodes + g, named "host3.gpu5", kind 'gpu', tier 0 (one per host when
+ * hosts have a single GPU).
  */
 #ifndef ROCESIM_WORLD_H
 #define ROCESIM_WORLD_H
@@ -25,6 +32,8 @@ struct results;
 struct traffic;
 struct jobs;
 struct nvlink;
+struct mmu;
+struct coll;
 
 /* One NIC of a host: what packets are addressed to. Endpoint ids are
  * host id x nics_per_host + NIC index (so with one NIC per host an
@@ -48,11 +57,12 @@ struct node {
 	const struct route_table *rt; /* switches: forwarding table */
 	/* A frame arrived on port `in` (switch_receive or the NIC's). */
 	void (*receive)(struct sim *sim, struct node *n, struct port *in, struct packet *pkt);
-	/* A frame left one of its queues (switches release buffer); may be NULL. */
-	void (*dequeued)(struct node *n, const struct packet *pkt);
-	struct nic *nic;           /* hosts: the NIC behind port 0 (endpoint host x nics_per_host) */
-	uint64_t buf_size;         /* switches: shared buffer bytes */
-	uint64_t buf_used;         /* switches: frame bytes held */
+	/* A frame left queue of port `out` (switches release buffer and mark
+	 * ECN); may be NULL. Not called for PFC frames. */
+	void (*dequeued)(struct node *n, struct port *out, struct packet *pkt);
+	struct nic *nic;           /* hosts: the NIC behind port 0 (endpoint host x nics_per_host);
+				    * NIC i is w->eps[host x nics_per_host + i].nic */
+	struct mmu *mmu;           /* switches: the shared buffer (mmu.h) */
 	struct world *w;
 };
 
@@ -77,6 +87,8 @@ struct world {
 	struct jobs *jobs;         /* owned by job.c */
 	struct nvlink *nvlink;     /* owned by nvlink.c (NULL with one GPU per host) */
 	int64_t next_collective_id; /* last collective id handed out */
+	struct coll *colls_live;   /* collectives running (collective.c) */
+	char *setup_err;           /* set by a builder step that found bad input (switch_setup) */
 	/* Posts a message between hosts (host ids; the traffic sources use
 	 * NIC 0 of each host): world_post_host unless a test replaces it. */
 	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism);
@@ -96,6 +108,8 @@ static inline int world_gpu_ep(const struct world *w, int gpu)
 {
 	return world_ep(w, gpu / w->gpus_per_host, (gpu % w->gpus_per_host) % w->nics_per_host);
 }
+/* The node_id of GPU `gpu` in results: after every network node. */
+static inline int world_gpu_node_id(const struct world *w, int gpu) { return w->n_nodes + gpu; }
 /* "host3.gpu5" into buf (at least 40 bytes); returns buf. */
 char *world_gpu_name(const struct world *w, int gpu, char *buf, size_t size);
 /* nic_post from NIC 0 of host src to NIC 0 of host dst (w->post's default). */
@@ -107,7 +121,11 @@ int world_host_id(const struct world *w, const char *name);
 
 /* A source that will post messages later (keeps the run going). */
 static inline void world_source_begin(struct world *w) { w->sources_active++; }
-static inline void world_source_end(struct world *w) { w->sources_active--; }
+static inline void world_source_end(struct world *w)
+{
+	w->sources_active--;
+	w->sim->poll_now = true;
+}
 /* True when no source is active and every posted flow finished. */
 bool world_done(struct sim *sim, void *w);
 
@@ -116,9 +134,10 @@ bool world_done(struct sim *sim, void *w);
  * that vanished or a count that drifted is a bug, DESIGN.md §2). */
 void world_check_drained(struct world *w);
 
-/* Writes node and link rows (after results_open). */
+/* Writes node rows (network nodes, then GPUs) and link rows (after results_open). */
 void world_write_topology(const struct world *w, struct results *res);
-/* Writes port_stats for every port and unfinished flows as rows with NULL ends. */
+/* Writes port_stats for every port and unfinished flows (NIC and NVLink)
+ * as rows with NULL ends. */
 void world_write_final(struct world *w, struct results *res);
 
 #endif

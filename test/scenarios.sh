@@ -27,7 +27,8 @@ check "incast 15 flows done" "SELECT count(*) = 15 FROM flow WHERE end_ps IS NOT
 check "incast bottleneck time" "SELECT max(recv_end_ps) - 10000000 BETWEEN 15*(1000*1082+16)*80 AND 15*(1000*1082+16)*80 + 10000000 FROM flow"
 check "incast no drops" "SELECT sum(drops) = 0 FROM port_stats"
 check "incast port_stats every port" "SELECT count(*) = (SELECT count(*) * 2 FROM link) FROM port_stats"
-check "incast nodes" "SELECT count(*) = 36 FROM node"
+check "incast nodes" "SELECT count(*) = 36 FROM node WHERE kind != 'gpu'"
+check "incast GPUs, one per host" "SELECT count(*) = 16 FROM node WHERE kind = 'gpu' AND name LIKE 'host%.gpu0'"
 check "incast fct = end - start" "SELECT count(*) = 0 FROM flow WHERE fct_ps != end_ps - start_ps"
 check "incast slowdown = fct/ideal" "SELECT count(*) = 0 FROM flow WHERE abs(slowdown - fct_ps * 1.0 / ideal_fct_ps) > 1e-9"
 check "incast receiver got 15 MB of frames" "SELECT rx_bytes = 15*(1000*1062+16) FROM port_stats WHERE node = 'host0'"
@@ -64,6 +65,29 @@ check "interrupted status" "SELECT status = 'interrupted' FROM run"
 check "interrupted kept finished flows" "SELECT count(*) > 0 FROM flow WHERE end_ps IS NOT NULL"
 check "interrupted wrote stats" "SELECT count(*) = 768 FROM port_stats"
 ls "$tmp" | grep -q 'tmp-' && fail "temporary database left behind"
+
+# --check prints each job's plan without running: a dense GPT job (megatron_3d)
+# moves exactly what its layout implies (closed forms in test_job_plan.c).
+out=$("$SIM" --check "$SRCDIR/scenarios/megatron_3d.ini" 2>>"$tmp/stderr") || fail "megatron_3d --check: exit $?"
+for p in tp pp dp ep; do
+	echo "$out" | grep -q "^plan: job=gpt parallelism=$p bytes=[0-9]* messages=[0-9]*" ||
+		fail "megatron_3d --check has no $p plan line"
+done
+echo "$out" | grep -q "^plan: job=gpt parallelism=ep bytes=0 messages=0" || fail "megatron_3d: a dense job has EP traffic"
+
+# Every shipped scenario is valid (--check builds its world and plans).
+for f in "$SRCDIR"/scenarios/*.ini; do
+	"$SIM" --check "$f" >/dev/null 2>>"$tmp/stderr" || fail "$(basename "$f") --check: exit $?"
+done
+
+# The headline: the MoE job runs to completion and its flows carry every
+# parallelism of its layout (TP x PP x DP with EP).
+db=$tmp/moe.db
+"$SIM" -q -o "$db" "$SRCDIR/scenarios/fat_tree_moe.ini" >/dev/null 2>>"$tmp/stderr" || fail "fat_tree_moe: exit $?"
+check "fat_tree_moe complete" "SELECT status = 'complete' FROM run"
+check "fat_tree_moe every parallelism" "SELECT group_concat(parallelism) = 'dp,ep,pp,tp' FROM (SELECT parallelism FROM flow GROUP BY 1 HAVING sum(size_bytes) > 0 ORDER BY 1)"
+check "fat_tree_moe two iterations" "SELECT count(*) = 2 FROM iteration WHERE end_ps IS NOT NULL"
+check "fat_tree_moe lossless" "SELECT packets_dropped = 0 AND packets_sent = packets_delivered FROM run"
 
 if [ $fails -ne 0 ]; then
 	echo "scenarios.sh: $fails failures"

@@ -1,10 +1,13 @@
 /*
  * test_routing.c — forwarding tables (models/routing.c).
  *
- * Checks the next-hop sets of fat tree, dumbbell and leaf-spine against
- * their known structure, walks every equal-cost path, compares random
- * graphs against a plain Floyd-Warshall reference (hosts never transit),
- * checks the unreachable and multi-homed-host cases, and times k=16.
+ * Checks the next-hop sets of fat tree, dumbbell, leaf-spine and
+ * rail-optimised fabrics against their known structure, walks every
+ * equal-cost path, checks that tables are per endpoint (traffic for NIC i
+ * of a host enters on its port i), compares random graphs against a plain
+ * Floyd-Warshall reference (hosts never transit; with and without several
+ * NICs per host), checks the unreachable and multi-homed-host cases, and
+ * times k=16.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +69,7 @@ static void check_tables(const struct net *n)
 			CU_ASSERT_EQUAL(rt->n_sets, 0);
 			continue;
 		}
-		CU_ASSERT_EQUAL(rt->n_hosts, n->t.n_hosts);
+		CU_ASSERT_EQUAL(rt->n_eps, topo_n_eps(&n->t));
 		for (int s = 0; s < rt->n_sets; s++) {
 			CU_ASSERT(rt->set_n[s] >= 1);
 			for (int i = 0; i < rt->set_n[s]; i++) {
@@ -79,8 +82,8 @@ static void check_tables(const struct net *n)
 					  memcmp(rt->ports + rt->set_off[s], rt->ports + rt->set_off[s2],
 						 rt->set_n[s] * sizeof(uint16_t)) != 0);
 		}
-		for (int d = 0; d < n->t.n_hosts; d++)
-			CU_ASSERT(rt->set_of_dst[d] < rt->n_sets);
+		for (int e = 0; e < topo_n_eps(&n->t); e++)
+			CU_ASSERT(rt->set_of_dst[e] < rt->n_sets);
 	}
 }
 
@@ -209,6 +212,118 @@ static void test_leaf_spine(void)
 	net_free(&n);
 }
 
+/* Every path from switch u to endpoint e (NIC e % nics of host e / nics)
+ * following the tables: counts them, checks each has `hops_left` more links
+ * and enters the host on the endpoint's own port. */
+static long count_ep_paths(const struct net *n, int u, int e, int hops_left)
+{
+	int nics = n->t.nics_per_host, d = e / nics;
+	if (hops_left <= 0 || u < n->t.n_hosts) {
+		CU_FAIL("path too long or through a host");
+		return 0;
+	}
+	long total = 0;
+	const uint16_t *p = route_ports(&n->rt[u], e);
+	for (int i = 0; i < route_n(&n->rt[u], e); i++) {
+		const struct topo_port *tp = &n->t.ports[n->t.port_off[u] + p[i]];
+		if (tp->peer == d) {
+			CU_ASSERT_EQUAL(tp->peer_port, e % nics);
+			CU_ASSERT_EQUAL(hops_left, 1);
+			total += tp->peer_port == e % nics && hops_left == 1;
+		} else {
+			total += count_ep_paths(n, tp->peer, e, hops_left - 1);
+		}
+	}
+	return total;
+}
+
+/* Rails: NIC j of host h is endpoint h x N + j on leaf j. From leaf i,
+ * same-rail traffic goes straight down (the one hop up was the sender's);
+ * cross-rail traffic climbs to any of the S spines, then leaf j. */
+static void test_rail(void)
+{
+	const int H = 5, N = 4, S = 3;
+	struct config c = make_cfg(TOPO_RAIL_OPTIMIZED);
+	c.topology.hosts = H;
+	c.topology.spines = S;
+	c.topology.nics_per_host = N;
+	struct net n;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	check_tables(&n);
+	int leaf0 = topo_find(&n.t, "leaf0"), spine0 = topo_find(&n.t, "spine0");
+	for (int e = 0; e < H * N; e++) {
+		int h = e / N, j = e % N;
+		for (int i = 0; i < N; i++) {
+			const struct route_table *r = &n.rt[leaf0 + i];
+			if (i == j) {
+				CU_ASSERT_EQUAL(route_n(r, e), 1);
+				CU_ASSERT_EQUAL(route_ports(r, e)[0], h);
+				CU_ASSERT_EQUAL(count_ep_paths(&n, leaf0 + i, e, 1), 1);
+			} else {
+				CU_ASSERT_EQUAL_FATAL(route_n(r, e), S);
+				for (int s = 0; s < S; s++)
+					CU_ASSERT_EQUAL(route_ports(r, e)[s], H + s);
+				CU_ASSERT_EQUAL(count_ep_paths(&n, leaf0 + i, e, 3), S);
+			}
+		}
+		for (int s = 0; s < S; s++) {
+			CU_ASSERT_EQUAL(route_n(&n.rt[spine0 + s], e), 1);
+			CU_ASSERT_EQUAL(route_ports(&n.rt[spine0 + s], e)[0], j);
+			CU_ASSERT_EQUAL(count_ep_paths(&n, spine0 + s, e, 2), 1);
+		}
+	}
+	/* A leaf holds one set per host of its rail, plus "up". */
+	for (int i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(n.rt[leaf0 + i].n_sets, H + 1);
+	net_free(&n);
+}
+
+/* Hosts multi-homed to one switch: each NIC is its own destination, so
+ * traffic for NIC i arrives on host port i even though every NIC of the
+ * host is equally close. */
+static void test_multi_nic_endpoints(void)
+{
+	const int N = 3;
+	struct config c = make_cfg(TOPO_STAR);
+	c.topology.hosts = 4;
+	c.topology.nics_per_host = N;
+	struct net n;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	check_tables(&n);
+	int sw0 = topo_find(&n.t, "sw0");
+	const struct route_table *r = &n.rt[sw0];
+	CU_ASSERT_EQUAL(r->n_eps, 4 * N);
+	for (int e = 0; e < 4 * N; e++) {
+		CU_ASSERT_EQUAL(route_n(r, e), 1);
+		CU_ASSERT_EQUAL(route_ports(r, e)[0], e);   /* sw0 port e = endpoint e */
+		CU_ASSERT_EQUAL(count_ep_paths(&n, sw0, e, 1), 1);
+	}
+	net_free(&n);
+
+	/* Fat tree k=4 with two NICs per host: the path counts of one NIC per
+	 * host (ToR: 1 to its own hosts, 2 within the pod, 4 across pods;
+	 * core: 1), every path ending on the endpoint's own port. */
+	c = make_cfg(TOPO_FAT_TREE);
+	c.topology.k = 4;
+	c.topology.nics_per_host = 2;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	check_tables(&n);
+	int tor0 = topo_find(&n.t, "tor0"), core0 = topo_find(&n.t, "core0");
+	for (int e = 0; e < 32; e++) {
+		int h = e / 2;
+		/* tor0 holds host0 and host1: ports 0..3 = (host, NIC). */
+		if (h < 2) {
+			CU_ASSERT_EQUAL(route_n(&n.rt[tor0], e), 1);
+			CU_ASSERT_EQUAL(route_ports(&n.rt[tor0], e)[0], e);
+		} else {
+			CU_ASSERT_EQUAL(route_n(&n.rt[tor0], e), 2);
+		}
+		CU_ASSERT_EQUAL(count_ep_paths(&n, tor0, e, h < 2 ? 1 : h < 4 ? 3 : 5), h < 2 ? 1 : h < 4 ? 2 : 4);
+		CU_ASSERT_EQUAL(count_ep_paths(&n, core0, e, 3), 1);
+	}
+	net_free(&n);
+}
+
 /* Many distinct sets on one switch exercise the interning hash's growth. */
 static void test_star_many_sets(void)
 {
@@ -300,9 +415,54 @@ static void check_against_reference(const struct net *n)
 	free(dd);
 }
 
-static void test_random_against_reference(void)
+/* Reference per endpoint when hosts have N > 1 NICs: endpoint e is entered
+ * only from the switch a behind host port e % N, so its distance from u is
+ * dist(u, a) + 1 over switches, and a next hop is that last port itself or
+ * a switch one hop closer to a. */
+static void check_eps_against_reference(const struct net *n)
 {
-	srand(12345);
+	const struct topo *t = &n->t;
+	int nn = t->n_nodes, nh = t->n_hosts, N = t->nics_per_host;
+	const int inf = 1 << 28;
+	int *dd = malloc((size_t)nn * nn * sizeof *dd);
+	for (int i = 0; i < nn * nn; i++)
+		dd[i] = inf;
+	for (int u = 0; u < nn; u++) {
+		dd[u * nn + u] = 0;
+		for (int i = 0; i < topo_n_ports(t, u); i++)
+			if (u >= nh && peer_of(t, u, i) >= nh)
+				dd[u * nn + peer_of(t, u, i)] = 1;
+	}
+	for (int m = nh; m < nn; m++)
+		for (int a = nh; a < nn; a++)
+			for (int b = nh; b < nn; b++)
+				if (dd[a * nn + m] + dd[m * nn + b] < dd[a * nn + b])
+					dd[a * nn + b] = dd[a * nn + m] + dd[m * nn + b];
+	for (int e = 0; e < topo_n_eps(t); e++) {
+		const struct topo_port *last = &t->ports[t->port_off[e / N] + e % N];
+		int a = last->peer;
+		for (int u = nh; u < nn; u++) {
+			uint16_t want[512];
+			int m = 0, du = dd[u * nn + a] + 1;
+			for (int i = 0; i < topo_n_ports(t, u); i++) {
+				int q = peer_of(t, u, i);
+				if ((u == a && i == last->peer_port) ||
+				    (q >= nh && dd[q * nn + a] + 1 == du - 1))
+					want[m++] = (uint16_t)i;
+			}
+			CU_ASSERT_EQUAL_FATAL(route_n(&n->rt[u], e), m);
+			CU_ASSERT(memcmp(route_ports(&n->rt[u], e), want, (size_t)m * sizeof want[0]) == 0);
+		}
+	}
+	free(dd);
+}
+
+/* Random switch graphs; hosts multi-homed (nics 0: one endpoint per host,
+ * one to three homes) or with exactly `nics` NICs on random switches (the
+ * same switch possibly twice; nics 1 checks the per-switch grouping against
+ * the plain reference). */
+static void random_against_reference(int nics)
+{
 	for (int iter = 0; iter < 60; iter++) {
 		struct net n;
 		memset(&n, 0, sizeof n);
@@ -312,6 +472,7 @@ static void test_random_against_reference(void)
 		for (int s = 0; s < ns; s++)
 			topo_add_named(&n.t, "sw", s, NODE_SWITCH, 1);
 		n.t.n_hosts = nh;
+		n.t.nics_per_host = nics;
 		/* A chain keeps the switches connected; extra random links
 		 * (parallel ones included) make equal-cost choices. */
 		for (int s = 1; s < ns; s++)
@@ -321,18 +482,34 @@ static void test_random_against_reference(void)
 			if (a != b)
 				topo_add_link(&n.t, a, b, RATE, DELAY);
 		}
-		/* Hosts with one to three homes. */
 		for (int h = 0; h < nh; h++)
-			for (int e = 1 + rand() % 3; e > 0; e--)
+			for (int e = nics ? nics : 1 + rand() % 3; e > 0; e--)
 				topo_add_link(&n.t, h, nh + rand() % ns, RATE, DELAY);
 		topo_finalize(&n.t);
 		n.rt = calloc((size_t)n.t.n_nodes, sizeof *n.rt);
 		char *err = NULL;
 		CU_ASSERT_EQUAL_FATAL(routing_build(&n.t, n.rt, &err), 0);
 		check_tables(&n);
-		check_against_reference(&n);
+		if (nics > 1)
+			check_eps_against_reference(&n);
+		else
+			check_against_reference(&n);
 		net_free(&n);
 	}
+}
+
+static void test_random_against_reference(void)
+{
+	srand(12345);
+	random_against_reference(0);
+}
+
+static void test_random_nics_against_reference(void)
+{
+	srand(54321);
+	random_against_reference(1);
+	random_against_reference(2);
+	random_against_reference(3);
 }
 
 static double now_s(void)
@@ -367,11 +544,36 @@ static void test_fat_tree_k16(void)
 	net_free(&n);
 }
 
+/* A large rail fabric (1024 hosts x 8 NICs, 16 spines): 8192 endpoints,
+ * one BFS each. Prints the time; the interned tables stay small. */
+static void test_rail_large(void)
+{
+	struct config c = make_cfg(TOPO_RAIL_OPTIMIZED);
+	c.topology.hosts = 1024;
+	c.topology.spines = 16;
+	c.topology.nics_per_host = 8;
+	struct net n;
+	double t0 = now_s();
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	double t1 = now_s();
+	CU_ASSERT_EQUAL(topo_n_eps(&n.t), 8192);
+	int leaf0 = topo_find(&n.t, "leaf0"), spine0 = topo_find(&n.t, "spine0");
+	for (int i = 0; i < 8; i++)
+		CU_ASSERT_EQUAL(n.rt[leaf0 + i].n_sets, 1024 + 1);
+	CU_ASSERT_EQUAL(n.rt[spine0].n_sets, 8);
+	printf("\n    rail 1024 hosts x 8 NICs: topology + routing in %.1f ms ", (t1 - t0) * 1e3);
+	net_free(&n);
+}
+
 TEST_MAIN("routing",
 	  { "fat_tree k=4 next hops and paths", test_fat_tree_k4 },
 	  { "dumbbell bottleneck", test_dumbbell },
 	  { "leaf_spine next hops", test_leaf_spine },
+	  { "rail_optimized: same rail down, cross rail via spines", test_rail },
+	  { "several NICs: tables per endpoint", test_multi_nic_endpoints },
 	  { "star: one set per host", test_star_many_sets },
 	  { "unreachable and hosts never forward", test_unreachable },
 	  { "random graphs against Floyd-Warshall", test_random_against_reference },
-	  { "fat_tree k=16 builds fast", test_fat_tree_k16 })
+	  { "random graphs, several NICs, against Floyd-Warshall", test_random_nics_against_reference },
+	  { "fat_tree k=16 builds fast", test_fat_tree_k16 },
+	  { "rail_optimized 1024 x 8 builds", test_rail_large })

@@ -1,7 +1,8 @@
 /*
  * test_topology.c — the topology builders (models/topology.c,
- * topo_fat_tree.c, topo_simple.c): counts, names, tiers, port numbering,
- * link rates, port symmetry and the errors of impossible shapes.
+ * topo_fat_tree.c, topo_simple.c, topo_rail.c): counts, names, tiers, port
+ * numbering, link rates, port symmetry, hosts with several NICs (rails, or
+ * multi-homed to one switch) and the errors of impossible shapes.
  *
  * The config loader is tested elsewhere; here a struct config is filled by
  * hand so these tests do not depend on it.
@@ -244,6 +245,151 @@ static void test_leaf_spine(void)
 	topology_free(&t);
 }
 
+/* rail_optimized: H hosts, N NICs (leaves), S spines. NIC i of every host
+ * on leaf i; every leaf on every spine. */
+static void check_rail(int H, int N, int S)
+{
+	struct config c = make_cfg(TOPO_RAIL_OPTIMIZED);
+	c.topology.hosts = H;
+	c.topology.spines = S;
+	c.topology.nics_per_host = N;
+	struct topo t;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_PTR_NULL(err);
+	CU_ASSERT_EQUAL(t.n_hosts, H);
+	CU_ASSERT_EQUAL(t.nics_per_host, N);
+	CU_ASSERT_EQUAL(topo_n_eps(&t), H * N);
+	CU_ASSERT_EQUAL(t.n_nodes, H + N + S);
+	CU_ASSERT_EQUAL(t.n_links, H * N + N * S);
+	CU_ASSERT_EQUAL(count_prefix(&t, "host", 0), H);
+	CU_ASSERT_EQUAL(count_prefix(&t, "leaf", 1), N);
+	CU_ASSERT_EQUAL(count_prefix(&t, "spine", 2), S);
+	int leaf0 = topo_find(&t, "leaf0"), spine0 = topo_find(&t, "spine0");
+	CU_ASSERT_EQUAL(leaf0, H);
+	CU_ASSERT_EQUAL(spine0, H + N);
+	for (int h = 0; h < H; h++) {
+		CU_ASSERT_EQUAL(topo_n_ports(&t, h), N);
+		for (int i = 0; i < N; i++) {       /* host port i = NIC i, on rail i */
+			CU_ASSERT_EQUAL(port_at(&t, h, i)->peer, leaf0 + i);
+			CU_ASSERT_EQUAL(port_at(&t, h, i)->peer_port, h);
+		}
+	}
+	for (int i = 0; i < N; i++) {
+		CU_ASSERT_EQUAL(topo_n_ports(&t, leaf0 + i), H + S);
+		for (int h = 0; h < H; h++) {       /* leaf i port h = NIC i of host h */
+			CU_ASSERT_EQUAL(port_at(&t, leaf0 + i, h)->peer, h);
+			CU_ASSERT_EQUAL(port_at(&t, leaf0 + i, h)->peer_port, i);
+		}
+		for (int s = 0; s < S; s++) {
+			CU_ASSERT_EQUAL(port_at(&t, leaf0 + i, H + s)->peer, spine0 + s);
+			CU_ASSERT_EQUAL(port_at(&t, spine0 + s, i)->peer, leaf0 + i);
+		}
+	}
+	for (int s = 0; s < S; s++)
+		CU_ASSERT_EQUAL(topo_n_ports(&t, spine0 + s), N);
+	check_invariants(&t, HOST_RATE);
+	topology_free(&t);
+}
+
+static void test_rail(void)
+{
+	check_rail(4, 8, 2);
+	check_rail(1, 1, 1);
+	check_rail(16, 2, 5);
+	/* The names SCENARIO.md gives, independently of the checks above. */
+	struct config c = make_cfg(TOPO_RAIL_OPTIMIZED);
+	c.topology.hosts = 2;
+	c.topology.spines = 3;
+	c.topology.nics_per_host = 4;
+	struct topo t;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_STRING_EQUAL(t.nodes[1].name, "host1");
+	CU_ASSERT_STRING_EQUAL(t.nodes[2].name, "leaf0");
+	CU_ASSERT_STRING_EQUAL(t.nodes[5].name, "leaf3");
+	CU_ASSERT_STRING_EQUAL(t.nodes[6].name, "spine0");
+	CU_ASSERT_STRING_EQUAL(t.nodes[8].name, "spine2");
+	CU_ASSERT_EQUAL(t.n_links, 8 + 12);
+	topology_free(&t);
+}
+
+/* Single-NIC builders with nics_per_host = N: each host link becomes N
+ * consecutive links to the same switch (host port i = NIC i), and the
+ * switch's down ports are (host, NIC) in order, before its up ports. */
+static void test_multi_homed(void)
+{
+	const int N = 4;
+	struct config c = make_cfg(TOPO_STAR);
+	c.topology.hosts = 3;
+	c.topology.nics_per_host = N;
+	struct topo t;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.n_links, 3 * N);
+	CU_ASSERT_EQUAL(topo_n_eps(&t), 3 * N);
+	CU_ASSERT_EQUAL(topo_n_ports(&t, 3), 3 * N);
+	for (int h = 0; h < 3; h++)
+		for (int i = 0; i < N; i++) {       /* sw0 port e = endpoint e */
+			CU_ASSERT_EQUAL(port_at(&t, 3, h * N + i)->peer, h);
+			CU_ASSERT_EQUAL(port_at(&t, 3, h * N + i)->peer_port, i);
+			CU_ASSERT_EQUAL(port_at(&t, h, i)->peer_port, h * N + i);
+		}
+	check_invariants(&t, HOST_RATE);
+	topology_free(&t);
+
+	c = make_cfg(TOPO_LEAF_SPINE);
+	c.topology.leaves = 2;
+	c.topology.spines = 3;
+	c.topology.hosts_per_leaf = 2;
+	c.topology.nics_per_host = 2;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.n_links, 4 * 2 + 2 * 3);
+	int leaf1 = topo_find(&t, "leaf1");
+	CU_ASSERT_EQUAL(topo_n_ports(&t, leaf1), 2 * 2 + 3);
+	CU_ASSERT_EQUAL(port_at(&t, leaf1, 0)->peer, 2);        /* host2 NIC 0 */
+	CU_ASSERT_EQUAL(port_at(&t, leaf1, 3)->peer, 3);        /* host3 NIC 1 */
+	CU_ASSERT_EQUAL(port_at(&t, leaf1, 3)->peer_port, 1);
+	CU_ASSERT_EQUAL(port_at(&t, leaf1, 4)->peer, topo_find(&t, "spine0"));
+	check_invariants(&t, HOST_RATE);
+	topology_free(&t);
+
+	c = make_cfg(TOPO_FAT_TREE);
+	c.topology.k = 4;
+	c.topology.nics_per_host = 2;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.n_hosts, 16);
+	CU_ASSERT_EQUAL(t.n_links, 16 * 2 + 32);
+	int tor0 = topo_find(&t, "tor0");
+	CU_ASSERT_EQUAL(topo_n_ports(&t, tor0), 2 * 2 + 2);
+	CU_ASSERT_EQUAL(port_at(&t, tor0, 3)->peer, 1);
+	CU_ASSERT_EQUAL(port_at(&t, tor0, 4)->peer, topo_find(&t, "agg0"));
+	check_invariants(&t, HOST_RATE);
+	topology_free(&t);
+
+	c = make_cfg(TOPO_DUMBBELL);
+	c.topology.hosts_left = 2;
+	c.topology.hosts_right = 1;
+	c.topology.nics_per_host = 3;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	int sw0 = topo_find(&t, "sw0"), sw1 = topo_find(&t, "sw1");
+	CU_ASSERT_EQUAL(topo_n_ports(&t, sw0), 2 * 3 + 1);
+	CU_ASSERT_EQUAL(port_at(&t, sw0, 6)->peer, sw1);      /* the bottleneck stays last */
+	CU_ASSERT_EQUAL(port_at(&t, sw1, 3)->peer, sw0);
+	CU_ASSERT_EQUAL(t.links[port_at(&t, sw0, 6)->link].rate_bps, RATE);
+	check_invariants(&t, HOST_RATE);
+	topology_free(&t);
+
+	/* One NIC: exactly the single-NIC layout (nics_per_host 0 = 1). */
+	c = make_cfg(TOPO_STAR);
+	c.topology.hosts = 3;
+	c.topology.nics_per_host = 1;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.nics_per_host, 1);
+	CU_ASSERT_EQUAL(t.n_links, 3);
+	topology_free(&t);
+}
+
 static void test_host_rate_default(void)
 {
 	struct config c = make_cfg(TOPO_STAR);
@@ -314,9 +460,24 @@ static void test_errors(void)
 	expect_error(&c, "ports");
 
 	c = make_cfg(TOPO_RAIL_OPTIMIZED);
+	c.topology.spines = 2;
+	expect_error(&c, "hosts = 0, spines = 2: rail_optimized needs at least 1 of each");
+	c.topology.hosts = 4;
+	c.topology.spines = 0;
+	expect_error(&c, "at least 1 of each");
+	c.topology.hosts = 65000;
+	c.topology.spines = 600;
+	expect_error(&c, "a leaf would have 65600 ports");
 	c.topology.hosts = 4;
 	c.topology.spines = 2;
-	expect_error(&c, "topology type 'rail_optimized' is not supported by this version of rocesim");
+	c.topology.nics_per_host = 70000;
+	expect_error(&c, "a spine would have more than 65535 ports");
+
+	/* Multi-homing counts every NIC against the switch's ports. */
+	c = make_cfg(TOPO_STAR);
+	c.topology.hosts = 10000;
+	c.topology.nics_per_host = 8;
+	expect_error(&c, "sw0 would have 80000 ports");
 	c = make_cfg(TOPO_HPCC);
 	expect_error(&c, "topology type 'hpcc' is not supported by this version of rocesim");
 }
@@ -370,6 +531,8 @@ TEST_MAIN("topology",
 	  { "star", test_star },
 	  { "dumbbell", test_dumbbell },
 	  { "leaf_spine", test_leaf_spine },
+	  { "rail_optimized: rails, spines, names", test_rail },
+	  { "several NICs multi-homed to one switch", test_multi_homed },
 	  { "host_link_rate defaults to link_rate", test_host_rate_default },
 	  { "impossible shapes", test_errors },
 	  { "registry names", test_registry },

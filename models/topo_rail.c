@@ -1,0 +1,65 @@
+/*
+ * topo_rail.c — the rail-optimised fabric of GPU clusters: NIC i of every
+ * host on leaf ("rail") i, every leaf linked to every spine (REFERENCE.md;
+ * NVIDIA DGX SuperPOD reference architecture). Traffic between NICs of one
+ * rail crosses one leaf; traffic between rails climbs to a spine, with
+ * `spines` equal-cost choices.
+ *
+ * Shape ([topology] keys): `hosts` H, `spines` S, `nics_per_host` N, so N
+ * leaves. Numbering, left to right (topology.h):
+ *   nodes: host0..host{H-1}, leaf0..leaf{N-1} (tier 1), spine0..spine{S-1}
+ *          (tier 2);
+ *   links: host h NIC i - leaf i in (host, NIC) order, then leaf i -
+ *          spine s in (leaf, spine) order, which gives
+ *   host h: port i = leaf i (its NIC i, endpoint h x N + i);
+ *   leaf i: ports 0..H-1 = NIC i of host0..host{H-1}, port H+s = spine s;
+ *   spine s: port i = leaf i.
+ * Host links run at host_link_rate, leaf-spine links at link_rate.
+ */
+#include <stdint.h>
+
+#include "topology.h"
+#include "xalloc.h"
+
+#define TRY_ADD(expr) do { if ((expr) < 0) goto oom; } while (0)
+
+int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
+{
+	int nh = c->hosts, ns = c->spines, nl = c->nics_per_host > 1 ? c->nics_per_host : 1;
+	if (nh < 1 || ns < 1)
+		return err_printf(err, "[topology] hosts = %d, spines = %d: rail_optimized needs "
+				 "at least 1 of each", nh, ns);
+	if ((int64_t)nh + ns > TOPO_MAX_PORTS)
+		return err_printf(err, "[topology] hosts = %d, spines = %d: a leaf would have %lld ports "
+				 "(one per host and one per spine); at most %d are supported",
+				 nh, ns, (long long)nh + ns, TOPO_MAX_PORTS);
+	if (nl > TOPO_MAX_PORTS)
+		return err_printf(err, "[topology] nics_per_host = %d: a spine would have more than %d ports",
+				 nl, TOPO_MAX_PORTS);
+	int64_t n_nodes = (int64_t)nh + nl + ns;
+	int64_t n_links = (int64_t)nh * nl + (int64_t)nl * ns;
+	if (n_nodes > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
+		return err_printf(err, "[topology] hosts = %d, spines = %d, nics_per_host = %d: "
+				 "more than %d nodes or %d links", nh, ns, nl, TOPO_MAX_NODES, INT32_MAX / 2);
+	TRY_ADD(topo_reserve(t, (int)n_nodes, (int)n_links));
+	for (int h = 0; h < nh; h++)
+		TRY_ADD(topo_add_named(t, "host", h, NODE_HOST, 0));
+	t->n_hosts = nh;
+	int leaf0 = t->n_nodes;
+	for (int i = 0; i < nl; i++)
+		TRY_ADD(topo_add_named(t, "leaf", i, NODE_SWITCH, 1));
+	int spine0 = t->n_nodes;
+	for (int s = 0; s < ns; s++)
+		TRY_ADD(topo_add_named(t, "spine", s, NODE_SWITCH, 2));
+	/* Host links first, host by host: host port i is NIC i, and every
+	 * leaf's down ports precede its up ports. */
+	for (int h = 0; h < nh; h++)
+		for (int i = 0; i < nl; i++)
+			TRY_ADD(topo_add_link(t, h, leaf0 + i, host_rate_bps, c->link_delay));
+	for (int i = 0; i < nl; i++)
+		for (int s = 0; s < ns; s++)
+			TRY_ADD(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));
+	return 0;
+oom:
+	return err_printf(err, "[topology] rail_optimized: out of memory building the topology");
+}
