@@ -1,12 +1,82 @@
 /*
- * collective.c — collectives (see collective.h). Placeholder until they land.
+ * collective.c — the collective engine: registry, message posting,
+ * completion, the `collective` row and the ideal time (see collective.h;
+ * the algorithms are in coll_ring.c, coll_hd.c, coll_tree.c, coll_direct.c,
+ * their state layout in coll_internal.h).
+ *
+ * Pipelining and chunking (NCCL, REFERENCE.md "Collectives"): the buffer is
+ * split over `channels` independent pipelines (rings, chains, or pairs of
+ * trees); each step's bytes go in pieces (messages) of at most `chunk`
+ * bytes. Dependency rules, per (channel, rank):
+ *   ring (allreduce, reduce_scatter, allgather)  piece k of step s+1 is
+ *       posted once piece k of step s arrived from the predecessor; step 0
+ *       at the start;
+ *   broadcast (chain from the root)  piece k is forwarded once it arrived;
+ *   tree  piece k goes up once it arrived from every child, and down once
+ *       it arrived from the parent (the root: from every child);
+ *   halving_doubling  step s+1 opens once all of step s arrived (a round
+ *       barrier per rank);
+ *   alltoall, sendrecv  everything at the start.
+ * A piece of zero bytes (buffers smaller than ranks x channels) is not a
+ * message: it "arrives" at once, in the same event.
+ *
+ * Lifetime: coll_start copies the spec, takes ++w->next_collective_id,
+ * keeps the run alive (world_source_begin) until the last piece arrived,
+ * then writes the row, ends the source, calls on_done and frees itself.
+ * Each message's on_recv carries a pointer to the receiver's slot (never
+ * freed before the collective ends, which needs every message arrived).
+ *
+ * Ideal time (collective.ideal_ps): before posting anything, the same
+ * algorithm runs once "virtually" over a private event heap, with each
+ * message timed as if alone on its path (ideal.h: store-and-forward of its
+ * packets over the path routing gives it; ECMP choices are the route of a
+ * fixed UDP port, equal-cost paths having equal hops and rates here) but
+ * with the NIC's serialisation kept: a NIC sends the messages of its GPUs
+ * one after another in posting order (a message starts when the previous
+ * one's last frame left), and the ACKs it returns for messages it receives
+ * (one ACK frame per ack_every packets) take its link time too. NVLink
+ * messages are serialised per sending GPU at nvlink_rate plus nvlink_delay.
+ * Ignored: contention between the collective's own messages inside the
+ * fabric and at receiving links (an alltoall onto one hot rank is limited
+ * by that rank's ingress; the ideal does not see it), and NIC round-robin
+ * between QPs (FIFO is never slower for the last message of a stream).
+ * ideal_ps is therefore a lower bound of the idle-fabric run up to those
+ * approximations, and within a few percent of it for bandwidth-bound rings.
  */
+#include <stdlib.h>
 #include <string.h>
-#include "collective.h"
+#include "coll_internal.h"
+#include "config.h"
+#include "ideal.h"
 #include "log.h"
+#include "msg.h"
+#include "packet.h"
+#include "port.h"
+#include "results.h"
+#include "switch.h"
+#include "world.h"
+#include "xalloc.h"
 
 static const char *const op_names[] = { "allreduce", "reduce_scatter", "allgather", "alltoall",
 					"broadcast", "sendrecv" };
+
+/* The registry: one entry per (op, algorithm name). */
+static const struct coll_algo *const registry[] = {
+	&coll_ring_allreduce, &coll_hd_allreduce, &coll_tree_allreduce,
+	&coll_ring_reduce_scatter, &coll_ring_allgather, &coll_chain_broadcast,
+	&coll_direct_alltoall, &coll_direct_sendrecv_ring, &coll_direct_sendrecv,
+};
+#define N_REGISTRY (sizeof registry / sizeof *registry)
+
+/* What each op accepts, for coll_check's message (kept beside the registry). */
+static const char *const op_accepts[] = {
+	[COLL_ALLREDUCE] = "ring, halving_doubling or tree for allreduce",
+	[COLL_REDUCE_SCATTER] = "ring for reduce_scatter",
+	[COLL_ALLGATHER] = "ring for allgather",
+	[COLL_ALLTOALL] = "direct for alltoall",
+	[COLL_BROADCAST] = "ring for broadcast",
+	[COLL_SENDRECV] = "ring or direct for sendrecv",
+};
 
 int coll_op_by_name(const char *name)
 {
@@ -18,16 +88,503 @@ int coll_op_by_name(const char *name)
 
 const char *coll_op_name(enum coll_op op) { return op_names[op]; }
 
+static const char *default_algorithm(enum coll_op op) { return op == COLL_ALLTOALL ? "direct" : "ring"; }
+
+static const struct coll_algo *algo_find(enum coll_op op, const char *algorithm)
+{
+	if (!algorithm)
+		algorithm = default_algorithm(op);
+	for (size_t i = 0; i < N_REGISTRY; i++)
+		if (registry[i]->op == op && !strcmp(registry[i]->name, algorithm))
+			return registry[i];
+	return NULL;
+}
+
 const char *coll_check(enum coll_op op, const char *algorithm, int n)
 {
-	(void)op; (void)algorithm; (void)n;
-	return "collectives are not built yet";
+	if ((unsigned)op > COLL_SENDRECV)
+		return "one of allreduce, reduce_scatter, allgather, alltoall, broadcast, sendrecv";
+	if (algorithm && !strcmp(algorithm, "multicast"))
+		return "multicast collectives are not supported by this version";
+	const struct coll_algo *a = algo_find(op, algorithm);
+	if (!a)
+		return op_accepts[op];
+	return a->check(n);
+}
+
+/* ---- construction ---- */
+
+static struct coll *coll_new(struct world *w, const struct coll_spec *s)
+{
+	const struct coll_algo *algo = algo_find(s->op, s->algorithm);
+	const char *why = coll_check(s->op, s->algorithm, s->n);
+	if (!algo || why)
+		die_internal("collective %s/%s over %d ranks: expected %s", coll_op_name(s->op),
+			     s->algorithm ? s->algorithm : "(default)", s->n, why ? why : "a known algorithm");
+	if (s->channels < 1 || s->chunk_b == 0)
+		die_internal("collective with %d channels and chunk %llu", s->channels,
+			     (unsigned long long)s->chunk_b);
+	if (s->op == COLL_BROADCAST && (s->root < 0 || s->root >= s->n))
+		die_internal("broadcast root %d outside a group of %d", s->root, s->n);
+	struct coll *c = xcalloc(1, sizeof *c);
+	c->w = w;
+	c->algo = algo;
+	c->op = s->op;
+	c->n = s->n;
+	c->channels = s->channels;
+	c->size_b = s->size_b;
+	c->chunk_b = s->chunk_b;
+	c->gpus = xmalloc((size_t)s->n * sizeof *c->gpus);
+	for (int i = 0; i < s->n; i++)
+		c->gpus[i] = s->gpus ? s->gpus[i] : i; /* plans need no GPUs */
+	if (s->op == COLL_ALLTOALL && s->a2a_b) {
+		size_t nn = (size_t)s->n * (size_t)s->n;
+		c->a2a = xmalloc(nn * sizeof *c->a2a);
+		memcpy(c->a2a, s->a2a_b, nn * sizeof *c->a2a);
+	}
+	c->root = s->root;
+	c->source = s->source;
+	c->parallelism = s->parallelism;
+	c->job = s->job;
+	c->iteration = s->iteration;
+	c->on_done = s->on_done;
+	c->ctx = s->ctx;
+	c->id = -1;
+	algo->layout(c);
+	size_t npr = (size_t)c->pipes * (size_t)c->n;
+	c->pr = xcalloc(npr, sizeof *c->pr);
+	c->slots = xcalloc(npr * (size_t)c->spr, sizeof *c->slots);
+	for (size_t i = 0; i < npr * (size_t)c->spr; i++) {
+		c->slots[i].c = c;
+		c->slots[i].pr = (uint32_t)(i / (size_t)c->spr);
+	}
+	return c;
+}
+
+static void coll_reset(struct coll *c)
+{
+	size_t npr = (size_t)c->pipes * (size_t)c->n;
+	memset(c->pr, 0, npr * sizeof *c->pr);
+	for (size_t i = 0; i < npr * (size_t)c->spr; i++)
+		c->slots[i].count = 0;
+	c->pending = 0;
+	c->messages = 0;
+	c->bytes = 0;
+}
+
+/* Collectives started and not finished (w->colls_live, newest first), so
+ * that a run that stops early can write and free them. */
+static void live_add(struct coll *c)
+{
+	c->live_prev = NULL;
+	c->live_next = c->w->colls_live;
+	if (c->w->colls_live)
+		c->w->colls_live->live_prev = c;
+	c->w->colls_live = c;
+}
+
+static void live_remove(struct coll *c)
+{
+	if (c->live_prev)
+		c->live_prev->live_next = c->live_next;
+	else if (c->w->colls_live == c)
+		c->w->colls_live = c->live_next;
+	if (c->live_next)
+		c->live_next->live_prev = c->live_prev;
+	c->live_prev = c->live_next = NULL;
+}
+
+static void coll_free(struct coll *c)
+{
+	if (c->algo->free_a && c->a)
+		c->algo->free_a(c->a);
+	free(c->a);
+	free(c->pr);
+	free(c->slots);
+	free(c->work);
+	free(c->gpus);
+	free(c->a2a);
+	free(c);
+}
+
+/* ---- the virtual pass (ideal time, and plans) ---- */
+
+struct vmsg {
+	simtime_t t;
+	uint64_t seq;
+	struct coll_slot *slot;
+	int32_t ack_nic;            /* dense NIC index that returns ACKs, -1 none */
+	simtime_t ack_ps;
+};
+
+struct vmemo { int dst; uint64_t size_b; simtime_t del, ser0, ack_ps; };
+
+struct coll_virtual {
+	bool timing;                /* false: order only (plans) */
+	simtime_t now;
+	struct vmsg *heap; size_t n_heap, cap_heap;
+	uint64_t seq;
+	int *nic;                   /* [n] dense NIC index of each rank */
+	simtime_t *tx_free;         /* [distinct NICs] */
+	simtime_t *nv_free;         /* [n] NVLink egress of each GPU */
+	struct vmemo *memo;         /* [n] last message timed per sender */
+};
+
+static bool vless(const struct vmsg *a, const struct vmsg *b)
+{
+	return a->t != b->t ? a->t < b->t : a->seq < b->seq;
+}
+
+static void vpush(struct coll_virtual *v, struct vmsg m)
+{
+	if (v->n_heap == v->cap_heap) {
+		v->cap_heap = v->cap_heap ? 2 * v->cap_heap : 256;
+		v->heap = xrealloc(v->heap, v->cap_heap * sizeof *v->heap);
+	}
+	m.seq = v->seq++;
+	size_t i = v->n_heap++;
+	while (i > 0 && vless(&m, &v->heap[(i - 1) / 2])) {
+		v->heap[i] = v->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	v->heap[i] = m;
+}
+
+static struct vmsg vpop(struct coll_virtual *v)
+{
+	struct vmsg top = v->heap[0], last = v->heap[--v->n_heap];
+	size_t i = 0, n = v->n_heap;
+	if (!n)
+		return top;
+	for (;;) {
+		size_t ch = 2 * i + 1;
+		if (ch >= n)
+			break;
+		if (ch + 1 < n && vless(&v->heap[ch + 1], &v->heap[ch]))
+			ch++;
+		if (!vless(&v->heap[ch], &last))
+			break;
+		v->heap[i] = v->heap[ch];
+		i = ch;
+	}
+	v->heap[i] = last;
+	return top;
+}
+
+/* Hops a packet takes from endpoint src to endpoint dst (nic.c's path_hops,
+ * with one fixed UDP source port for ECMP). */
+static int coll_path(const struct world *w, int src, int dst, struct ideal_hop *h)
+{
+	const struct port *p = w->eps[src].port;
+	int n = 0;
+	for (;;) {
+		if (n == IDEAL_MAX_HOPS)
+			return -1;
+		h[n].rate_bps = p->rate_bps;
+		h[n].delay_ps = p->delay_ps + p->peer_latency_ps;
+		n++;
+		struct node *next = p->peer->node;
+		if (next->kind != NODE_SWITCH)
+			return next == w->eps[dst].host && p->peer == w->eps[dst].port ? n : -1;
+		p = &next->ports[switch_route(next, src, dst, 0xC000, -1)];
+	}
+}
+
+static void vtime(struct coll *c, int src, int dst, uint64_t size_b, struct vmemo *out)
+{
+	struct coll_virtual *v = c->v;
+	struct vmemo *m = &v->memo[src];
+	if (m->size_b == size_b && m->dst == dst) {
+		*out = *m;
+		return;
+	}
+	const struct world *w = c->w;
+	int se = world_gpu_ep(w, c->gpus[src]), de = world_gpu_ep(w, c->gpus[dst]);
+	int mtu = w->cfg->nic.mtu;
+	struct ideal_hop h[IDEAL_MAX_HOPS];
+	int nh = coll_path(w, se, de, h);
+	*m = (struct vmemo){ .dst = dst, .size_b = size_b };
+	if (nh > 0) {
+		uint32_t np = ideal_packets(size_b, mtu);
+		m->del = ideal_delivery_ps(h, nh, size_b, mtu);
+		m->ser0 = simtime_serialize(ideal_packet_wire_b(size_b, mtu, 0, np), h[0].rate_bps);
+		if (np >= 2)
+			m->ser0 += simtime_serialize(ideal_packet_wire_b(size_b, mtu, np - 1, np), h[0].rate_bps);
+		if (np >= 3)
+			m->ser0 += (simtime_t)(np - 2) *
+				   simtime_serialize(ideal_packet_wire_b(size_b, mtu, 1, np), h[0].rate_bps);
+		uint32_t every = (uint32_t)(w->cfg->nic.ack_every > 0 ? w->cfg->nic.ack_every : 1);
+		m->ack_ps = (simtime_t)((np + every - 1) / every) *
+			    simtime_serialize(PKT_ACK_FRAME_B + PKT_WIRE_EXTRA_B, w->eps[de].port->rate_bps);
+	}
+	*out = *m;
+}
+
+static void vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64_t size_b)
+{
+	struct coll_virtual *v = c->v;
+	struct vmsg m = { .t = v->now, .slot = slot, .ack_nic = -1 };
+	if (size_b && v->timing) {
+		const struct world *w = c->w;
+		if (world_gpu_host(w, c->gpus[src]) == world_gpu_host(w, c->gpus[dst])) {
+			simtime_t start = v->nv_free[src] > v->now ? v->nv_free[src] : v->now;
+			simtime_t ser = simtime_serialize(size_b, w->cfg->topology.nvlink_rate_bps);
+			v->nv_free[src] = start + ser;
+			m.t = start + ser + w->cfg->topology.nvlink_delay;
+		} else {
+			struct vmemo t;
+			vtime(c, src, dst, size_b, &t);
+			simtime_t *free_at = &v->tx_free[v->nic[src]];
+			simtime_t start = *free_at > v->now ? *free_at : v->now;
+			*free_at = start + t.ser0;
+			m.t = start + t.del;
+			m.ack_nic = v->nic[dst];
+			m.ack_ps = t.ack_ps;
+		}
+	}
+	vpush(v, m);
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static void arrived(struct coll *c, struct coll_slot *s)
+{
+	s->count++;
+	c->pending--;
+	c->algo->progress(c, (int)(s->pr / (uint32_t)c->n), (int)(s->pr % (uint32_t)c->n));
+}
+
+static void start_all(struct coll *c)
+{
+	for (int r = 0; r < c->n; r++)
+		for (int p = 0; p < c->pipes; p++)
+			c->algo->progress(c, p, r);
+}
+
+/* Runs the collective over the virtual heap; returns the last arrival
+ * (relative to the start). Leaves the counters to be reset. */
+static simtime_t coll_virtual_run(struct coll *c, bool timing)
+{
+	struct coll_virtual v = { .timing = timing };
+	int n = c->n;
+	if (timing) {
+		int *eps = xmalloc((size_t)n * sizeof *eps);
+		for (int r = 0; r < n; r++)
+			eps[r] = world_gpu_ep(c->w, c->gpus[r]);
+		qsort(eps, (size_t)n, sizeof *eps, int_cmp);
+		int distinct = 0;
+		for (int i = 0; i < n; i++)
+			if (i == 0 || eps[i] != eps[distinct - 1])
+				eps[distinct++] = eps[i];
+		v.nic = xmalloc((size_t)n * sizeof *v.nic);
+		for (int r = 0; r < n; r++) {
+			int e = world_gpu_ep(c->w, c->gpus[r]);
+			v.nic[r] = (int)((int *)bsearch(&e, eps, (size_t)distinct, sizeof *eps, int_cmp) - eps);
+		}
+		free(eps);
+		v.tx_free = xcalloc((size_t)distinct, sizeof *v.tx_free);
+		v.nv_free = xcalloc((size_t)n, sizeof *v.nv_free);
+		v.memo = xcalloc((size_t)n, sizeof *v.memo);
+		for (int r = 0; r < n; r++)
+			v.memo[r].dst = -1;
+	}
+	c->v = &v;
+	c->mode = COLL_VIRTUAL;
+	coll_reset(c);
+	start_all(c);
+	while (v.n_heap) {
+		struct vmsg m = vpop(&v);
+		v.now = m.t;
+		if (m.ack_nic >= 0) {
+			simtime_t *f = &v.tx_free[m.ack_nic];
+			simtime_t from = *f > m.t - m.ack_ps ? *f : m.t - m.ack_ps;
+			*f = from + m.ack_ps;
+		}
+		arrived(c, m.slot);
+	}
+	c->v = NULL;
+	free(v.heap);
+	free(v.nic);
+	free(v.tx_free);
+	free(v.nv_free);
+	free(v.memo);
+	return v.now;
+}
+
+/* ---- the real pass ---- */
+
+static void coll_flow_recv(struct sim *sim, struct flow *f, void *ctx);
+static void coll_finish(struct coll *c);
+
+void coll_send(struct coll *c, int pipe, int src, int dst, int slot, uint64_t size_b)
+{
+	struct coll_slot *s = coll_slot_of(c, pipe, dst, slot);
+	c->pending++;
+	if (size_b) {
+		c->messages++;
+		c->bytes += size_b;
+	}
+	if (c->mode == COLL_VIRTUAL) {
+		vsend(c, src, dst, s, size_b);
+		return;
+	}
+	if (!size_b) {
+		if (c->n_work == c->cap_work) {
+			c->cap_work = c->cap_work ? 2 * c->cap_work : 64;
+			c->work = xrealloc(c->work, c->cap_work * sizeof *c->work);
+		}
+		c->work[c->n_work++] = s;
+		return;
+	}
+	struct msg m = {
+		.src_gpu = c->gpus[src], .dst_gpu = c->gpus[dst], .size_b = size_b,
+		.source = c->source, .parallelism = c->parallelism, .job = c->job,
+		.iteration = c->iteration, .collective_id = c->id,
+		.on_recv = coll_flow_recv, .ctx = s,
+	};
+	msg_send(c->w, &m);
+}
+
+static void drain(struct coll *c)
+{
+	c->draining = true;
+	while (c->n_work)
+		arrived(c, c->work[--c->n_work]);
+	c->draining = false;
+}
+
+static void coll_flow_recv(struct sim *sim, struct flow *f, void *ctx)
+{
+	(void)f;
+	struct coll_slot *s = ctx;
+	struct coll *c = s->c;
+	c->end = sim->now;
+	arrived(c, s);
+	drain(c);
+	if (c->pending == 0)
+		coll_finish(c);
+}
+
+static void coll_finish_ev(struct sim *sim, void *obj, uintptr_t arg)
+{
+	(void)arg;
+	struct coll *c = obj;
+	c->end = sim->now;
+	coll_finish(c);
+}
+
+static uint64_t row_size(const struct coll *c)
+{
+	if (c->op != COLL_ALLTOALL || !c->a2a || c->size_b)
+		return c->size_b;
+	uint64_t best = 0;
+	for (int i = 0; i < c->n; i++) {
+		uint64_t row = 0;
+		for (int j = 0; j < c->n; j++)
+			row += c->a2a[(size_t)i * (size_t)c->n + (size_t)j];
+		if (row > best)
+			best = row;
+	}
+	return best;
+}
+
+static void write_row(struct coll *c, simtime_t end)
+{
+	struct sim *sim = c->w->sim;
+	if (!sim->res)
+		return;
+	/* The statement is prepared once per results database in the long run
+	 * (see the report on results_table); a NULL table was reported there. */
+	struct results_table *t = results_table(sim->res, "collective",
+		"collective_id, job, iteration, parallelism, op, algorithm, group_size, "
+		"size_bytes, start_ps, end_ps, ideal_ps");
+	if (t)
+		results_row(sim->res, t, "lstsssiuttt", (int64_t)c->id, c->job, (simtime_t)c->iteration,
+			    c->parallelism, coll_op_name(c->op), c->algo->name, c->n, row_size(c),
+			    c->start, end, c->ideal);
+}
+
+static void coll_finish(struct coll *c)
+{
+	struct world *w = c->w;
+	struct sim *sim = w->sim;
+	SIM_ASSERT(sim, &sim->kernel, c->messages == c->plan_messages,
+		   "collective %lld posted %llu messages, its plan has %llu", (long long)c->id,
+		   (unsigned long long)c->messages, (unsigned long long)c->plan_messages);
+	live_remove(c);
+	write_row(c, c->end);
+	world_source_end(w);
+	if (c->on_done)
+		c->on_done(sim, c, c->ctx);
+	coll_free(c);
+}
+
+void coll_write_unfinished(struct world *w)
+{
+	/* Oldest first: rows in the order the collectives started. */
+	struct coll *last = NULL;
+	for (struct coll *c = w->colls_live; c; c = c->live_next)
+		last = c;
+	for (struct coll *c = last; c; c = c->live_prev)
+		write_row(c, -1);
+}
+
+void coll_free_all(struct world *w)
+{
+	for (struct coll *c = w->colls_live, *next; c; c = next) {
+		next = c->live_next;
+		live_remove(c);
+		coll_free(c);
+	}
 }
 
 struct coll *coll_start(struct world *w, const struct coll_spec *s)
 {
-	(void)w; (void)s;
-	die_internal("collectives are not built yet");
+	for (int i = 0; i < s->n; i++)
+		for (int j = 0; j < i; j++)
+			if (s->gpus[i] == s->gpus[j] || s->gpus[i] < 0 || s->gpus[i] >= w->n_gpus)
+				die_internal("collective: rank %d is GPU %d (of %d), also rank %d's", i,
+					     s->gpus[i], w->n_gpus, j);
+	struct coll *c = coll_new(w, s);
+	c->id = ++w->next_collective_id;
+	world_source_begin(w);
+	live_add(c);
+	c->ideal = coll_virtual_run(c, true);
+	c->plan_messages = c->messages;
+	coll_reset(c);
+	c->mode = COLL_REAL;
+	c->start = c->end = w->sim->now;
+	c->draining = true;
+	start_all(c);
+	drain(c);
+	if (c->pending == 0)
+		sched_at(w->sim, w->sim->now, &w->sim->kernel, coll_finish_ev, c, 0);
+	return c;
 }
 
-int64_t coll_id(const struct coll *c) { (void)c; return -1; }
+int64_t coll_id(const struct coll *c) { return c->id; }
+simtime_t coll_start_ps(const struct coll *c) { return c->start; }
+simtime_t coll_ideal_ps(const struct coll *c) { return c->ideal; }
+
+void coll_plan(const struct coll_spec *s, uint64_t *bytes, uint64_t *messages)
+{
+	struct coll *c = coll_new(NULL, s);
+	coll_virtual_run(c, false);
+	*bytes = c->bytes;
+	*messages = c->messages;
+	coll_free(c);
+}
+
+int coll_rounds(const struct coll_spec *s)
+{
+	if (coll_check(s->op, s->algorithm, s->n) || s->channels < 1 || s->chunk_b == 0)
+		return 0;
+	struct coll *c = coll_new(NULL, s);
+	int r = c->algo->rounds(c);
+	coll_free(c);
+	return r;
+}

@@ -1,5 +1,5 @@
 /*
- * collective.h — collective operations over a group of GPU ranks (issue 4).
+ * collective.h — collective operations over a group of GPU ranks.
  *
  * A collective runs as dependent rounds of messages between ranks
  * (msg.h), chunked and pipelined as NCCL does (`chunk` bytes per message,
@@ -8,6 +8,21 @@
  * the collective's id, job, iteration and parallelism; when the last one
  * arrives the `collective` row is written (with ideal_ps, its time alone on
  * the idle fabric) and on_done runs.
+ *
+ * Algorithms (op / name):
+ *   allreduce      ring, halving_doubling (power-of-two groups), tree (NCCL
+ *                  double binary tree)
+ *   reduce_scatter ring          allgather ring          broadcast ring (chain)
+ *   alltoall       direct        sendrecv  ring or direct (same: rank 0 -> 1)
+ * `multicast` is accepted by the config but not by this version.
+ * The dependency rules of each are in collective.c's header comment.
+ *
+ * Timing of callbacks: coll_start posts the first messages and returns; it
+ * never calls on_done. on_done runs from inside the event in which the last
+ * message's last byte reached its destination GPU (or, for a collective
+ * with no byte to move, from an event at the start time), after the
+ * `collective` row was written; the handle is freed when on_done returns,
+ * and on_done may start another collective.
  */
 #ifndef ROCESIM_COLLECTIVE_H
 #define ROCESIM_COLLECTIVE_H
@@ -25,15 +40,19 @@ typedef void (*coll_done_fn)(struct sim *sim, struct coll *c, void *ctx);
 
 struct coll_spec {
 	enum coll_op op;
-	const char *algorithm;      /* "ring", "halving_doubling", "tree", "direct" (registry name) */
+	const char *algorithm;      /* "ring", "halving_doubling", "tree", "direct" (registry name);
+				     * NULL = "ring" ("direct" for alltoall) */
 	const int *gpus; int n;     /* rank -> global GPU id; copied */
-	uint64_t size_b;            /* nccl-tests convention (SCENARIO.md collective.size_bytes) */
+	uint64_t size_b;            /* nccl-tests convention (SCENARIO.md collective.size_bytes);
+				     * it is also the row's size_bytes, except an alltoall with
+				     * a2a_b and size_b 0: the largest row sum of the matrix */
 	const uint64_t *a2a_b;      /* alltoall: n x n bytes, [i*n+j] from rank i to rank j
-				     * (copied); NULL = size_b / n to each other rank */
+				     * (copied; diagonal ignored, zeros send nothing);
+				     * NULL = size_b / n to each other rank */
 	int root;                   /* broadcast root; sendrecv: rank 0 sends to rank 1 */
 	uint64_t chunk_b;           /* [job] chunk */
 	int channels;               /* [job] channels */
-	const char *source, *parallelism, *job; /* static strings */
+	const char *source, *parallelism, *job; /* static strings, kept by reference (flow rows) */
 	int64_t iteration;          /* -1 when none */
 	coll_done_fn on_done;       /* may be NULL */
 	void *ctx;
@@ -49,5 +68,29 @@ const char *coll_op_name(enum coll_op op);
 /* Starts the collective now; returns its handle (valid until on_done returns). */
 struct coll *coll_start(struct world *w, const struct coll_spec *s);
 int64_t coll_id(const struct coll *c);
+
+/* ---- Extensions (compatible additions). ---- */
+
+/* The traffic of a collective without running it (no world needed; spec
+ * must pass coll_check): bytes and messages every rank sends in total,
+ * intra-host ones included (what `--check` prints as a plan). Messages of
+ * zero bytes are not messages. Cost: one pass over its messages. */
+void coll_plan(const struct coll_spec *s, uint64_t *bytes, uint64_t *messages);
+/* Dependent rounds of the algorithm (ring allreduce 2(n-1), halving-doubling
+ * 2 log2 n, reduce_scatter/allgather n-1, tree 2 x depth, broadcast chain
+ * n-1, alltoall and sendrecv 1); 0 when the spec fails coll_check. */
+int coll_rounds(const struct coll_spec *s);
+/* Of a running collective: when it started, and its ideal time (known
+ * from the start). */
+simtime_t coll_start_ps(const struct coll *c);
+simtime_t coll_ideal_ps(const struct coll *c);
+
+/* A run that stops (stop time, interrupt, deadlock) with collectives of w
+ * still running: coll_write_unfinished writes their rows with end_ps NULL
+ * (through w->sim->res, when set; call with the other final rows), and
+ * coll_free_all frees them without calling on_done (call before the world
+ * goes). Both are no-ops when none is running. */
+void coll_write_unfinished(struct world *w);
+void coll_free_all(struct world *w);
 
 #endif

@@ -42,7 +42,7 @@ static const traffic_create_fn traffic_creators[] = {
 	[TRAFFIC_FLOWS] = traffic_flows_create,
 	[TRAFFIC_HPCC] = NULL,
 	[TRAFFIC_MULTICAST] = NULL,
-	[TRAFFIC_COLLECTIVE] = NULL,
+	[TRAFFIC_COLLECTIVE] = traffic_collective_create,
 };
 
 int traffic_host_list(struct world *w, const char *section, const char *key,

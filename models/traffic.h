@@ -12,6 +12,9 @@
  *   poisson      per host, exponential inter-arrivals at
  *                λ = load × host link rate / (8 × mean size), sizes from a
  *                CDF, destinations uniform among the other hosts
+ *   collective   one collective (collective.h) over `gpus` or the GPUs of
+ *                `hosts`, run `repeat` times back to back from `start`
+ *                (traffic_collective.c)
  * Flows from these carry parallelism "bg" (poisson) or "micro" (the rest).
  */
 #ifndef ROCESIM_TRAFFIC_H
@@ -28,7 +31,7 @@ struct world;
  * Returns 0, or -1 with *err (malloc'd, located with cfg_error_at) for input
  * that only the built world can reject: unknown host names, a sender equal to
  * the receiver, a CDF file that cannot be read, poisson with no stop, ...
- * Types whose models do not exist yet (hpcc, multicast, collective) are
+ * Types whose models do not exist yet (hpcc, multicast) are
  * rejected here ("traffic type 'hpcc' is not supported by this version of
  * rocesim"). On failure nothing is left registered or scheduled. */
 int traffic_setup(struct world *w, char **err);
@@ -70,6 +73,7 @@ struct traffic_src *traffic_incast_create(struct world *w, const struct cfg_traf
 struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_all_to_all_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
+struct traffic_src *traffic_collective_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 
 /* Host ids of a host-name list (key `key` of section), in list order; n = 0
  * or the single word "all" means every host, ascending. Unknown and

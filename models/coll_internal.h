@@ -1,0 +1,121 @@
+/*
+ * coll_internal.h — what the collective engine (collective.c) shares with
+ * the algorithm families (coll_ring.c, coll_hd.c, coll_tree.c,
+ * coll_direct.c). Not for callers of collective.h.
+ *
+ * A collective is `pipes` independent pipelines (a channel, or a channel x
+ * tree for the double binary tree) over n ranks. Each (pipe, rank) has the
+ * algorithm's send counters (struct coll_pr) and `spr` receive counters
+ * (struct coll_slot), one per stream of pieces it receives (ring: from its
+ * predecessor; tree: from each child and from the parent; halving-doubling:
+ * one per step). A sender addresses a piece to the receiver's slot; the
+ * engine counts its arrival and calls the algorithm's progress(pipe, rank),
+ * which posts whatever the counts now allow. Pieces are never tracked one
+ * by one: state is O(pipes x ranks x spr) plus the messages in flight.
+ */
+#ifndef ROCESIM_COLL_INTERNAL_H
+#define ROCESIM_COLL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "collective.h"
+#include "simtime.h"
+
+struct coll_slot {
+	struct coll *c;
+	uint32_t pr;                /* pipe x n + rank of the receiver */
+	uint32_t count;             /* pieces received */
+};
+
+struct coll_pr {
+	uint32_t sent[2];           /* pieces posted per send stream */
+	uint32_t aux;               /* the algorithm's cursor (halving-doubling: steps opened) */
+};
+
+struct coll_algo {
+	const char *name;           /* registry name, as in the config */
+	enum coll_op op;
+	/* NULL when a group of n ranks suits it, else what is accepted. */
+	const char *(*check)(int n);
+	/* Sets c->pipes, c->spr and the algorithm's constants (c->a, freed with c). */
+	void (*layout)(struct coll *c);
+	/* Posts every piece of (pipe, rank) that its receive counts now allow. */
+	void (*progress)(struct coll *c, int pipe, int rank);
+	/* Dependent rounds (coll_rounds). */
+	int (*rounds)(const struct coll *c);
+	/* Frees what c->a points to (c->a itself is freed by the engine); may be NULL. */
+	void (*free_a)(void *a);
+};
+
+struct coll_virtual;
+
+enum coll_mode { COLL_REAL, COLL_VIRTUAL };
+
+struct coll {
+	struct world *w;            /* NULL when only planning */
+	const struct coll_algo *algo;
+	enum coll_op op;
+	int n, channels;
+	uint64_t size_b, chunk_b;
+	int *gpus;                  /* [n], owned */
+	uint64_t *a2a;              /* [n x n], owned; NULL unless alltoall */
+	int root;
+	const char *source, *parallelism, *job;
+	int64_t iteration;
+	coll_done_fn on_done;
+	void *ctx;
+	int64_t id;
+	/* Layout. */
+	int pipes, spr;
+	void *a;                    /* algorithm constants, one malloc'd block */
+	struct coll_pr *pr;         /* [pipes x n] */
+	struct coll_slot *slots;    /* [pipes x n x spr] */
+	/* Engine. */
+	enum coll_mode mode;
+	uint64_t pending;           /* pieces posted and not yet received */
+	struct coll_slot **work;    /* zero-byte pieces received now (REAL), LIFO */
+	size_t n_work, cap_work;
+	bool draining;
+	struct coll_virtual *v;     /* VIRTUAL pass state */
+	uint64_t messages, bytes;   /* non-empty pieces posted by this pass */
+	uint64_t plan_messages;     /* messages of the virtual pass (checked at the end) */
+	simtime_t start, end, ideal;
+	struct coll *live_prev, *live_next; /* collectives running (collective.c's list) */
+};
+
+static inline struct coll_pr *coll_pr_of(struct coll *c, int pipe, int rank)
+{
+	return &c->pr[(size_t)pipe * (size_t)c->n + (size_t)rank];
+}
+static inline struct coll_slot *coll_slot_of(struct coll *c, int pipe, int rank, int slot)
+{
+	return &c->slots[((size_t)pipe * (size_t)c->n + (size_t)rank) * (size_t)c->spr + (size_t)slot];
+}
+static inline uint32_t coll_count(struct coll *c, int pipe, int rank, int slot)
+{
+	return coll_slot_of(c, pipe, rank, slot)->count;
+}
+/* Part i of `parts` near-equal parts of total (the first total % parts get one more). */
+static inline uint64_t coll_split(uint64_t total, uint64_t parts, uint64_t i)
+{
+	return total / parts + (i < total % parts ? 1 : 0);
+}
+/* Pieces a stream of at most max_b bytes is cut into: ceil(max_b / chunk), at least 1. */
+static inline uint32_t coll_pieces(uint64_t max_b, uint64_t chunk_b)
+{
+	uint64_t m = (max_b + chunk_b - 1) / chunk_b;
+	return m ? (uint32_t)m : 1;
+}
+static inline uint64_t coll_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* Posts one piece of size_b bytes (0 allowed: it "arrives" at once) from
+ * src to dst rank, addressed to dst's receive slot `slot` of `pipe`. */
+void coll_send(struct coll *c, int pipe, int src, int dst, int slot, uint64_t size_b);
+
+/* The algorithm families' registry entries. */
+extern const struct coll_algo coll_ring_allreduce, coll_ring_reduce_scatter, coll_ring_allgather,
+	coll_chain_broadcast, coll_hd_allreduce, coll_tree_allreduce, coll_direct_alltoall,
+	coll_direct_sendrecv_ring, coll_direct_sendrecv;
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * traffic_collective.c — `[traffic.NAME] type = collective`: one bare
+ * collective as nccl-tests runs it (SCENARIO.md).
+ *
+ * The group is `gpus` (names "host3.gpu5", in list order = rank order), or
+ * every GPU of the `hosts` listed (host order, then GPU index), or every GPU
+ * of the world. At `start` the collective begins; each time it completes,
+ * the next repetition begins at once, `repeat` times in all (nccl-tests'
+ * back-to-back iterations). Chunking and channels are [job]'s defaults
+ * (512 KiB, 2 channels; a [traffic] section has no such keys). Broadcast's
+ * root is rank 0; sendrecv needs exactly two GPUs (the first sends).
+ *
+ * Rows: every message is a flow with source "traffic.NAME", parallelism
+ * "micro", job NULL and iteration = the repetition (0-based), the same in
+ * the `collective` row of each repetition.
+ *
+ * Errors, located at the key at fault (exit status 2): an unknown op or an
+ * algorithm the op does not have ("algorithm"), an unknown or repeated GPU
+ * ("gpus"), unknown hosts ("hosts"), a group the algorithm cannot run on
+ * (fewer than two GPUs, halving_doubling on a group that is not a power of
+ * two, sendrecv on other than two GPUs: the group's key).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "collective.h"
+#include "config.h"
+#include "traffic.h"
+#include "world.h"
+#include "xalloc.h"
+
+#define COLL_DEFAULT_CHUNK_B (512u * 1024u) /* [job] chunk default (NCCL Simple slot) */
+#define COLL_DEFAULT_CHANNELS 2             /* [job] channels default */
+
+struct coll_src {
+	struct traffic_src base;       /* first: the source is cast to it */
+	struct coll_spec spec;
+	int *gpus;                     /* [spec.n] */
+	int repeat, done;              /* repetitions asked and finished */
+};
+
+static void coll_src_launch(struct coll_src *s)
+{
+	s->spec.iteration = s->done;
+	coll_start(s->base.w, &s->spec);
+}
+
+static void coll_src_done(struct sim *sim, struct coll *c, void *ctx)
+{
+	(void)sim; (void)c;
+	struct coll_src *s = ctx;
+	if (++s->done < s->repeat)
+		coll_src_launch(s);
+	else
+		world_source_end(s->base.w);
+}
+
+static void coll_src_fire(struct sim *sim, void *obj, uintptr_t arg)
+{
+	(void)sim; (void)arg;
+	coll_src_launch(obj);
+}
+
+static void coll_src_start(struct traffic_src *base)
+{
+	struct coll_src *s = (struct coll_src *)base;
+	s->spec.source = base->source;
+	sched_at(base->w->sim, base->ct->start, &base->elem, coll_src_fire, s, 0);
+}
+
+static void coll_src_destroy(struct traffic_src *base)
+{
+	struct coll_src *s = (struct coll_src *)base;
+	free(s->gpus);
+	free(s);
+}
+
+static const struct traffic_src_ops coll_src_ops = {
+	.start = coll_src_start,
+	.destroy = coll_src_destroy,
+};
+
+/* GPU id of "hostH.gpuI", -1 when there is no such GPU. */
+static int gpu_by_name(const struct world *w, const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot || strncmp(dot, ".gpu", 4) != 0 || !dot[4])
+		return -1;
+	char *end;
+	long i = strtol(dot + 4, &end, 10);
+	if (*end || i < 0 || i >= w->gpus_per_host || dot[4] == '+' || dot[4] == '-' || dot[4] == ' ')
+		return -1;
+	char host[256];
+	size_t len = (size_t)(dot - name);
+	if (len >= sizeof host)
+		return -1;
+	memcpy(host, name, len);
+	host[len] = 0;
+	int h = world_host_id(w, host);
+	return h < 0 ? -1 : h * w->gpus_per_host + (int)i;
+}
+
+/* The group's GPU ids, or -1 with *err. *key is the key that chose it. */
+static int group_of(struct world *w, const struct cfg_traffic *ct, const char *section,
+		    int **gpus, const char **key, char **err)
+{
+	int gph = w->gpus_per_host;
+	*gpus = NULL;
+	if (ct->n_gpus && !(ct->n_gpus == 1 && strcmp(ct->gpus[0], "all") == 0)) {
+		*key = "gpus";
+		int *v = xmalloc(ct->n_gpus * sizeof *v);
+		for (size_t i = 0; i < ct->n_gpus; i++) {
+			v[i] = gpu_by_name(w, ct->gpus[i]);
+			if (v[i] < 0) {
+				*err = cfg_error_at(w->cfg, section, "gpus", 0,
+						    "unknown GPU '%s' (GPUs are named hostH.gpuI, I below gpus_per_host = %d)",
+						    ct->gpus[i], gph);
+				free(v);
+				return -1;
+			}
+			for (size_t j = 0; j < i; j++)
+				if (v[j] == v[i]) {
+					*err = cfg_error_at(w->cfg, section, "gpus", 0, "GPU '%s' is listed twice",
+							    ct->gpus[i]);
+					free(v);
+					return -1;
+				}
+		}
+		*gpus = v;
+		return (int)ct->n_gpus;
+	}
+	*key = ct->n_hosts ? "hosts" : "gpus";
+	int *hosts;
+	int nh = traffic_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &hosts, err);
+	if (nh < 0)
+		return -1;
+	int *v = xmalloc(((size_t)nh * (size_t)gph + 1) * sizeof *v);
+	for (int i = 0; i < nh; i++)
+		for (int g = 0; g < gph; g++)
+			v[i * gph + g] = hosts[i] * gph + g;
+	free(hosts);
+	*gpus = v;
+	return nh * gph;
+}
+
+struct traffic_src *traffic_collective_create(struct world *w, const struct cfg_traffic *ct,
+					      size_t index, const char *section, char **err)
+{
+	(void)index;
+	const struct config *cfg = w->cfg;
+	int op = ct->op ? coll_op_by_name(ct->op) : -1;
+	if (op < 0) {
+		*err = cfg_error_at(cfg, section, "op", 0,
+				    "expected allreduce, reduce_scatter, allgather, alltoall, broadcast or sendrecv");
+		return NULL;
+	}
+	const char *alg = ct->algorithm;
+	/* Is the algorithm wrong whatever the group? (2 and 4 ranks suit every
+	 * algorithm that exists for the op.) */
+	const char *alg_err = coll_check((enum coll_op)op, alg, 2) && coll_check((enum coll_op)op, alg, 4)
+				      ? coll_check((enum coll_op)op, alg, 4) : NULL;
+	if (alg_err) {
+		*err = cfg_error_at(cfg, section, "algorithm", 0, "expected %s", alg_err);
+		return NULL;
+	}
+	if (ct->size_b == 0) {
+		*err = cfg_error_at(cfg, section, "size", 0, "size must be at least 1 byte");
+		return NULL;
+	}
+	int *gpus;
+	const char *key;
+	int n = group_of(w, ct, section, &gpus, &key, err);
+	if (n < 0)
+		return NULL;
+	const char *why = n < 2 ? "a group of at least 2 GPUs" : coll_check((enum coll_op)op, alg, n);
+	if (why) {
+		*err = cfg_error_at(cfg, section, key, 0, "expected %s; the group has %d GPU%s", why, n,
+				    n == 1 ? "" : "s");
+		free(gpus);
+		return NULL;
+	}
+	struct coll_src *s = xcalloc(1, sizeof *s);
+	s->gpus = gpus;
+	s->repeat = ct->repeat > 0 ? ct->repeat : 1;
+	s->spec = (struct coll_spec){
+		.op = (enum coll_op)op, .algorithm = alg, .gpus = gpus, .n = n, .size_b = ct->size_b,
+		.root = 0, .chunk_b = COLL_DEFAULT_CHUNK_B, .channels = COLL_DEFAULT_CHANNELS,
+		.parallelism = "micro", .job = NULL, .iteration = 0,
+		.on_done = coll_src_done, .ctx = s,
+	};
+	uint64_t bytes, messages;
+	coll_plan(&s->spec, &bytes, &messages);
+	s->base.flows_expected = messages * (uint64_t)s->repeat;
+	s->base.ops = &coll_src_ops;
+	return &s->base;
+}
