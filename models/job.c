@@ -1,29 +1,176 @@
 /*
- * job.c — training jobs (see job.h). Placeholder until the workload models land.
+ * job.c — training jobs: setup from [job.NAME], --check plan lines,
+ * teardown (see job.h). The engine is job_exec.c.
+ *
+ * Setup runs in two phases like traffic_setup: every job is resolved and
+ * checked first (hosts, GPU counts, divisibility, algorithms), so a bad
+ * section leaves nothing registered or scheduled; then each job is
+ * registered as element "job.NAME" and its first iteration scheduled.
  */
 #include <stdlib.h>
+#include <string.h>
+#include "collective.h"
 #include "config.h"
 #include "job.h"
+#include "job_exec.h"
+#include "rng.h"
+#include "traffic.h"
+#include "workload.h"
 #include "world.h"
+#include "xalloc.h"
+
+static job_coll_start_fn coll_start_hook;
+
+void jobs_set_coll_start(job_coll_start_fn fn)
+{
+	coll_start_hook = fn;
+}
+
+/* The algorithm key a collective op is configured by. */
+static const char *alg_key(enum coll_op op)
+{
+	switch (op) {
+	case COLL_ALLREDUCE: return "allreduce";
+	case COLL_ALLGATHER: return "allgather";
+	case COLL_REDUCE_SCATTER: return "reduce_scatter";
+	case COLL_BROADCAST: return "broadcast";
+	case COLL_ALLTOALL: return "alltoall";
+	case COLL_SENDRECV: return "pp";
+	}
+	return "model";
+}
+
+/* Every (op, group size) the programs use must have its algorithm. */
+static int check_algorithms(const struct job_spec *s, const struct config *cfg, const char *sec, char **err)
+{
+	struct { enum coll_op op; int n; } use[16];
+	int k = 0;
+#define USE(o, size) do { use[k].op = (o); use[k++].n = (size); } while (0)
+	if (s->tp > 1 && s->sp) {
+		USE(COLL_ALLGATHER, s->tp);
+		USE(COLL_REDUCE_SCATTER, s->tp);
+	} else if (s->tp > 1) {
+		USE(COLL_ALLREDUCE, s->tp);
+	}
+	if (s->pp > 1)
+		USE(COLL_SENDRECV, 2);
+	if (s->emb_b)
+		USE(COLL_ALLREDUCE, 2);
+	if (s->ep > 1 && job_model_moe_layers(&s->model))
+		USE(COLL_ALLTOALL, s->ep);
+	if (s->zero == 3 && s->dp > 1)
+		USE(COLL_ALLGATHER, s->dp);
+	for (int e = 0; e < 2; e++) {  /* dp, then edp reductions */
+		int n = e ? s->edp : s->dp;
+		if (n < 2)
+			continue;
+		USE(wl_zero_grad_op(s->zero), n);
+		if (s->zero)
+			USE(COLL_ALLGATHER, n);
+	}
+#undef USE
+	for (int i = 0; i < k; i++) {
+		const char *why = coll_check(use[i].op, job_coll_alg(s, use[i].op), use[i].n);
+		if (why) {
+			*err = cfg_error_at(cfg, sec, alg_key(use[i].op), 0, "%s %s over %d GPUs: %s",
+					    coll_op_name(use[i].op), job_coll_alg(s, use[i].op), use[i].n, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void job_destroy(struct job *j)
+{
+	job_exec_free(j);
+	job_spec_free(&j->spec);
+	if (j->rng)
+		gsl_rng_free(j->rng);
+	free(j->gpu);
+	free(j->source);
+}
+
+/* Resolves one job onto the world's GPUs; 0 or -1 with *err. */
+static int job_create(struct world *w, int index, struct job *j, char **err)
+{
+	const struct config *cfg = w->cfg;
+	const struct cfg_job *c = &cfg->jobs[index];
+	memset(j, 0, sizeof *j);
+	j->w = w;
+	j->index = index;
+	j->source = str_printf("job.%s", c->name);
+	int *hosts;
+	int n_hosts = traffic_host_list(w, j->source, "hosts", c->hosts, c->n_hosts, &hosts, err);
+	if (n_hosts < 0)
+		return -1;
+	int n_gpus = n_hosts * w->gpus_per_host;
+	int rc = job_spec_init(&j->spec, cfg, c, n_gpus, err);
+	if (rc == 0 && !coll_start_hook)
+		rc = check_algorithms(&j->spec, cfg, j->source, err);
+	if (rc < 0) {
+		free(hosts);
+		return -1;
+	}
+	j->gpu = xcalloc((size_t)j->spec.layout.n_ranks, sizeof *j->gpu);
+	for (int r = 0; r < j->spec.layout.n_ranks; r++)
+		j->gpu[r] = hosts[r / w->gpus_per_host] * w->gpus_per_host + r % w->gpus_per_host;
+	free(hosts);
+	j->spec.layout.gpu = j->gpu;
+	j->start_coll = coll_start_hook ? coll_start_hook : coll_start;
+	return 0;
+}
 
 int jobs_setup(struct world *w, char **err)
 {
 	const struct config *cfg = w->cfg;
 	if (!cfg->n_jobs)
 		return 0;
-	char section[160];
-	snprintf(section, sizeof section, "job.%s", cfg->jobs[0].name);
-	*err = cfg_error_at(cfg, section, "model", 0,
-			    "training jobs are validated but not simulated by this version of rocesim");
-	return -1;
+	struct jobs *js = xcalloc(1, sizeof *js);
+	js->job = xcalloc(cfg->n_jobs, sizeof *js->job);
+	for (size_t i = 0; i < cfg->n_jobs; i++) {
+		if (job_create(w, (int)i, &js->job[i], err) < 0) {
+			for (size_t k = 0; k <= i; k++)
+				job_destroy(&js->job[k]);
+			free(js->job);
+			free(js);
+			return -1;
+		}
+		js->n++;
+	}
+	w->jobs = js;
+	for (int i = 0; i < js->n; i++) {
+		struct job *j = &js->job[i];
+		sim_elem_register(w->sim, &j->elem, j->source);
+		j->rng = rng_stream(w->sim->seed, RNG_WORKLOAD, (uint64_t)i);
+		job_exec_init(j);
+		job_exec_start(j);
+	}
+	return 0;
 }
 
 void jobs_print_plan(const struct world *w, FILE *out)
 {
-	(void)w; (void)out;
+	const struct jobs *js = w->jobs;
+	for (int i = 0; js && i < js->n; i++) {
+		const struct job *j = &js->job[i];
+		struct job_plan_totals t;
+		job_plan_totals(&j->spec, &t);
+		for (int p = 0; p < JOB_NPAR; p++)
+			fprintf(out, "plan: job=%s parallelism=%s bytes=%llu messages=%llu%s\n", j->spec.name,
+				job_par_name[p], (unsigned long long)t.bytes[p], (unsigned long long)t.messages[p],
+				p == JOB_PAR_EP && t.bytes[p] && j->spec.cfg->moe_skew > 0
+				? " (expected: moe_skew > 0 re-draws the routing every iteration)" : "");
+	}
 }
 
 void jobs_free(struct world *w)
 {
-	(void)w;
+	struct jobs *js = w->jobs;
+	if (!js)
+		return;
+	for (int i = 0; i < js->n; i++)
+		job_destroy(&js->job[i]);
+	free(js->job);
+	free(js);
+	w->jobs = NULL;
 }

@@ -1,0 +1,75 @@
+/*
+ * job_model.h — model and GPU presets of [job.NAME], parameter counts and
+ * compute times from FLOPs.
+ *
+ * A model is a stack of identical transformer layers (every moe_every-th
+ * one a mixture-of-experts layer) plus a vocabulary embedding. Parameter
+ * counts are computed from the dimensions (REFERENCE.md "Training
+ * traffic"), not copied from papers:
+ *   attention   2h² + 2h·(h·kv_heads/heads)     Q and O full, K and V shrunk by GQA
+ *   FFN         3h·f (gated: LLaMA, Mixtral) or 2h·f (GPT, BERT)
+ *   MoE layer   experts × FFN + h·experts (router)
+ *   embedding   vocab·h, twice when input and output embeddings are untied
+ * Biases and layer norms (O(h) per layer) are left out: < 0.01% of Ψ.
+ * This gives GPT-3 174.6e9, LLaMA-2 7B 6.74e9, 70B 68.98e9, Mixtral 46.7e9.
+ *
+ * Compute: forward FLOPs of one layer for one micro-batch of T = b·s
+ * tokens are 2·T·(attention params) + 4·b·s²·h (the QKᵀ and AV products,
+ * Narayanan et al. SC'21) for the attention block, and 2·T·(active FFN
+ * params: one FFN, or top_k experts' FFNs plus the router) for the MLP
+ * block; backward is twice forward (training ≈ 6 × params × tokens,
+ * forward one third). A tensor-parallel shard does 1/tp of it. Time =
+ * FLOPs / (peak bf16 × mfu). Embedding and logit FLOPs are not modelled
+ * (stages stay balanced, so the 1F1B bubble is exactly (p−1)/m).
+ */
+#ifndef ROCESIM_JOB_MODEL_H
+#define ROCESIM_JOB_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "simtime.h"
+
+struct config;
+struct cfg_job;
+
+struct job_model {
+	const char *preset;           /* "gpt3-175b", ..., "custom" */
+	int64_t layers, hidden, ffn_hidden, heads, kv_heads, seq_len, vocab;
+	int64_t experts;              /* 1 = dense */
+	int64_t top_k;                /* experts per token (1 when dense) */
+	int64_t moe_every;            /* layer l is MoE when experts > 1 and l % moe_every == moe_every - 1 */
+	bool gated;                   /* SwiGLU FFN: three matrices */
+	bool tied;                    /* input and output embeddings shared (GPT, BERT) */
+};
+
+struct job_gpu {
+	const char *name;
+	double peak_flops;            /* dense bf16 FLOP/s (REFERENCE.md) */
+};
+
+/* The preset of cfg_job->model with every dimension the job gives
+ * overriding it; "custom" needs layers, hidden, seq_len (checked by the
+ * config), heads and vocab. Returns 0, or -1 with a located *err. */
+int job_model_resolve(const struct config *cfg, const struct cfg_job *j, const char *section,
+		      struct job_model *m, char **err);
+const struct job_gpu *job_gpu_by_name(const char *name);
+
+bool job_model_is_moe(const struct job_model *m, int64_t layer);
+int64_t job_model_moe_layers(const struct job_model *m);
+int64_t job_model_attn_params(const struct job_model *m);   /* per layer, incl. router of MoE layers: no */
+int64_t job_model_ffn_params(const struct job_model *m);    /* one FFN (one expert) */
+int64_t job_model_router_params(const struct job_model *m); /* h × experts (0 when dense) */
+/* Parameters of layer l (all experts counted). */
+int64_t job_model_layer_params(const struct job_model *m, int64_t layer);
+/* Embedding parameters: vocab·h, ×2 when untied. */
+int64_t job_model_embedding_params(const struct job_model *m);
+int64_t job_model_params(const struct job_model *m);
+
+/* Forward FLOPs of one layer's attention block / MLP block for one
+ * micro-batch of b sequences (whole layer, before the TP split). */
+double job_model_attn_flops(const struct job_model *m, int64_t b);
+double job_model_mlp_flops(const struct job_model *m, int64_t b, bool moe);
+/* FLOPs → picoseconds on one GPU at mfu (rounded to the nearest ps). */
+simtime_t job_compute_ps(double flops, const struct job_gpu *g, double mfu);
+
+#endif

@@ -1,0 +1,391 @@
+/*
+ * job_plan.c — a job's resolved layout, sizes, compute times, stage
+ * programs and per-iteration traffic totals (see job_plan.h).
+ *
+ * A stage's program for one iteration, micro-batch by micro-batch in 1F1B
+ * order (workload_pp.c):
+ *   forward  mb:  [recv activations] per layer: [ZeRO-3 gather] attention
+ *                 block (TP), MLP block (TP) or MoE block (EP + TP) [send]
+ *   backward mb:  [recv gradients] per layer, last to first: [ZeRO-3
+ *                 gather] MLP/MoE block, attention block; after the last
+ *                 micro-batch's backward of a bucket's layers, GRAD
+ *                 [send gradients]
+ * and, once every worker finished and every reduction ended, the tied
+ * embedding all-reduce (pp > 1) and the ZeRO-1/2 parameter gathers (job.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "job_plan.h"
+#include "workload.h"
+#include "xalloc.h"
+
+const char *const job_par_name[JOB_NPAR] = { "tp", "pp", "dp", "ep" };
+
+/* Guards against plans too large to hold (ops per stage). */
+#define JOB_MAX_OPS_PER_STAGE (64LL << 20)
+
+struct job_op *job_prog_add(struct job_prog *p, enum job_op_kind kind)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->op = xrealloc(p->op, (size_t)p->cap * sizeof *p->op);
+	}
+	struct job_op *op = &p->op[p->n++];
+	memset(op, 0, sizeof *op);
+	op->kind = (uint8_t)kind;
+	return op;
+}
+
+void job_prog_compute(struct job_prog *p, simtime_t ps)
+{
+	if (ps > 0)
+		job_prog_add(p, JOP_COMPUTE)->val = (uint64_t)ps;
+}
+
+void job_prog_coll(struct job_prog *p, enum job_op_kind kind, enum coll_op op, uint64_t size_b)
+{
+	if (!size_b)
+		return;
+	struct job_op *o = job_prog_add(p, kind);
+	o->coll = (uint8_t)op;
+	o->val = size_b;
+}
+
+const char *job_coll_alg(const struct job_spec *s, enum coll_op op)
+{
+	switch (op) {
+	case COLL_ALLREDUCE: return s->cfg->allreduce;
+	case COLL_ALLGATHER: return s->cfg->allgather;
+	case COLL_REDUCE_SCATTER: return s->cfg->reduce_scatter;
+	case COLL_BROADCAST: return s->cfg->broadcast;
+	case COLL_ALLTOALL: return s->cfg->alltoall;
+	case COLL_SENDRECV: return "ring";
+	}
+	return "ring";
+}
+
+/* ---- Bytes and messages of one collective ---- */
+
+uint64_t job_coll_bytes(enum coll_op op, const char *alg, int n, uint64_t size_b, const uint64_t *a2a)
+{
+	uint64_t k = (uint64_t)(n - 1);
+	bool mc = alg && strcmp(alg, "multicast") == 0;
+	if (n < 2)
+		return 0;
+	switch (op) {
+	case COLL_ALLREDUCE:
+		/* ring, halving-doubling, double binary tree: 2(n−1)·S; multicast:
+		 * a reduce-scatter, then each rank multicasts its S/n once. */
+		return mc ? k * size_b + size_b : 2 * k * size_b;
+	case COLL_REDUCE_SCATTER:
+		return k * size_b;
+	case COLL_ALLGATHER:
+	case COLL_BROADCAST:
+		return mc ? size_b : k * size_b;
+	case COLL_ALLTOALL: {
+		if (!a2a)
+			return (uint64_t)n * k * (size_b / (uint64_t)n);
+		uint64_t t = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				t += i == j ? 0 : a2a[i * n + j];
+		return t;
+	}
+	case COLL_SENDRECV:
+		return size_b;
+	}
+	return 0;
+}
+
+/* Messages of `bytes` cut over channels, then into chunks. */
+static uint64_t pieces(uint64_t bytes, uint64_t chunk_b, int channels)
+{
+	uint64_t n = 0;
+	for (int c = 0; c < channels; c++) {
+		uint64_t part = job_split(bytes, channels, c);
+		n += (part + chunk_b - 1) / chunk_b;
+	}
+	return n;
+}
+
+uint64_t job_coll_messages(enum coll_op op, const char *alg, int n, uint64_t size_b,
+			   const uint64_t *a2a, uint64_t chunk_b, int channels)
+{
+	uint64_t k = (uint64_t)(n - 1), nn = (uint64_t)n;
+	bool mc = alg && strcmp(alg, "multicast") == 0;
+	uint64_t seg = (size_b + nn - 1) / nn;
+	if (n < 2)
+		return 0;
+	switch (op) {
+	case COLL_ALLREDUCE:
+		if (mc)
+			return nn * k * pieces(seg, chunk_b, channels) + nn * pieces(seg, chunk_b, channels);
+		if (alg && strcmp(alg, "tree") == 0)
+			return 2 * k * pieces(size_b, chunk_b, channels);
+		if (alg && strcmp(alg, "halving_doubling") == 0) {
+			uint64_t m = 0;
+			for (uint64_t b = size_b / 2; b && (size_b >> 1) / b < nn; b /= 2)
+				m += 2 * nn * pieces(b, chunk_b, channels);
+			return m;
+		}
+		return nn * 2 * k * pieces(seg, chunk_b, channels);
+	case COLL_REDUCE_SCATTER:
+		return nn * k * pieces(seg, chunk_b, channels);
+	case COLL_ALLGATHER:
+		return mc ? nn * pieces(seg, chunk_b, channels) : nn * k * pieces(seg, chunk_b, channels);
+	case COLL_BROADCAST:
+		return mc ? pieces(size_b, chunk_b, channels) : k * pieces(size_b, chunk_b, channels);
+	case COLL_ALLTOALL: {
+		uint64_t m = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				if (i != j)
+					m += pieces(a2a ? a2a[i * n + j] : size_b / nn, chunk_b, channels);
+		return m;
+	}
+	case COLL_SENDRECV:
+		return pieces(size_b, chunk_b, channels);
+	}
+	return 0;
+}
+
+/* ---- Programs ---- */
+
+static void build_stage(struct job_spec *s, int st, const int *bucket_end, struct wl_pp_slot *slots,
+			struct wl_dp_item *items)
+{
+	const struct job_model *m = &s->model;
+	struct job_prog *p = &s->prog[st];
+	int64_t l0 = st * s->layers_per_stage, l1 = l0 + s->layers_per_stage;
+	int n_items = wl_dp_items(s, st, items);
+	uint64_t emb_shard = (uint64_t)((job_model_embedding_params(m) + s->tp - 1) / s->tp);
+	wl_pp_schedule(s->pp, st, s->m, slots);
+	for (int64_t i = 0; i < 2 * s->m; i++) {
+		int64_t mb = slots[i].mb;
+		if (slots[i].dir == JOB_FWD) {
+			wl_pp_recv(s, p, st, JOB_FWD, mb);
+			wl_zero3_gather(s, p, emb_shard);
+			for (int64_t l = l0; l < l1; l++) {
+				wl_zero3_gather(s, p, (uint64_t)((job_model_layer_params(m, l) + s->tp - 1) / s->tp));
+				wl_tp_block(s, p, s->t_attn_f);
+				if (job_model_is_moe(m, l))
+					wl_ep_block(s, p, JOB_FWD, mb, (int)(l / m->moe_every), s->t_moe_f);
+				else
+					wl_tp_block(s, p, s->t_mlp_f);
+			}
+			wl_pp_send(s, p, st, JOB_FWD, mb);
+			continue;
+		}
+		bool last = mb == s->m - 1;
+		int item = 0;
+		wl_pp_recv(s, p, st, JOB_BWD, mb);
+		wl_zero3_gather(s, p, emb_shard);
+		for (;;) {
+			/* Items without compute (embeddings) pass at once; a
+			 * layer's item after its backward. */
+			int64_t layer = item < n_items ? items[item].layer : -3;
+			if (layer >= 0) {
+				wl_zero3_gather(s, p, (uint64_t)((job_model_layer_params(m, layer) + s->tp - 1) / s->tp));
+				if (job_model_is_moe(m, layer))
+					wl_ep_block(s, p, JOB_BWD, mb, (int)(layer / m->moe_every), 2 * s->t_moe_f);
+				else
+					wl_tp_block(s, p, 2 * s->t_mlp_f);
+				wl_tp_block(s, p, 2 * s->t_attn_f);
+			}
+			if (item >= n_items)
+				break;
+			for (int b = 0; last && b < s->n_buckets; b++)
+				if (s->bucket[b].stage == st && bucket_end[b] == item)
+					job_prog_add(p, JOP_GRAD)->idx = b;
+			item++;
+		}
+		wl_pp_send(s, p, st, JOB_BWD, mb);
+	}
+}
+
+static int check(const struct config *cfg, const char *sec, const char *key, bool ok, char **err,
+		 const char *fmt, long long a, long long b)
+{
+	if (ok)
+		return 0;
+	*err = cfg_error_at(cfg, sec, key, 0, fmt, a, b);
+	return -1;
+}
+
+int job_spec_init(struct job_spec *s, const struct config *cfg, const struct cfg_job *j,
+		  int n_gpus, char **err)
+{
+	char sec[160];
+	snprintf(sec, sizeof sec, "job.%s", j->name);
+	memset(s, 0, sizeof *s);
+	s->name = j->name;
+	s->cfg = j;
+	if (job_model_resolve(cfg, j, sec, &s->model, err) < 0)
+		return -1;
+	const struct job_model *m = &s->model;
+	s->gpu = job_gpu_by_name(j->gpu);
+	if (!s->gpu) {
+		*err = cfg_error_at(cfg, sec, "gpu", 0, "no such GPU preset");
+		return -1;
+	}
+	s->tp = j->tp, s->pp = j->pp, s->dp = j->dp, s->ep = j->ep, s->edp = j->dp / j->ep;
+	s->zero = j->zero;
+	s->sp = j->sequence_parallel && j->tp > 1;
+	s->b = j->micro_batch;
+	long long need = (long long)j->tp * j->pp * j->dp;
+	if (check(cfg, sec, j->n_hosts ? "hosts" : "dp", need <= n_gpus, err,
+		  "the job needs tp x pp x dp = %lld GPUs; its hosts have %lld", need, n_gpus) ||
+	    check(cfg, sec, "pp", m->layers % j->pp == 0, err,
+		  "layers (%lld) must be a multiple of pp (%lld)", (long long)m->layers, j->pp) ||
+	    check(cfg, sec, "tp", m->heads % j->tp == 0, err,
+		  "heads (%lld) must be a multiple of tp (%lld)", (long long)m->heads, j->tp) ||
+	    check(cfg, sec, "ep", j->ep == 1 || m->experts > 1, err,
+		  "ep = %lld needs an MoE model (experts = %lld)", j->ep, (long long)m->experts) ||
+	    check(cfg, sec, "ep", m->experts % j->ep == 0, err,
+		  "experts (%lld) must be a multiple of ep (%lld)", (long long)m->experts, j->ep) ||
+	    check(cfg, sec, "global_batch", j->global_batch % ((long long)j->micro_batch * j->dp) == 0, err,
+		  "global_batch must be a multiple of micro_batch x dp (%lld x %lld)", j->micro_batch, j->dp) ||
+	    check(cfg, sec, "zero", j->zero < 3 || (j->pp == 1 && j->ep == 1), err,
+		  "zero = 3 is modelled with pp = 1 and ep = 1 only (pp = %lld, ep = %lld)", j->pp, j->ep))
+		return -1;
+	s->m = j->global_batch / ((long long)j->micro_batch * j->dp);
+	s->layers_per_stage = m->layers / j->pp;
+	long long ops = 2 * s->m * (s->layers_per_stage * 16 + 8);
+	if (check(cfg, sec, "global_batch", ops <= JOB_MAX_OPS_PER_STAGE && s->b * m->seq_len * m->top_k < (1LL << 31),
+		  err, "the plan is too large to simulate (%lld micro-batches of %lld sequences)",
+		  (long long)s->m, (long long)s->b))
+		return -1;
+	s->act_b = (uint64_t)(s->b * m->seq_len * m->hidden * 2);
+	s->tokens = s->b * m->seq_len;
+	s->t_attn_f = job_compute_ps(job_model_attn_flops(m, s->b) / s->tp, s->gpu, j->mfu);
+	s->t_mlp_f = job_compute_ps(job_model_mlp_flops(m, s->b, false) / s->tp, s->gpu, j->mfu);
+	s->t_moe_f = job_compute_ps(job_model_mlp_flops(m, s->b, true) / s->tp, s->gpu, j->mfu);
+	if (m->tied && s->pp > 1)
+		s->emb_b = (uint64_t)((m->vocab * m->hidden + s->tp - 1) / s->tp) * (uint64_t)j->grad_bytes;
+	if (job_layout_init(&s->layout, s->tp, s->pp, s->dp, s->ep, j->placement, j->n_placement) < 0) {
+		*err = cfg_error_at(cfg, sec, "placement", 0, "expected a permutation of tp, ep, dp, pp");
+		return -1;
+	}
+
+	int *bucket_end;
+	wl_dp_buckets(s, &bucket_end);
+	struct wl_pp_slot *slots = xmalloc((size_t)(2 * s->m) * sizeof *slots);
+	struct wl_dp_item *items = xmalloc((size_t)(s->layers_per_stage + 2) * sizeof *items);
+	s->prog = xcalloc((size_t)s->pp, sizeof *s->prog);
+	for (int st = 0; st < s->pp; st++)
+		build_stage(s, st, bucket_end, slots, items);
+	free(items);
+	free(slots);
+	free(bucket_end);
+	return 0;
+}
+
+void job_spec_free(struct job_spec *s)
+{
+	for (int st = 0; s->prog && st < s->pp; st++)
+		free(s->prog[st].op);
+	free(s->prog);
+	free(s->bucket);
+	s->prog = NULL;
+	s->bucket = NULL;
+}
+
+/* ---- Totals of one iteration ---- */
+
+/* coll_plan results of the distinct collectives of a plan (a plan repeats
+ * the same few shapes thousands of times). */
+struct plan_cache {
+	struct { enum coll_op op; int n; uint64_t size_b, bytes, messages; uint64_t *a2a; } e[64];
+	int n;
+};
+
+static void add(struct job_plan_totals *t, struct plan_cache *pc, enum job_par par, uint64_t times,
+		const struct job_spec *s, enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a)
+{
+	size_t nn = (size_t)n * (size_t)n;
+	if (n < 2 || job_coll_bytes(op, job_coll_alg(s, op), n, size_b, a2a) == 0)
+		return; /* job_exec.c starts nothing for these either */
+	int hit = -1;
+	for (int i = 0; i < pc->n && hit < 0; i++)
+		if (pc->e[i].op == op && pc->e[i].n == n && pc->e[i].size_b == size_b &&
+		    (!a2a ? !pc->e[i].a2a : pc->e[i].a2a && !memcmp(a2a, pc->e[i].a2a, nn * sizeof *a2a)))
+			hit = i;
+	if (hit < 0) {
+		int *gpus = xmalloc((size_t)n * sizeof *gpus);
+		for (int i = 0; i < n; i++)
+			gpus[i] = i;
+		struct coll_spec cs = { .op = op, .algorithm = job_coll_alg(s, op), .gpus = gpus, .n = n,
+					.size_b = size_b, .a2a_b = a2a, .chunk_b = s->cfg->chunk_b,
+					.channels = s->cfg->channels, .iteration = -1 };
+		hit = pc->n < 64 ? pc->n++ : 63;
+		free(pc->e[hit].a2a);
+		pc->e[hit].op = op;
+		pc->e[hit].n = n;
+		pc->e[hit].size_b = size_b;
+		pc->e[hit].a2a = a2a ? xmalloc(nn * sizeof *a2a) : NULL;
+		if (a2a)
+			memcpy(pc->e[hit].a2a, a2a, nn * sizeof *a2a);
+		coll_plan(&cs, &pc->e[hit].bytes, &pc->e[hit].messages);
+		free(gpus);
+	}
+	t->bytes[par] += times * pc->e[hit].bytes;
+	t->messages[par] += times * pc->e[hit].messages;
+}
+
+void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	struct plan_cache *pc = xcalloc(1, sizeof *pc);
+	uint64_t dp = (uint64_t)s->dp, edp = (uint64_t)s->edp;
+	size_t ep2 = (size_t)s->ep * (size_t)s->ep;
+	uint64_t *mat = xcalloc(ep2, sizeof *mat), *shard = xcalloc(ep2, sizeof *shard);
+	wl_ep_expected(s, mat);
+	for (int st = 0; st < s->pp; st++) {
+		const struct job_prog *p = &s->prog[st];
+		for (int i = 0; i < p->n; i++) {
+			const struct job_op *op = &p->op[i];
+			switch ((enum job_op_kind)op->kind) {
+			case JOP_TP:   /* each of the stage's dp workers */
+				add(t, pc, JOB_PAR_TP, dp, s, op->coll, s->tp, op->val, NULL);
+				break;
+			case JOP_SEND: /* each worker: tp sendrecvs of 1/tp of the tensor */
+				for (int r = 0; r < s->tp; r++)
+					add(t, pc, JOB_PAR_PP, dp, s, COLL_SENDRECV, 2, job_split(op->val, s->tp, r), NULL);
+				break;
+			case JOP_EP:   /* each of the stage's edp ep groups: tp all-to-alls */
+				for (int r = 0; r < s->tp; r++) {
+					wl_ep_shard(mat, s->ep, op->transpose, s->tp, r, shard);
+					add(t, pc, JOB_PAR_EP, edp, s, COLL_ALLTOALL, s->ep, 0, shard);
+				}
+				break;
+			case JOP_ZERO_AG: /* one dp group per tp index */
+				add(t, pc, JOB_PAR_DP, (uint64_t)s->tp, s, op->coll, s->dp, op->val, NULL);
+				break;
+			case JOP_GRAD: {
+				const struct job_bucket *b = &s->bucket[op->idx];
+				enum coll_op cop;
+				uint64_t size;
+				uint64_t groups = (uint64_t)s->tp * (b->expert ? (uint64_t)s->ep : 1);
+				wl_dp_reduce(s, b, &cop, &size);
+				add(t, pc, JOB_PAR_DP, groups, s, cop, wl_dp_group_size(s, b), size, NULL);
+				uint64_t g = wl_zero_gather_b(s, b);
+				if (g)
+					add(t, pc, JOB_PAR_DP, groups, s, COLL_ALLGATHER, wl_dp_group_size(s, b), g, NULL);
+				break;
+			}
+			case JOP_COMPUTE:
+			case JOP_RECV:
+			case JOP_N:
+				break;
+			}
+		}
+	}
+	if (s->emb_b)
+		add(t, pc, JOB_PAR_DP, dp * (uint64_t)s->tp, s, COLL_ALLREDUCE, 2, s->emb_b, NULL);
+	for (int i = 0; i < pc->n; i++)
+		free(pc->e[i].a2a);
+	free(pc);
+	free(mat);
+	free(shard);
+}
