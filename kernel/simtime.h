@@ -19,10 +19,12 @@ typedef int64_t simtime_t;
 #define SIMTIME_S ((simtime_t)1000000000000)
 #define SIMTIME_NEVER INT64_MAX
 
-/* Picoseconds to put size_b bytes on a link of rate_bps, rounded up. */
+/* Picoseconds to put size_b bytes on a link of rate_bps, rounded up
+ * (128-bit: a 4 MB pause or message at 1 b/s granularity must not wrap). */
 static inline simtime_t simtime_serialize(uint64_t size_b, uint64_t rate_bps)
 {
-	return (simtime_t)((size_b * 8u * 1000000000000ull + rate_bps - 1) / rate_bps);
+	unsigned __int128 bits_ps = (unsigned __int128)size_b * 8u * 1000000000000ull;
+	return (simtime_t)((bits_ps + rate_bps - 1) / rate_bps);
 }
 
 #endif

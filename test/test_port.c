@@ -1,7 +1,8 @@
 /*
  * test_port.c — one link, two ports: exact serialisation and propagation,
  * back-to-back frames, strict priority of the control class, byte-fair DWRR
- * among data classes, paused classes held back, and the port counters.
+ * among data classes, paused classes held back, PFC frames pausing one class
+ * for their quanta or until XON, and the port counters.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -178,9 +179,103 @@ static void test_paused_class_waits(void)
 	teardown(&f);
 }
 
+/* PFC between two ports of a world (pfc frames come from its pool). */
+static struct world pw;
+
+static void pfc_record(struct sim *sim, struct node *n, struct port *in, struct packet *pkt)
+{
+	(void)n;
+	if (pkt->type == PKT_PFC)
+		port_pfc_receive(sim, in, pkt);
+	else if (n_got < 512)
+		got[n_got++] = (struct arrival){ sim->now, pkt->psn, pkt->prio };
+	pool_put(&pw.pkt_pool, pkt);
+}
+
+static void pfc_setup(struct link_fixture *f)
+{
+	setup(f);
+	memset(&pw, 0, sizeof pw);
+	pool_init(&pw.pkt_pool, sizeof(struct packet), 64);
+	f->a.w = f->b.w = &pw;
+	f->a.receive = f->b.receive = pfc_record;
+}
+
+static void pfc_send(struct link_fixture *f, uint8_t prio, uint32_t psn)
+{
+	struct packet *p = pool_get(&pw.pkt_pool);
+	*p = (struct packet){ .prio = prio, .psn = psn, .frame_b = 1062, .type = PKT_DATA };
+	port_enqueue(&f->sim, &f->pa, p);
+}
+
+static void ev_traffic(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct link_fixture *f = obj;
+	(void)sim; (void)arg;
+	pfc_send(f, 3, 1);
+	pfc_send(f, 3, 2);
+	pfc_send(f, 6, 3);
+}
+
+static void ev_xon(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct link_fixture *f = obj;
+	(void)arg;
+	port_pfc_request(sim, &f->pb, 3, false);
+}
+
+/* b pauses class 3 at a (XOFF at 0), a queues two class-3 frames and a
+ * class-6 one at 2 us, b resumes at 10 us: the class-6 frame goes at once,
+ * class 3 only when the XON lands; a was paused exactly 10 us. */
+static void test_pfc_pause_resume(void)
+{
+	struct link_fixture f;
+	pfc_setup(&f);
+	const simtime_t pfc_wire = (PKT_PFC_FRAME_B + PKT_WIRE_EXTRA_B) * 80;
+	port_pfc_request(&f.sim, &f.pb, 3, true);
+	sched_at(&f.sim, 2000000, &f.sim.kernel, ev_traffic, &f, 0);
+	sched_at(&f.sim, 10000000, &f.sim.kernel, ev_xon, &f, 0);
+	sim_run(&f.sim);
+	CU_ASSERT_EQUAL_FATAL(n_got, 3);
+	CU_ASSERT_EQUAL(got[0].prio, 6);
+	CU_ASSERT_EQUAL(got[0].t, 2000000 + wire_ps(1062) + DELAY_PS);
+	simtime_t xon_lands = 10000000 + pfc_wire + DELAY_PS;
+	CU_ASSERT_EQUAL(got[1].psn, 1);
+	CU_ASSERT_EQUAL(got[1].t, xon_lands + wire_ps(1062) + DELAY_PS);
+	CU_ASSERT_EQUAL(got[2].t, xon_lands + 2 * wire_ps(1062) + DELAY_PS);
+	CU_ASSERT_EQUAL(f.pa.paused_ps, xon_lands - (pfc_wire + DELAY_PS));
+	CU_ASSERT_EQUAL(f.pb.pause_tx, 2);
+	CU_ASSERT_EQUAL(f.pa.pause_rx, 2);
+	CU_ASSERT_EQUAL(f.pa.paused, 0);
+	CU_ASSERT_EQUAL(pw.pkt_pool.live, 0);
+	pool_destroy(&pw.pkt_pool);
+	teardown(&f);
+}
+
+/* A pause of 100 quanta at 100 Gb/s lasts 100 x 512 bit times = 512 ns. */
+static void test_pfc_quanta_expire(void)
+{
+	struct link_fixture f;
+	pfc_setup(&f);
+	struct packet x = { .type = PKT_PFC, .aux = (1u << 3) << 16 | 100 };
+	port_pfc_receive(&f.sim, &f.pa, &x);
+	CU_ASSERT_EQUAL(port_quanta_ps(&f.pa, 100), 512000);
+	pfc_send(&f, 3, 7);
+	sim_run(&f.sim);
+	CU_ASSERT_EQUAL_FATAL(n_got, 1);
+	CU_ASSERT_EQUAL(got[0].t, 512000 + wire_ps(1062) + DELAY_PS);
+	CU_ASSERT_EQUAL(f.pa.paused_ps, 512000);
+	/* the maximum pause: 65535 quanta = 335.5392 us at 100 Gb/s (REFERENCE.md) */
+	CU_ASSERT_EQUAL(port_quanta_ps(&f.pa, PFC_MAX_QUANTA), 335539200);
+	pool_destroy(&pw.pkt_pool);
+	teardown(&f);
+}
+
 TEST_MAIN("port",
 	  { "serialisation and propagation are exact", test_serialisation_and_propagation },
 	  { "queued frames leave back to back", test_back_to_back },
 	  { "control class is served first", test_control_class_first },
 	  { "DWRR shares bytes between data classes", test_dwrr_shares_bytes },
-	  { "a paused class waits", test_paused_class_waits })
+	  { "a paused class waits", test_paused_class_waits },
+	  { "PFC pauses one class until XON", test_pfc_pause_resume },
+	  { "PFC pause quanta expire", test_pfc_quanta_expire })
