@@ -202,40 +202,57 @@ static void heap_set(struct nic *n, uint32_t i, struct qp *q)
 	q->heap_idx = i;
 }
 
-static void heap_push(struct nic *n, struct qp *q)
+static void heap_sift_up(struct nic *n, uint32_t i, struct qp *q)
 {
-	if (n->n_heap == n->cap_heap) {
-		n->cap_heap = n->cap_heap ? 2 * n->cap_heap : 16;
-		n->heap = xrealloc(n->heap, n->cap_heap * sizeof *n->heap);
-	}
-	uint32_t i = n->n_heap++;
 	while (i && heap_less(q, n->heap[(i - 1) / 2])) {
 		heap_set(n, i, n->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
 	heap_set(n, i, q);
-	q->in_heap = true;
 }
 
-static struct qp *heap_pop(struct nic *n)
+static void heap_sift_down(struct nic *n, uint32_t i, struct qp *q)
 {
-	struct qp *top = n->heap[0], *last = n->heap[--n->n_heap];
-	uint32_t i = 0;
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= n->n_heap)
 			break;
 		if (c + 1 < n->n_heap && heap_less(n->heap[c + 1], n->heap[c]))
 			c++;
-		if (!heap_less(n->heap[c], last))
+		if (!heap_less(n->heap[c], q))
 			break;
 		heap_set(n, i, n->heap[c]);
 		i = c;
 	}
+	heap_set(n, i, q);
+}
+
+static void heap_push(struct nic *n, struct qp *q)
+{
+	if (n->n_heap == n->cap_heap) {
+		n->cap_heap = n->cap_heap ? 2 * n->cap_heap : 16;
+		n->heap = xrealloc(n->heap, n->cap_heap * sizeof *n->heap);
+	}
+	heap_sift_up(n, n->n_heap++, q);
+	q->in_heap = true;
+}
+
+static struct qp *heap_pop(struct nic *n)
+{
+	struct qp *top = n->heap[0], *last = n->heap[--n->n_heap];
 	if (n->n_heap)
-		heap_set(n, i, last);
+		heap_sift_down(n, 0, last);
 	top->in_heap = false;
 	return top;
+}
+
+/* q's next_send changed while it waits in the heap. */
+static void heap_update(struct nic *n, struct qp *q)
+{
+	uint32_t i = q->heap_idx;
+	heap_sift_up(n, i, q);
+	if (q->heap_idx == i)
+		heap_sift_down(n, i, q);
 }
 
 static void pace_fire(struct sim *sim, void *obj, uintptr_t arg);
@@ -245,6 +262,8 @@ static void pace_schedule(struct sim *sim, struct nic *n)
 	if (!n->n_heap)
 		return;
 	simtime_t t = n->heap[0]->next_send;
+	if (t < sim->now)
+		t = sim->now;
 	if (n->pace_pending && n->pace_at <= t)
 		return;
 	n->pace_pending = true;
@@ -290,6 +309,22 @@ void nic_qp_wake(struct sim *sim, struct nic *n, struct qp *q)
 
 static void cc_fire(struct sim *sim, void *obj, uintptr_t arg);
 
+/* HPCC's ns-3 RdmaHw::ChangeRate: when the rate changes, a QP's next send
+ * moves by the difference between its last packet's time at the new rate
+ * and at the old one. */
+static void cc_rate_changed(struct sim *sim, struct qp *q, uint64_t old_bps)
+{
+	struct nic *n = q->nic;
+	uint64_t new_bps = n->cc->rate_bps(q->cc);
+	if (new_bps == old_bps || !q->last_wire)
+		return;
+	q->next_send += simtime_serialize(q->last_wire, new_bps) - simtime_serialize(q->last_wire, old_bps);
+	if (q->in_heap) {
+		heap_update(n, q);
+		pace_schedule(sim, n);
+	}
+}
+
 static void cc_rearm(struct sim *sim, struct qp *q)
 {
 	simtime_t t = q->nic->cc->next_timer(q->cc);
@@ -309,7 +344,9 @@ static void cc_fire(struct sim *sim, void *obj, uintptr_t arg)
 	if (!q->cc_pending || sim->now != q->cc_at)
 		return;
 	q->cc_pending = false;
+	uint64_t old = q->nic->cc->rate_bps(q->cc);
 	q->nic->cc->on_timer(q->cc, sim->now);
+	cc_rate_changed(sim, q, old);
 	cc_rearm(sim, q);
 }
 
@@ -407,6 +444,7 @@ struct packet *nic_pull(struct sim *sim, void *ctx)
 		if (n->cc) {
 			n->cc->on_sent(q->cc, wire, sim->now);
 			cc_rearm(sim, q);
+			q->last_wire = wire;
 			q->next_send = sim->now + simtime_serialize(wire, n->cc->rate_bps(q->cc));
 			wait = q->next_send > sim->now + port_ser_ps(n->port, wire);
 		}
@@ -476,7 +514,9 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 		if (q->head)
 			q->head->cnp_received++;
 		if (n->cc) {
+			uint64_t old = n->cc->rate_bps(q->cc);
 			n->cc->on_cnp(q->cc, sim->now);
+			cc_rate_changed(sim, q, old);
 			cc_rearm(sim, q);
 		}
 		break;
