@@ -93,6 +93,9 @@ struct cfg_nic {
 	int priority;                  /* 0..7 [3] */
 	enum cfg_loss_recovery loss_recovery; /* [gbn] */
 	int qps_per_pair;              /* [1] */
+	bool rx_rate_off;              /* [off]: the host takes data as it arrives */
+	uint64_t rx_rate_bps;          /* otherwise: receive drain rate (PCIe, memory) */
+	uint64_t rx_buffer_b;          /* [256KiB] receive buffer (PFC when rx_rate is set) */
 };
 
 struct cfg_dcqcn {

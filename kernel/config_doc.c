@@ -65,7 +65,8 @@ static void type_text(const struct cfg_key *k, char *buf, size_t n)
 		return;
 	case KT_SIZE_AUTO:
 	case KT_SIZE_OFF:
-		cfg_range_text(k, "size", r, sizeof r);
+	case KT_RATE_OFF:
+		cfg_range_text(k, k->type == KT_RATE_OFF ? "rate" : "size", r, sizeof r);
 		snprintf(buf, n, "%s or %s", k->type == KT_SIZE_AUTO ? "auto" : "off", r);
 		return;
 	case KT_FLOW:

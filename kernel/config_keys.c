@@ -165,6 +165,10 @@ const struct cfg_key cfg_keys[] = {
 	  .help = "go-back-N or selective repeat" },
 	{ SEC_NIC, "qps_per_pair", KT_INT, "1", GE(1), .off = NIC(qps_per_pair),
 	  .help = "queue pairs between two endpoints" },
+	{ SEC_NIC, "rx_rate", KT_RATE_OFF, "off", POS, .off = NIC(rx_rate_bps), .off2 = NIC(rx_rate_off),
+	  .help = "rate the host takes received data at (PCIe, memory); off: as it arrives" },
+	{ SEC_NIC, "rx_buffer", KT_SIZE, "256KiB", POS, .off = NIC(rx_buffer_b),
+	  .help = "NIC receive buffer; with rx_rate the NIC sends PFC when it fills" },
 
 	/* [dcqcn] */
 	{ SEC_DCQCN, "variant", KT_ENUM, "hpcc", .vocab = v_variant, .off = DC(variant),

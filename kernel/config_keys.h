@@ -48,6 +48,7 @@ enum cfg_key_type {
 	KT_SIZE_MAP,    /* struct cfg_rate_map of sizes (bytes) */
 	KT_SIZE_AUTO,   /* "auto" or a size; bool at off2 is true for auto */
 	KT_SIZE_OFF,    /* "off" or a size; bool at off2 is true for off */
+	KT_RATE_OFF,    /* "off" or a rate; bool at off2 is true for off */
 	KT_FLOW,        /* repeated "SRC DST SIZE START" (struct cfg_traffic) */
 	KT_GROUP,       /* repeated "NAME SRC DST..." (struct cfg_multicast) */
 };

@@ -206,10 +206,12 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 	}
 	case KT_SIZE_AUTO:
 	case KT_SIZE_OFF:
+	case KT_RATE_OFF:
 		if (*CFG_FIELD(base, k->off2, const bool)) {
 			str = k->type == KT_SIZE_AUTO ? "auto" : "off";
 		} else {
-			units_format_size(*CFG_FIELD(base, k->off, const uint64_t), b, sizeof b);
+			(k->type == KT_RATE_OFF ? units_format_rate : units_format_size)(
+				*CFG_FIELD(base, k->off, const uint64_t), b, sizeof b);
 			str = b;
 		}
 		break;

@@ -47,7 +47,7 @@ static const char *noun_of(const struct cfg_key *k)
 	case KT_INT: case KT_LLONG: case KT_SEED:
 		return k->range & CFG_R_EVEN ? "an even integer" : "an integer";
 	case KT_TIME: return "a time";
-	case KT_RATE: return "a rate";
+	case KT_RATE: case KT_RATE_OFF: return "a rate";
 	case KT_SIZE: case KT_SIZE_MAP: case KT_SIZE_AUTO: case KT_SIZE_OFF: return "a size";
 	default: return "a number";
 	}
@@ -361,14 +361,15 @@ int cfg_key_store(const struct cfg_key *k, void *base, const char *value,
 	case KT_SIZE_MAP:
 		return store_map(k, CFG_FIELD(base, k->off, struct cfg_rate_map), value, ctx, expected);
 	case KT_SIZE_AUTO:
-	case KT_SIZE_OFF: {
+	case KT_SIZE_OFF:
+	case KT_RATE_OFF: {
 		const char *word = k->type == KT_SIZE_AUTO ? "auto" : "off";
 		if (strcmp(value, word) == 0) {
 			*CFG_FIELD(base, k->off2, bool) = true;
 			*CFG_FIELD(base, k->off, uint64_t) = 0;
 			return 0;
 		}
-		if (units_size(value, &u, sub) < 0)
+		if ((k->type == KT_RATE_OFF ? units_rate : units_size)(value, &u, sub) < 0)
 			return failf(expected, "%s or %s", word, sub);
 		if (!in_range(k, (double)u))
 			return range_fail(k, expected);

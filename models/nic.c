@@ -19,6 +19,7 @@
 #include "ideal.h"
 #include "log.h"
 #include "nic.h"
+#include "nic_rx.h"
 #include "port.h"
 #include "qp.h"
 #include "results.h"
@@ -44,6 +45,7 @@ struct nic {
 	uint32_t n_heap, cap_heap;
 	simtime_t pace_at;         /* when the pending pacing event fires */
 	bool pace_pending;
+	struct nic_rx rx;          /* receive buffer toward a slower host ([nic] rx_rate) */
 };
 
 struct world *nic_world(const struct nic *n) { return n->w; }
@@ -60,6 +62,8 @@ static uint16_t roce_sport(uint32_t lqpn, uint32_t rqpn)
 	return (uint16_t)(lo | 0xC000);
 }
 
+static void take_data(struct sim *sim, void *ctx, struct packet *p);
+
 struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 {
 	struct nic *n = xcalloc(1, sizeof *n);
@@ -72,7 +76,30 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->port->pull = nic_pull;
 	n->port->pull_ctx = n;
 	n->port->pull_prio = (uint8_t)w->cfg->nic.priority;
+	const struct cfg_nic *c = &w->cfg->nic;
+	if (!c->rx_rate_off) {
+		uint64_t need;
+		uint32_t max_frame = (uint32_t)(PKT_ROCE_OVERHEAD_B + PKT_RETH_B + c->mtu);
+		if (nic_rx_init(&n->rx, n->port, c->rx_rate_bps, c->rx_buffer_b,
+				w->cfg->sw.pfc ? c->priority : -1, max_frame, &need) < 0 && !w->setup_err)
+			w->setup_err = cfg_error_at(w->cfg, "nic", "rx_buffer", 0,
+						    "too small for %s's link: with PFC the receive buffer "
+						    "needs at least %llu B (headroom and three frames)",
+						    n->port->name, (unsigned long long)need);
+		n->rx.deliver = take_data;
+		n->rx.ctx = n;
+	}
 	return n;
+}
+
+bool nic_quiet(const struct nic *n)
+{
+	return nic_rx_empty(&n->rx) && !n->rx.paused;
+}
+
+uint64_t nic_lossless_drops(const struct nic *n)
+{
+	return n->rx.lossless_drops;
 }
 
 void nic_destroy(struct nic *n)
@@ -487,6 +514,16 @@ void nic_flow_done(struct sim *sim, struct nic *n, struct flow *f)
 	pool_put(&w->flow_pool, f);
 }
 
+/* A data frame reaches its queue pair (from the link, or from the receive buffer). */
+static void take_data(struct sim *sim, void *ctx, struct packet *p)
+{
+	struct nic *n = ctx;
+	SIM_ASSERT(sim, &n->host->elem, p->dqpn >= QPN_BASE && p->dqpn - QPN_BASE < n->n_qps,
+		   "frame for unknown QP %u", p->dqpn);
+	qp_on_data(sim, n->qps[p->dqpn - QPN_BASE], p);
+	pool_put(&n->w->pkt_pool, p);
+}
+
 void nic_receive(struct sim *sim, struct node *host, struct port *in, struct packet *p)
 {
 	struct nic *n = in->pull_ctx;
@@ -499,13 +536,17 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 	}
 	SIM_DEBUG_ASSERT(sim, &n->host->elem, p->dst == n->ep, "frame for endpoint %d at endpoint %d",
 			 p->dst, n->ep);
+	if (p->type == PKT_DATA) {
+		if (n->rx.rate_bps)
+			nic_rx_push(sim, &n->rx, p);
+		else
+			take_data(sim, n, p);
+		return;
+	}
 	SIM_ASSERT(sim, &n->host->elem, p->dqpn >= QPN_BASE && p->dqpn - QPN_BASE < n->n_qps,
 		   "frame for unknown QP %u", p->dqpn);
 	struct qp *q = n->qps[p->dqpn - QPN_BASE];
 	switch (p->type) {
-	case PKT_DATA:
-		qp_on_data(sim, q, p);
-		break;
 	case PKT_ACK:
 	case PKT_NAK:
 		qp_on_ack(sim, q, p);

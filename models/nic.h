@@ -12,6 +12,7 @@
 #ifndef ROCESIM_NIC_H
 #define ROCESIM_NIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "flow.h"
 #include "sim.h"
@@ -36,6 +37,10 @@ void nic_destroy(struct nic *n);
 struct packet *nic_pull(struct sim *sim, void *nic);
 /* A frame for this host arrived on its port (struct node's receive hook). */
 void nic_receive(struct sim *sim, struct node *host, struct port *in, struct packet *p);
+/* Nothing waits in the NIC's receive buffer and it holds no pause. */
+bool nic_quiet(const struct nic *n);
+/* Lossless frames its receive buffer had to drop. */
+uint64_t nic_lossless_drops(const struct nic *n);
 /* Writes a flow row (finished or not) through sim->res. */
 void nic_write_flow(struct world *w, const struct flow *f);
 /* Visit every unfinished flow (for the final write). */

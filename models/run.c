@@ -13,6 +13,7 @@
 #include "job.h"
 #include "log.h"
 #include "mmu.h"
+#include "nic.h"
 #include "port.h"
 #include "progress.h"
 #include "results.h"
@@ -82,6 +83,9 @@ static bool fabric_quiet(struct sim *sim, void *ctx)
 		if (p->queued_bytes || p->fly_head || p->pfc_pend_off || p->pfc_pend_on)
 			return false;
 	}
+	for (int e = 0; e < w->n_eps; e++)
+		if (!nic_quiet(w->eps[e].nic))
+			return false;
 	return true;
 }
 
@@ -102,6 +106,12 @@ static void warn_lossless_drops(const struct world *w)
 		warnx_sim("%llu frames of the lossless class dropped at %d switch%s: "
 			  "[switch] pfc_headroom is too small for the links' rate and delay (try auto)",
 			  (unsigned long long)drops, switches, switches == 1 ? "" : "es");
+	uint64_t nic_drops = 0;
+	for (int e = 0; e < w->n_eps; e++)
+		nic_drops += nic_lossless_drops(w->eps[e].nic);
+	if (nic_drops)
+		warnx_sim("%llu frames of the lossless class dropped in NIC receive buffers "
+			  "([nic] rx_buffer too small for rx_rate)", (unsigned long long)nic_drops);
 }
 
 static void fill_world(struct run_report *rep, const struct world *w)

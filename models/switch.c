@@ -76,9 +76,9 @@ void switch_setup(struct world *w, struct node *sw)
 		}
 	}
 	if (mmu_finalize(m) < 0 && !w->setup_err)
-		w->setup_err = str_printf("[switch] buffer = %llu B is smaller than %s's headroom and "
-					  "reserves (%d ports): raise buffer or lower pfc_headroom",
-					  (unsigned long long)c->buffer_b, sw->name, sw->n_ports);
+		w->setup_err = cfg_error_at(cfg, "switch", "buffer", 0,
+					    "smaller than %s's headroom and reserves (%d ports): "
+					    "raise buffer or lower pfc_headroom", sw->name, sw->n_ports);
 }
 
 void switch_free(struct node *sw)

@@ -96,12 +96,6 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		}
 		if (nd->kind == NODE_SWITCH)
 			switch_setup(w, nd);
-		if (w->setup_err) {
-			*err = w->setup_err;
-			w->setup_err = NULL;
-			world_free(w);
-			return -1;
-		}
 		if (nd->kind == NODE_HOST) {
 			if (nd->n_ports != w->nics_per_host) {
 				*err = str_printf("%s has %d links; nics_per_host = %d needs one per NIC",
@@ -117,6 +111,12 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 			}
 			nd->nic = w->eps[world_ep(w, u, 0)].nic;
 			nd->receive = nic_receive;
+		}
+		if (w->setup_err) { /* switch_setup or nic_create found bad input */
+			*err = w->setup_err;
+			w->setup_err = NULL;
+			world_free(w);
+			return -1;
 		}
 	}
 	if (w->gpus_per_host > 1)

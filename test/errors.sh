@@ -170,6 +170,15 @@ link_delay = 1us
 bad "unknown host in a flow" "$good""flow = host0 nobody 1KB 0us
 " "bad.ini:9:" "nobody"
 
+# Buffers too small for what PFC must absorb, located on their key.
+bad "switch buffer below headroom and reserves" "$good[switch]
+buffer = 20KB
+" "bad.ini:10:" "[switch] buffer = '20KB': smaller than sw0's headroom and reserves (4 ports)"
+bad "NIC receive buffer below its headroom" "$good[nic]
+rx_rate = 10Gbps
+rx_buffer = 10KB
+" "bad.ini:11:" "[nic] rx_buffer = '10KB': too small for host0:p0's link"
+
 # A job's layout is checked against the built fabric, located.
 bad "job needs more GPUs than its hosts have" "$good[job.moe]
 model = mixtral-8x7b

@@ -206,6 +206,33 @@ static void test_spraying_sr(void)
 	sqlite3_close(gbn);
 }
 
+/* A host slower than its link ([nic] rx_rate = 50 Gb/s behind 100 Gb/s):
+ * with PFC the NIC pauses its ToR and nothing is lost, and the message
+ * arrives at the host's rate (its frame bytes at 50 Gb/s); without PFC the
+ * NIC's buffer overflows and go-back-N recovers. */
+static void test_slow_receiver_nic_pfc(void)
+{
+	const char *base = "%shosts = 3\n[switch]\necn = off\npfc = %s\n"
+			   "[nic]\nmtu = 1000\ncc = none\nrx_rate = 50Gbps\n"
+			   "[traffic.a]\ntype = flows\nflow = host0 host2 4MB 0us\n";
+	sqlite3 *h = run_fmt(base, STAR, "on");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	double want = 4000.0 * (1000 + PKT_ROCE_OVERHEAD_B) * 8 / 50e9;
+	double got = (double)q_int(h, "SELECT recv_end_ps - start_ps FROM flow") * 1e-12;
+	printf("\n    slow receiver: %.1f us, frames at 50 Gb/s %.1f us\n", got * 1e6, want * 1e6);
+	CU_ASSERT(got >= want && got <= 1.01 * want);
+	CU_ASSERT(q_int(h, "SELECT pause_frames_tx FROM port_stats WHERE node = 'host2'") > 0);
+	CU_ASSERT(q_int(h, "SELECT paused_ps FROM port_stats WHERE node = 'sw0' AND port = 2") > 0);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(drops) FROM port_stats"), 0);
+	sqlite3_close(h);
+	h = run_fmt(base, STAR, "off");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT(q_int(h, "SELECT drops FROM port_stats WHERE node = 'host2'") > 0);
+	CU_ASSERT(q_int(h, "SELECT retx_packets FROM flow") > 0);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE end_ps IS NOT NULL"), 1);
+	sqlite3_close(h);
+}
+
 /* ECN draws, DCQCN timers and PFC: the same seed gives the same flow
  * table, another seed (other ECN draws) another. */
 static void test_determinism(void)
@@ -238,4 +265,5 @@ TEST_MAIN("fabric",
 	  { "DCQCN fair shares and queue", test_dcqcn_fairness },
 	  { "victim flow: PFC spreading vs DCQCN", test_victim_flow },
 	  { "spraying with selective repeat", test_spraying_sr },
+	  { "slow receiver: the NIC sends PFC", test_slow_receiver_nic_pfc },
 	  { "same seed, same flow table", test_determinism })
