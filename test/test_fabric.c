@@ -233,6 +233,49 @@ static void test_slow_receiver_nic_pfc(void)
 	sqlite3_close(h);
 }
 
+/* Loss recovery under stress: lossy leaf-spine fabrics with tiny buffers,
+ * go-back-N or selective repeat, flow ECMP or spraying, ACK coalescing.
+ * Every message must complete with every byte, never faster than its
+ * ideal, and the run must conserve packets. */
+static void test_random_lossy_recovery(void)
+{
+	unsigned rng = 777;
+	int64_t dropped = 0, retx = 0;
+	for (int run = 0; run < 8; run++) {
+		char text[8192];
+		int off = snprintf(text, sizeof text,
+				   "[simulation]\nprogress = off\nseed = %d\n"
+				   "[topology]\ntype = leaf_spine\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\n"
+				   "link_rate = 100Gbps\nlink_delay = 500ns\n"
+				   "[switch]\npfc = off\necn = off\nbuffer = %dKB\necmp = %s\n"
+				   "[nic]\nmtu = 1000\ncc = none\nack_every = %d\nloss_recovery = %s\nrto = 200us\n"
+				   "[traffic.r]\ntype = flows\n",
+				   run + 1, run % 3 ? 80 : 200, run & 2 ? "packet" : "flow", 1 + run % 3,
+				   run & 1 ? "sr" : "gbn");
+		for (int i = 0; i < 40; i++) {
+			rng = rng * 1103515245u + 12345u;
+			int src = (int)(rng >> 16) % 16;
+			rng = rng * 1103515245u + 12345u;
+			int dst = ((int)(rng >> 16) % 15 + src + 1) % 16;
+			rng = rng * 1103515245u + 12345u;
+			unsigned size = 1 + (rng >> 8) % 400000;
+			rng = rng * 1103515245u + 12345u;
+			off += snprintf(text + off, sizeof text - (size_t)off, "flow = host%d host%d %uB %uns\n",
+					src, dst, size, (rng >> 8) % 20000);
+		}
+		sqlite3 *h = run_text(text);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		check_conservation(h);
+		CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE end_ps IS NOT NULL AND recv_end_ps <= end_ps"), 40);
+		CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE slowdown < 1"), 0);
+		dropped += q_int(h, "SELECT packets_dropped FROM run");
+		retx += q_int(h, "SELECT sum(retx_packets) FROM flow");
+		sqlite3_close(h);
+	}
+	printf("\n    %lld drops, %lld retransmissions over 8 runs\n", (long long)dropped, (long long)retx);
+	CU_ASSERT(dropped > 0 && retx > 0); /* the recovery paths were exercised */
+}
+
 /* ECN draws, DCQCN timers and PFC: the same seed gives the same flow
  * table, another seed (other ECN draws) another. */
 static void test_determinism(void)
@@ -266,4 +309,5 @@ TEST_MAIN("fabric",
 	  { "victim flow: PFC spreading vs DCQCN", test_victim_flow },
 	  { "spraying with selective repeat", test_spraying_sr },
 	  { "slow receiver: the NIC sends PFC", test_slow_receiver_nic_pfc },
+	  { "random lossy runs: GBN and SR always recover", test_random_lossy_recovery },
 	  { "same seed, same flow table", test_determinism })
