@@ -271,25 +271,6 @@ static struct vmsg vpop(struct coll_virtual *v)
 	return top;
 }
 
-/* Hops a packet takes from endpoint src to endpoint dst (nic.c's path_hops,
- * with one fixed UDP source port for ECMP). */
-static int coll_path(const struct world *w, int src, int dst, struct ideal_hop *h)
-{
-	const struct port *p = w->eps[src].port;
-	int n = 0;
-	for (;;) {
-		if (n == IDEAL_MAX_HOPS)
-			return -1;
-		h[n].rate_bps = p->rate_bps;
-		h[n].delay_ps = p->delay_ps + p->peer_latency_ps;
-		n++;
-		struct node *next = p->peer->node;
-		if (next->kind != NODE_SWITCH)
-			return next == w->eps[dst].host && p->peer == w->eps[dst].port ? n : -1;
-		p = &next->ports[switch_route(next, src, dst, 0xC000, -1)];
-	}
-}
-
 static void vtime(struct coll *c, int src, int dst, uint64_t size_b, struct vmemo *out)
 {
 	struct coll_virtual *v = c->v;
@@ -302,7 +283,8 @@ static void vtime(struct coll *c, int src, int dst, uint64_t size_b, struct vmem
 	int se = world_gpu_ep(w, c->gpus[src]), de = world_gpu_ep(w, c->gpus[dst]);
 	int mtu = w->cfg->nic.mtu;
 	struct ideal_hop h[IDEAL_MAX_HOPS];
-	int nh = coll_path(w, se, de, h);
+	/* any source port: on the idle fabric every equal-cost path has the same hops */
+	int nh = switch_path(w, se, de, 0xC000, h);
 	*m = (struct vmemo){ .dst = dst, .size_b = size_b };
 	if (nh > 0) {
 		uint32_t np = ideal_packets(size_b, mtu);

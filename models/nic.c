@@ -404,29 +404,11 @@ void nic_rto_arm(struct sim *sim, struct qp *q)
 
 /* ---- Paths and ideal times ---- */
 
-/* Hops of the path a packet of this QP takes from src to dst (ECMP included). */
-static int path_hops(struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
-{
-	const struct port *p = w->eps[src].port;
-	int n = 0;
-	for (;;) {
-		if (n == IDEAL_MAX_HOPS)
-			return -1;
-		h[n].rate_bps = p->rate_bps;
-		h[n].delay_ps = p->delay_ps + p->peer_latency_ps;
-		n++;
-		struct node *next = p->peer->node;
-		if (next->kind != NODE_SWITCH)
-			return next == w->eps[dst].host && p->peer == w->eps[dst].port ? n : -1;
-		p = &next->ports[switch_route(next, src, dst, sport, -1)];
-	}
-}
-
 static simtime_t flow_ideal(struct world *w, const struct flow *f, uint16_t sport)
 {
 	struct ideal_hop fwd[IDEAL_MAX_HOPS], rev[IDEAL_MAX_HOPS];
-	int nf = path_hops(w, f->src, f->dst, sport, fwd);
-	int nr = path_hops(w, f->dst, f->src, sport, rev);
+	int nf = switch_path(w, f->src, f->dst, sport, fwd);
+	int nr = switch_path(w, f->dst, f->src, sport, rev);
 	if (nf < 0 || nr < 0)
 		return 0;
 	return ideal_delivery_ps(fwd, nf, f->size_b, w->cfg->nic.mtu) + ideal_ack_ps(rev, nr);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "config.h"
 #include "hash.h"
+#include "ideal.h"
 #include "log.h"
 #include "mmu.h"
 #include "port.h"
@@ -28,6 +29,23 @@ int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_
 	if (n == 1)
 		return ports[0];
 	return ports[switch_ecmp_hash(sw->ecmp_seed, src, dst, sport, psn) % (uint32_t)n];
+}
+
+int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
+{
+	const struct port *p = w->eps[src].port;
+	int n = 0;
+	for (;;) {
+		if (n == IDEAL_MAX_HOPS)
+			return -1;
+		h[n].rate_bps = p->rate_bps;
+		h[n].delay_ps = p->delay_ps + p->peer_latency_ps;
+		n++;
+		const struct node *next = p->peer->node;
+		if (next->kind != NODE_SWITCH)
+			return next == w->eps[dst].host && p->peer == w->eps[dst].port ? n : -1;
+		p = &next->ports[switch_route(next, src, dst, sport, -1)];
+	}
 }
 
 /* A per-rate value of [switch]; an error names the rate (checked at build). */

@@ -43,6 +43,12 @@ void switch_setup(struct world *w, struct node *sw);
 void switch_free(struct node *sw);   /* no-op for other nodes */
 /* Buffer counters all zero (after the fabric drained); aborts naming the switch otherwise. */
 void switch_check_drained(struct node *sw);
+/* The hops a flow-ECMP packet takes from endpoint src to endpoint dst with
+ * UDP source port sport (rate and delay of each link, for ideal times);
+ * the hop count, or -1 when the path is longer than IDEAL_MAX_HOPS or does
+ * not reach dst. */
+struct ideal_hop;
+int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h);
 void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
 /* A frame left one of the switch's queues: release its buffer (struct
  * node's dequeued hook). */

@@ -27,73 +27,26 @@
 #include "packet.h"
 #include "results.h"
 #include "run.h"
+#include "run_fixture.h"
 #include "sim.h"
 #include "sqlutil.h"
 #include "testutil.h"
 #include "world.h"
-
-static char tmpdir[] = "/tmp/rocesim-coll-XXXXXX";
-static int run_counter;
 
 /* An idle star of n hosts, 100 Gb/s, 1 us links, one GPU per host. */
 #define STAR(n) "[simulation]\nseed = 1\nprogress = off\n" \
 	"[topology]\ntype = star\nhosts = " #n "\nlink_rate = 100Gbps\nlink_delay = 1us\n" \
 	"[switch]\npfc = off\necn = off\n[nic]\ncc = none\n"
 
-static const char *last_err;
-static char err_buf[1024];
-
+/* Writes a scenario for a test that builds the world itself. */
 static void write_ini(const char *text, char *ini, size_t n_ini, char *db, size_t n_db)
 {
-	snprintf(ini, n_ini, "%s/c%d.ini", tmpdir, run_counter);
-	snprintf(db, n_db, "%s/c%d.db", tmpdir, run_counter);
+	snprintf(ini, n_ini, "%s/c%d.ini", run_tmpdir, run_counter);
+	snprintf(db, n_db, "%s/c%d.db", run_tmpdir, run_counter);
 	run_counter++;
 	FILE *f = fopen(ini, "w");
 	fputs(text, f);
 	fclose(f);
-}
-
-/* Runs the scenario text; returns the open database, or NULL with the exit
- * status in *rc and the message in last_err. */
-static sqlite3 *run_ini_rc(const char *text, int *rc)
-{
-	char ini[256], db[256];
-	write_ini(text, ini, sizeof ini, db, sizeof db);
-	struct config cfg;
-	char *err = NULL;
-	last_err = NULL;
-	if (config_load(&cfg, ini, NULL, 0, &err) < 0) {
-		snprintf(err_buf, sizeof err_buf, "%s", err);
-		last_err = err_buf;
-		free(err);
-		*rc = 2;
-		return NULL;
-	}
-	struct run_opts o = { .scenario = ini, .output = db };
-	struct run_report rep;
-	*rc = run_scenario(&cfg, &o, &rep, &err);
-	if (*rc) {
-		snprintf(err_buf, sizeof err_buf, "%s", err);
-		last_err = err_buf;
-		free(err);
-	}
-	run_report_free(&rep);
-	config_free(&cfg);
-	if (*rc)
-		return NULL;
-	sqlite3 *h = NULL;
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		return NULL;
-	return h;
-}
-
-static sqlite3 *run_ini(const char *text)
-{
-	int rc;
-	sqlite3 *h = run_ini_rc(text, &rc);
-	if (!h)
-		printf("run failed (%d): %s\n", rc, last_err ? last_err : "?");
-	return h;
 }
 
 /* ---- plans ---- */
@@ -194,7 +147,7 @@ static double ring_goodput_bps(double rate_bps, int mtu)
 
 static void test_ring_allreduce(void)
 {
-	sqlite3 *h = run_ini(STAR(16) "[traffic.ar]\ntype = collective\nop = allreduce\nsize = 16MB\nstart = 10us\n");
+	sqlite3 *h = run_text(STAR(16) "[traffic.ar]\ntype = collective\nop = allreduce\nsize = 16MB\nstart = 10us\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	const double S = 16e6;
 	const int n = 16;
@@ -239,7 +192,7 @@ static void test_ring_allreduce(void)
 
 static void test_halving_doubling(void)
 {
-	sqlite3 *h = run_ini(STAR(8) "[traffic.hd]\ntype = collective\nop = allreduce\n"
+	sqlite3 *h = run_text(STAR(8) "[traffic.hd]\ntype = collective\nop = allreduce\n"
 			     "algorithm = halving_doubling\nsize = 8MB\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	const long long S = 8000000;
@@ -273,7 +226,7 @@ static void test_halving_doubling(void)
 
 static void test_tree(void)
 {
-	sqlite3 *h = run_ini(STAR(8) "[traffic.t]\ntype = collective\nop = allreduce\nalgorithm = tree\nsize = 8MB\n");
+	sqlite3 *h = run_text(STAR(8) "[traffic.t]\ntype = collective\nop = allreduce\nalgorithm = tree\nsize = 8MB\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	const long long S = 8000000;
 	/* NCCL's double binary tree of 8: tree 0 = 0-4, 4-{2,6}, 2-{1,3}, 6-{5,7};
@@ -296,7 +249,7 @@ static void test_tree(void)
 
 static void test_reduce_scatter_allgather(void)
 {
-	sqlite3 *h = run_ini(STAR(8) "[traffic.rs]\ntype = collective\nop = reduce_scatter\nsize = 16MB\n"
+	sqlite3 *h = run_text(STAR(8) "[traffic.rs]\ntype = collective\nop = reduce_scatter\nsize = 16MB\n"
 			     "[traffic.ag]\ntype = collective\nop = allgather\nsize = 16MB\nstart = 1s\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	const long long S = 16000000;
@@ -325,7 +278,7 @@ static void test_reduce_scatter_allgather(void)
  * 500 KB; the root's link carries S, the last piece then crosses n-1 hops. */
 static void test_broadcast_sendrecv(void)
 {
-	sqlite3 *h = run_ini(STAR(4) "[traffic.b]\ntype = collective\nop = broadcast\nsize = 8MB\n"
+	sqlite3 *h = run_text(STAR(4) "[traffic.b]\ntype = collective\nop = broadcast\nsize = 8MB\n"
 			     "[traffic.p]\ntype = collective\nop = sendrecv\ngpus = host2.gpu0 host1.gpu0\n"
 			     "size = 4MB\nstart = 1s\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
@@ -359,7 +312,7 @@ static void test_broadcast_sendrecv(void)
 /* repeat: back to back, one row per instance, iterations 0.. */
 static void test_repeat(void)
 {
-	sqlite3 *h = run_ini(STAR(4) "[traffic.r]\ntype = collective\nop = allreduce\nsize = 1MB\nrepeat = 3\n"
+	sqlite3 *h = run_text(STAR(4) "[traffic.r]\ntype = collective\nop = allreduce\nsize = 1MB\nrepeat = 3\n"
 			     "hosts = host0 host1 host3\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM collective"), 3);
@@ -499,14 +452,14 @@ static void test_unfinished(void)
 static void expect_error(const char *text, const char *want1, const char *want2)
 {
 	int rc = 0;
-	sqlite3 *h = run_ini_rc(text, &rc);
+	sqlite3 *h = run_text_rc(text, &rc);
 	CU_ASSERT_PTR_NULL(h);
 	if (h)
 		sqlite3_close(h);
 	CU_ASSERT_EQUAL(rc, 2);
-	CU_ASSERT(last_err && strstr(last_err, want1) && strstr(last_err, want2));
-	if (!last_err || !strstr(last_err, want1) || !strstr(last_err, want2))
-		printf("\n    error '%s' lacks '%s' or '%s'\n", last_err ? last_err : "(none)", want1, want2);
+	CU_ASSERT(strstr(run_err, want1) && strstr(run_err, want2));
+	if (!strstr(run_err, want1) || !strstr(run_err, want2))
+		printf("\n    error '%s' lacks '%s' or '%s'\n", run_err, want1, want2);
 }
 
 static void test_errors(void)
@@ -568,7 +521,7 @@ static void test_determinism(void)
 			   "[switch]\npfc = off\necn = off\n[nic]\ncc = none\n"
 			   "[traffic.t]\ntype = collective\nop = allreduce\nalgorithm = tree\nsize = 3MB\n"
 			   "[traffic.a]\ntype = collective\nop = alltoall\nsize = 4MB\nhosts = host0 host5 host9 host14\n";
-	sqlite3 *a = run_ini(text), *b = run_ini(text);
+	sqlite3 *a = run_text(text), *b = run_text(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	char *da = flow_dump(a), *dbb = flow_dump(b);
@@ -581,14 +534,6 @@ static void test_determinism(void)
 	free(dbb);
 	sqlite3_close(a);
 	sqlite3_close(b);
-}
-
-static void cleanup_tmp(void)
-{
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
 }
 
 int main(void)
@@ -608,9 +553,5 @@ int main(void)
 		{ "determinism: same seed, same flow table", test_determinism },
 		{ 0, 0 },
 	};
-	if (!mkdtemp(tmpdir))
-		return 1;
-	int rc = test_run("collective", t);
-	cleanup_tmp();
-	return rc;
+	return test_run("collective", t);
 }

@@ -252,17 +252,7 @@ static void test_random_lossy_recovery(void)
 				   "[traffic.r]\ntype = flows\n",
 				   run + 1, run % 3 ? 80 : 200, run & 2 ? "packet" : "flow", 1 + run % 3,
 				   run & 1 ? "sr" : "gbn");
-		for (int i = 0; i < 40; i++) {
-			rng = rng * 1103515245u + 12345u;
-			int src = (int)(rng >> 16) % 16;
-			rng = rng * 1103515245u + 12345u;
-			int dst = ((int)(rng >> 16) % 15 + src + 1) % 16;
-			rng = rng * 1103515245u + 12345u;
-			unsigned size = 1 + (rng >> 8) % 400000;
-			rng = rng * 1103515245u + 12345u;
-			off += snprintf(text + off, sizeof text - (size_t)off, "flow = host%d host%d %uB %uns\n",
-					src, dst, size, (rng >> 8) % 20000);
-		}
+		off = run_random_flows(text, sizeof text, off, &rng, 40, 16, 400000);
 		sqlite3 *h = run_text(text);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 		check_conservation(h);

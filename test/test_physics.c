@@ -14,46 +14,20 @@
 #include "config.h"
 #include "packet.h"
 #include "run.h"
+#include "run_fixture.h"
 #include "sqlutil.h"
 #include "testutil.h"
 
-static char tmpdir[] = "/tmp/rocesim-physics-XXXXXX";
-static int run_counter;
-
-/* Writes the scenario text, runs it, returns the open database (or NULL). */
+/* Runs the scenario text; these closed forms are for a fabric without PFC
+ * and ECN marking, so a text without [switch] gets them off. */
 static sqlite3 *run_ini(const char *text)
 {
-	char ini[256], db[256];
-	snprintf(ini, sizeof ini, "%s/s%d.ini", tmpdir, run_counter);
-	snprintf(db, sizeof db, "%s/s%d.db", tmpdir, run_counter);
-	run_counter++;
-	FILE *f = fopen(ini, "w");
-	fputs(text, f);
-	/* These closed forms are for a fabric without PFC and ECN marking. */
-	if (!strstr(text, "[switch]"))
-		fputs("[switch]\npfc = off\necn = off\n", f);
-	fclose(f);
-	struct config cfg;
-	char *err = NULL;
-	if (config_load(&cfg, ini, NULL, 0, &err) < 0) {
-		printf("config: %s\n", err);
-		free(err);
-		return NULL;
-	}
-	struct run_opts o = { .scenario = ini, .output = db };
-	struct run_report rep;
-	int rc = run_scenario(&cfg, &o, &rep, &err);
-	if (rc) {
-		printf("run: %s\n", err);
-		free(err);
-	}
-	run_report_free(&rep);
-	config_free(&cfg);
-	if (rc)
-		return NULL;
-	sqlite3 *h = NULL;
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		return NULL;
+	if (strstr(text, "[switch]"))
+		return run_text(text);
+	char *full = malloc(strlen(text) + 40);
+	sprintf(full, "%s[switch]\npfc = off\necn = off\n", text);
+	sqlite3 *h = run_text(full);
+	free(full);
 	return h;
 }
 
@@ -298,18 +272,7 @@ static void test_random_runs_conserve(void)
 				   "[nic]\nmtu = %d\ncc = none\nack_every = %d\n[traffic.r]\ntype = flows\n",
 				   run + 1, run % 2 ? "25Gbps" : "100Gbps", run % 3 ? 64 : 4000,
 				   run % 2 ? 1000 : 4096, 1 + run % 3);
-		for (int i = 0; i < 40; i++) {
-			rng = rng * 1103515245u + 12345u;
-			int src = (int)(rng >> 16) % 16;
-			rng = rng * 1103515245u + 12345u;
-			int dst = ((int)(rng >> 16) % 15 + src + 1) % 16;
-			rng = rng * 1103515245u + 12345u;
-			unsigned size = 1 + (rng >> 8) % 300000;
-			rng = rng * 1103515245u + 12345u;
-			unsigned start_ns = (rng >> 8) % 20000;
-			off += snprintf(text + off, sizeof text - (size_t)off, "flow = host%d host%d %uB %uns\n",
-					src, dst, size, start_ns);
-		}
+		off = run_random_flows(text, sizeof text, off, &rng, 40, 16, 300000);
 		sqlite3 *h = run_ini(text);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 		CU_ASSERT_EQUAL(q_int(h, "SELECT packets_sent - packets_delivered - packets_dropped FROM run"), 0);
@@ -324,14 +287,6 @@ static void test_random_runs_conserve(void)
 	CU_ASSERT(dropped > 0); /* the small buffers did drop: the check was exercised */
 }
 
-static void cleanup_tmp(void)
-{
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
 int main(void)
 {
 	static const struct test_case t[] = {
@@ -344,9 +299,5 @@ int main(void)
 		{ "random lossy runs conserve packets and never beat ideal", test_random_runs_conserve },
 		{ 0, 0 },
 	};
-	if (!mkdtemp(tmpdir))
-		return 1;
-	int rc = test_run("physics", t);
-	cleanup_tmp();
-	return rc;
+	return test_run("physics", t);
 }
