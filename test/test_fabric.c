@@ -151,6 +151,27 @@ static void test_dcqcn_fairness(void)
 	sqlite3_close(h);
 }
 
+/* The paper's DCQCN (variant = paper) with the paper's parameters (55 us
+ * timers, 10 MB byte counter, F = 5, R_AI = 40 Mb/s, one CNP per 50 us;
+ * Zhu et al. 2015): two flows converge to equal shares of a fully used
+ * bottleneck, within 5% of half its goodput each. */
+static void test_dcqcn_paper_variant(void)
+{
+	sqlite3 *h = run_fmt("%shosts = 3\n[nic]\nmtu = 1000\ncc = dcqcn\n"
+			     "[dcqcn]\nvariant = paper\nt_alpha = 55us\nt_inc = 55us\nbyte_counter = 10MB\n"
+			     "fast_recovery_times = 5\nrai = 40Mbps\ncnp_interval = 50us\n"
+			     "[traffic.a]\ntype = flows\nflow = host0 host2 40MB 0us\n"
+			     "flow = host1 host2 40MB 0us\n", STAR);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	double half = GOODPUT_100G / 2;
+	double ra = 40e6 * 8 / fct_s(h, "src = 'host0'"), rb = 40e6 * 8 / fct_s(h, "src = 'host1'");
+	printf("\n    dcqcn paper: %.1f / %.1f Gb/s, half %.1f\n", ra / GBPS, rb / GBPS, half / GBPS);
+	CU_ASSERT(fabs(ra - half) <= 0.05 * half && fabs(rb - half) <= 0.05 * half);
+	CU_ASSERT(q_int(h, "SELECT sum(cnp_received) FROM flow") > 0);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(pause_frames_tx) FROM port_stats"), 0);
+	sqlite3_close(h);
+}
+
 /* Congestion spreading: three hosts of the left switch send to host4 (one
  * 100 Gb/s link) over a 400 Gb/s trunk; host3 sends to host5, sharing only
  * the trunk. With PFC alone the trunk is paused and the victim slowed; with
@@ -296,6 +317,7 @@ TEST_MAIN("fabric",
 	  { "incast 8->1 lossy: drops and go-back-N", test_incast_lossy },
 	  { "too small a headroom: counted lossless drops", test_small_headroom_drops },
 	  { "DCQCN fair shares and queue", test_dcqcn_fairness },
+	  { "DCQCN paper variant with the paper's parameters", test_dcqcn_paper_variant },
 	  { "victim flow: PFC spreading vs DCQCN", test_victim_flow },
 	  { "spraying with selective repeat", test_spraying_sr },
 	  { "slow receiver: the NIC sends PFC", test_slow_receiver_nic_pfc },
