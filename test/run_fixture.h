@@ -71,8 +71,12 @@ static inline sqlite3 *run_text_rc(const char *text, int *rc)
 	if (*rc)
 		return NULL;
 	sqlite3 *h = NULL;
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		snprintf(run_err, sizeof run_err, "open %s: %s", db, sqlite3_errmsg(h));
+		sqlite3_close(h); /* SQLite hands out a handle even when opening fails */
+		*rc = EXIT_INTERNAL;
 		return NULL;
+	}
 	return h;
 }
 
