@@ -12,8 +12,7 @@ uint32_t ideal_packets(uint64_t size_b, int mtu)
 
 uint32_t ideal_packet_wire_b(uint64_t size_b, int mtu, uint32_t i, uint32_t n)
 {
-	uint64_t payload = (i + 1 < n) ? (uint64_t)mtu : size_b - (uint64_t)mtu * (n - 1);
-	return (uint32_t)(PKT_ROCE_OVERHEAD_B + PKT_WIRE_EXTRA_B + payload + (i == 0 ? PKT_RETH_B : 0));
+	return pkt_data_frame_b(pkt_payload_b(size_b, mtu, i, n), i == 0) + PKT_WIRE_EXTRA_B;
 }
 
 static simtime_t ser(const struct ideal_hop *h, uint32_t wire_b)

@@ -79,7 +79,7 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	const struct cfg_nic *c = &w->cfg->nic;
 	if (!c->rx_rate_off) {
 		uint64_t need;
-		uint32_t max_frame = (uint32_t)(PKT_ROCE_OVERHEAD_B + PKT_RETH_B + c->mtu);
+		uint32_t max_frame = pkt_data_frame_b((uint32_t)c->mtu, 1);
 		if (nic_rx_init(&n->rx, n->port, c->rx_rate_bps, c->rx_buffer_b,
 				w->cfg->sw.pfc ? c->priority : -1, max_frame, &need) < 0 && !w->setup_err)
 			w->setup_err = cfg_error_at(w->cfg, "nic", "rx_buffer", 0,
@@ -334,6 +334,19 @@ void nic_qp_wake(struct sim *sim, struct nic *n, struct qp *q)
 
 /* ---- Congestion control and timeouts ---- */
 
+/* The pacing gap of a packet of wire_b bytes at rate_bps. Packets of one
+ * QP mostly share their size and rate, so the last gap is kept and the
+ * 128-bit division runs only when one of them changes. */
+static simtime_t pace_gap(struct qp *q, uint32_t wire_b, uint64_t rate_bps)
+{
+	if (wire_b != q->last_wire || rate_bps != q->gap_rate_bps) {
+		q->last_wire = wire_b;
+		q->gap_rate_bps = rate_bps;
+		q->gap_ps = simtime_serialize(wire_b, rate_bps);
+	}
+	return q->gap_ps;
+}
+
 static void cc_fire(struct sim *sim, void *obj, uintptr_t arg);
 
 /* HPCC's ns-3 RdmaHw::ChangeRate: when the rate changes, a QP's next send
@@ -453,8 +466,7 @@ struct packet *nic_pull(struct sim *sim, void *ctx)
 		if (n->cc) {
 			n->cc->on_sent(q->cc, wire, sim->now);
 			cc_rearm(sim, q);
-			q->last_wire = wire;
-			q->next_send = sim->now + simtime_serialize(wire, n->cc->rate_bps(q->cc));
+			q->next_send = sim->now + pace_gap(q, wire, n->cc->rate_bps(q->cc));
 			wait = q->next_send > sim->now + port_ser_ps(n->port, wire);
 		}
 		if (!qp_has_data(q)) {

@@ -29,6 +29,18 @@
 #define PFC_QUANTUM_BITS 512  /* one pause quantum: 512 bit times at the link's rate */
 #define PFC_MAX_QUANTA 0xFFFFu
 
+/* Payload of data packet i of n of a message of size_b: MTU segments, the
+ * last one shorter (a 0-byte message is one empty packet). */
+static inline uint32_t pkt_payload_b(uint64_t size_b, int mtu, uint32_t i, uint32_t n)
+{
+	return (uint32_t)(i + 1 < n ? (uint64_t)mtu : size_b - (uint64_t)mtu * (n - 1));
+}
+/* Frame bytes of a data packet (RDMA WRITE; RETH on the first). */
+static inline uint32_t pkt_data_frame_b(uint32_t payload_b, int first)
+{
+	return PKT_ROCE_OVERHEAD_B + payload_b + (first ? PKT_RETH_B : 0);
+}
+
 enum pkt_type { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PFC };
 
 /* BTH opcodes (RC RDMA WRITE, as NCCL uses; REFERENCE.md). */

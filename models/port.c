@@ -224,12 +224,13 @@ void port_pfc_request(struct sim *sim, struct port *p, int c, bool off)
 	port_kick(sim, p);
 }
 
-static void pause_end(struct sim *sim, struct port *p, int c)
+/* Class c is no longer paused (end_ps < 0: still paused when the run ended). */
+static void pause_end(struct sim *sim, struct port *p, int c, simtime_t end_ps)
 {
 	p->paused &= (uint8_t)~(1u << c);
 	p->paused_ps += sim->now - p->paused_since[c];
 	if (sim->res)
-		results_pfc_pause(sim->res, p->node->name, p->idx, c, p->paused_since[c], sim->now);
+		results_pfc_pause(sim->res, p->node->name, p->idx, c, p->paused_since[c], end_ps);
 }
 
 /* A pause ran out (arg: class); stale when it was extended or lifted since. */
@@ -238,7 +239,7 @@ static void pause_expire(struct sim *sim, void *obj, uintptr_t c)
 	struct port *p = obj;
 	if (!(p->paused & (1u << c)) || sim->now < p->paused_until[c])
 		return;
-	pause_end(sim, p, (int)c);
+	pause_end(sim, p, (int)c, sim->now);
 	port_kick(sim, p);
 }
 
@@ -252,7 +253,7 @@ void port_pfc_receive(struct sim *sim, struct port *p, const struct packet *pkt)
 			continue;
 		if (quanta == 0) {
 			if (p->paused & (1u << c))
-				pause_end(sim, p, c);
+				pause_end(sim, p, c, sim->now);
 			continue;
 		}
 		if (!(p->paused & (1u << c))) {
@@ -268,12 +269,7 @@ void port_pfc_receive(struct sim *sim, struct port *p, const struct packet *pkt)
 
 void port_pfc_close(struct sim *sim, struct port *p)
 {
-	for (int c = 0; c < PORT_PRIOS; c++) {
-		if (!(p->paused & (1u << c)))
-			continue;
-		p->paused_ps += sim->now - p->paused_since[c];
-		if (sim->res)
-			results_pfc_pause(sim->res, p->node->name, p->idx, c, p->paused_since[c], -1);
-		p->paused &= (uint8_t)~(1u << c);
-	}
+	for (int c = 0; c < PORT_PRIOS; c++)
+		if (p->paused & (1u << c))
+			pause_end(sim, p, c, -1);
 }

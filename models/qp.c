@@ -150,10 +150,9 @@ static struct flow *flow_of(struct qp *q, uint32_t psn)
 static struct packet *build(struct sim *sim, struct qp *q, struct flow *f, uint32_t psn)
 {
 	struct world *w = nic_world(q->nic);
-	uint32_t mtu = (uint32_t)nic_mtu(q->nic);
 	uint32_t idx = psn - f->first_psn;
 	bool first = idx == 0, last = idx == f->n_pkts - 1;
-	uint64_t payload = last ? f->size_b - (uint64_t)idx * mtu : mtu;
+	uint32_t payload = pkt_payload_b(f->size_b, nic_mtu(q->nic), idx, f->n_pkts);
 	struct packet *p = pool_get(&w->pkt_pool);
 	*p = (struct packet){ .flow = f, .psn = psn, .dqpn = q->dqpn, .src = f->src, .dst = f->dst,
 			      .sport = q->sport, .payload_b = (uint16_t)payload, .type = PKT_DATA,
@@ -161,7 +160,7 @@ static struct packet *build(struct sim *sim, struct qp *q, struct flow *f, uint3
 			      .flags = (uint8_t)(PKT_F_ECT | (first ? PKT_F_FIRST : 0) |
 						 (last ? PKT_F_LAST | PKT_F_ACKREQ : 0)) };
 	p->opcode = first ? (last ? OP_WRITE_ONLY : OP_WRITE_FIRST) : (last ? OP_WRITE_LAST : OP_WRITE_MIDDLE);
-	p->frame_b = (uint16_t)(PKT_ROCE_OVERHEAD_B + payload + (first ? PKT_RETH_B : 0));
+	p->frame_b = (uint16_t)pkt_data_frame_b(payload, first);
 	sim->packets_sent++;
 	if (psn < q->snd_max)
 		f->retx_pkts++;

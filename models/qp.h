@@ -64,6 +64,8 @@ struct qp {
 	uint32_t last_nak;         /* gbn: PSN of the last NAK acted on (+1; 0 = none) */
 	simtime_t next_send;       /* pacing: earliest time of the next packet */
 	uint32_t last_wire;        /* wire bytes of the last packet sent (pacing on a rate change) */
+	uint64_t gap_rate_bps;     /* rate gap_ps was computed for */
+	simtime_t gap_ps;          /* pacing gap of last_wire bytes at gap_rate_bps */
 	simtime_t rto_at;          /* retransmission deadline while PSNs are outstanding */
 	bool rto_pending;          /* a timeout event is scheduled */
 	bool in_ring, in_heap;     /* NIC scheduler membership */

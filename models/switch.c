@@ -68,7 +68,7 @@ void switch_setup(struct world *w, struct node *sw)
 	uint8_t lossless = c->pfc ? (uint8_t)(1u << cfg->nic.priority) : 0;
 	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(w->sim->seed, RNG_ECN, (uint64_t)sw->id));
 	sw->mmu = m;
-	uint32_t max_frame = (uint32_t)(PKT_ROCE_OVERHEAD_B + PKT_RETH_B + cfg->nic.mtu);
+	uint32_t max_frame = pkt_data_frame_b((uint32_t)cfg->nic.mtu, 1);
 	for (int i = 0; i < sw->n_ports; i++) {
 		struct port *p = &sw->ports[i];
 		struct mmu_port *mp = &m->port[i];
