@@ -23,8 +23,6 @@
 #include "topology.h"
 #include "xalloc.h"
 
-#define TRY_ADD(expr) do { if ((expr) < 0) goto oom; } while (0)
-
 int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
 {
 	int k = c->k;
@@ -55,32 +53,28 @@ int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, st
 	if (n_nodes > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
 		return err_printf(err, "[topology] k = %d, oversubscription = %g: %lld nodes; "
 				 "at most %d are supported", k, os, (long long)n_nodes, TOPO_MAX_NODES);
-	TRY_ADD(topo_reserve(t, (int)n_nodes, (int)n_links));
+	TOPO_TRY(topo_reserve(t, (int)n_nodes, (int)n_links));
 
-	for (int h = 0; h < n_host; h++)
-		TRY_ADD(topo_add_named(t, "host", h, NODE_HOST, 0));
+	TOPO_TRY(topo_add_tier(t, "host", n_host, NODE_HOST, 0));
 	t->n_hosts = (int)n_host;
-	int tor0 = t->n_nodes;
-	for (int i = 0; i < n_tor; i++)
-		TRY_ADD(topo_add_named(t, "tor", i, NODE_SWITCH, 1));
-	int agg0 = t->n_nodes;
-	for (int i = 0; i < n_tor; i++)
-		TRY_ADD(topo_add_named(t, "agg", i, NODE_SWITCH, 2));
-	int core0 = t->n_nodes;
-	for (int i = 0; i < n_core; i++)
-		TRY_ADD(topo_add_named(t, "core", i, NODE_SWITCH, 3));
+	int tor0 = topo_add_tier(t, "tor", n_tor, NODE_SWITCH, 1);
+	TOPO_TRY(tor0);
+	int agg0 = topo_add_tier(t, "agg", n_tor, NODE_SWITCH, 2);
+	TOPO_TRY(agg0);
+	int core0 = topo_add_tier(t, "core", n_core, NODE_SWITCH, 3);
+	TOPO_TRY(core0);
 
 	for (int h = 0; h < n_host; h++)
-		TRY_ADD(topo_add_link(t, h, tor0 + h / hpt, host_rate_bps, c->link_delay));
+		TOPO_TRY(topo_add_link(t, h, tor0 + h / hpt, host_rate_bps, c->link_delay));
 	for (int p = 0; p < k; p++)
 		for (int j = 0; j < half; j++)
 			for (int i = 0; i < half; i++)
-				TRY_ADD(topo_add_link(t, tor0 + p * half + j, agg0 + p * half + i,
+				TOPO_TRY(topo_add_link(t, tor0 + p * half + j, agg0 + p * half + i,
 						      c->link_rate_bps, c->link_delay));
 	for (int p = 0; p < k; p++)
 		for (int i = 0; i < half; i++)
 			for (int m = 0; m < half; m++)
-				TRY_ADD(topo_add_link(t, agg0 + p * half + i, core0 + i * half + m,
+				TOPO_TRY(topo_add_link(t, agg0 + p * half + i, core0 + i * half + m,
 						      c->link_rate_bps, c->link_delay));
 	return 0;
 oom:

@@ -21,8 +21,6 @@
 #include "topology.h"
 #include "xalloc.h"
 
-#define TRY_ADD(expr) do { if ((expr) < 0) goto oom; } while (0)
-
 int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
 {
 	int nh = c->hosts, ns = c->spines, nl = c->nics_per_host > 1 ? c->nics_per_host : 1;
@@ -41,24 +39,21 @@ int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct
 	if (n_nodes > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
 		return err_printf(err, "[topology] hosts = %d, spines = %d, nics_per_host = %d: "
 				 "more than %d nodes or %d links", nh, ns, nl, TOPO_MAX_NODES, INT32_MAX / 2);
-	TRY_ADD(topo_reserve(t, (int)n_nodes, (int)n_links));
-	for (int h = 0; h < nh; h++)
-		TRY_ADD(topo_add_named(t, "host", h, NODE_HOST, 0));
+	TOPO_TRY(topo_reserve(t, (int)n_nodes, (int)n_links));
+	TOPO_TRY(topo_add_tier(t, "host", nh, NODE_HOST, 0));
 	t->n_hosts = nh;
-	int leaf0 = t->n_nodes;
-	for (int i = 0; i < nl; i++)
-		TRY_ADD(topo_add_named(t, "leaf", i, NODE_SWITCH, 1));
-	int spine0 = t->n_nodes;
-	for (int s = 0; s < ns; s++)
-		TRY_ADD(topo_add_named(t, "spine", s, NODE_SWITCH, 2));
+	int leaf0 = topo_add_tier(t, "leaf", nl, NODE_SWITCH, 1);
+	TOPO_TRY(leaf0);
+	int spine0 = topo_add_tier(t, "spine", ns, NODE_SWITCH, 2);
+	TOPO_TRY(spine0);
 	/* Host links first, host by host: host port i is NIC i, and every
 	 * leaf's down ports precede its up ports. */
 	for (int h = 0; h < nh; h++)
 		for (int i = 0; i < nl; i++)
-			TRY_ADD(topo_add_link(t, h, leaf0 + i, host_rate_bps, c->link_delay));
+			TOPO_TRY(topo_add_link(t, h, leaf0 + i, host_rate_bps, c->link_delay));
 	for (int i = 0; i < nl; i++)
 		for (int s = 0; s < ns; s++)
-			TRY_ADD(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));
+			TOPO_TRY(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));
 	return 0;
 oom:
 	return err_printf(err, "[topology] rail_optimized: out of memory building the topology");

@@ -18,8 +18,6 @@
 #include "xalloc.h"
 
 /* A failed add is out of memory (names and ids here are always valid). */
-#define TRY_ADD(expr) do { if ((expr) < 0) goto oom; } while (0)
-
 static int topo_simple_oom(const char *type, char **err)
 {
 	return err_printf(err, "[topology] %s: out of memory building the topology", type);
@@ -32,14 +30,14 @@ int topo_build_star(const struct cfg_topology *c, uint64_t host_rate_bps, struct
 	if (c->hosts > TOPO_MAX_PORTS)
 		return err_printf(err, "[topology] hosts = %d: sw0 would have more than %d ports",
 				 c->hosts, TOPO_MAX_PORTS);
-	TRY_ADD(topo_reserve(t, c->hosts + 1, c->hosts));
+	TOPO_TRY(topo_reserve(t, c->hosts + 1, c->hosts));
 	for (int h = 0; h < c->hosts; h++)
-		TRY_ADD(topo_add_named(t, "host", h, NODE_HOST, 0));
+		TOPO_TRY(topo_add_named(t, "host", h, NODE_HOST, 0));
 	t->n_hosts = c->hosts;
 	int sw = topo_add_node(t, "sw0", NODE_SWITCH, 1);
-	TRY_ADD(sw);
+	TOPO_TRY(sw);
 	for (int h = 0; h < c->hosts; h++)
-		TRY_ADD(topo_add_link(t, h, sw, host_rate_bps, c->link_delay));
+		TOPO_TRY(topo_add_link(t, h, sw, host_rate_bps, c->link_delay));
 	return 0;
 oom:
 	return topo_simple_oom("star", err);
@@ -56,17 +54,16 @@ int topo_build_dumbbell(const struct cfg_topology *c, uint64_t host_rate_bps, st
 		return err_printf(err, "[topology] hosts_left = %d, hosts_right = %d: "
 				 "a switch would have more than %d ports", nl, nr, TOPO_MAX_PORTS);
 	int nh = nl + nr;
-	TRY_ADD(topo_reserve(t, nh + 2, nh + 1));
-	for (int h = 0; h < nh; h++)
-		TRY_ADD(topo_add_named(t, "host", h, NODE_HOST, 0));
+	TOPO_TRY(topo_reserve(t, nh + 2, nh + 1));
+	TOPO_TRY(topo_add_tier(t, "host", nh, NODE_HOST, 0));
 	t->n_hosts = nh;
 	int sw0 = topo_add_node(t, "sw0", NODE_SWITCH, 1);
 	int sw1 = topo_add_node(t, "sw1", NODE_SWITCH, 1);
-	TRY_ADD(sw0);
-	TRY_ADD(sw1);
+	TOPO_TRY(sw0);
+	TOPO_TRY(sw1);
 	for (int h = 0; h < nh; h++)
-		TRY_ADD(topo_add_link(t, h, h < nl ? sw0 : sw1, host_rate_bps, c->link_delay));
-	TRY_ADD(topo_add_link(t, sw0, sw1, c->link_rate_bps, c->link_delay));
+		TOPO_TRY(topo_add_link(t, h, h < nl ? sw0 : sw1, host_rate_bps, c->link_delay));
+	TOPO_TRY(topo_add_link(t, sw0, sw1, c->link_rate_bps, c->link_delay));
 	return 0;
 oom:
 	return topo_simple_oom("dumbbell", err);
@@ -87,22 +84,19 @@ int topo_build_leaf_spine(const struct cfg_topology *c, uint64_t host_rate_bps, 
 		return err_printf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
 				 "more than %d nodes", nl, ns, hpl, TOPO_MAX_NODES);
 	int nh = (int)nh64;
-	TRY_ADD(topo_reserve(t, nh + nl + ns, (int)links64));
-	for (int h = 0; h < nh; h++)
-		TRY_ADD(topo_add_named(t, "host", h, NODE_HOST, 0));
+	TOPO_TRY(topo_reserve(t, nh + nl + ns, (int)links64));
+	TOPO_TRY(topo_add_tier(t, "host", nh, NODE_HOST, 0));
 	t->n_hosts = nh;
-	int leaf0 = t->n_nodes;
-	for (int i = 0; i < nl; i++)
-		TRY_ADD(topo_add_named(t, "leaf", i, NODE_SWITCH, 1));
-	int spine0 = t->n_nodes;
-	for (int s = 0; s < ns; s++)
-		TRY_ADD(topo_add_named(t, "spine", s, NODE_SWITCH, 2));
+	int leaf0 = topo_add_tier(t, "leaf", nl, NODE_SWITCH, 1);
+	TOPO_TRY(leaf0);
+	int spine0 = topo_add_tier(t, "spine", ns, NODE_SWITCH, 2);
+	TOPO_TRY(spine0);
 	/* All host links first: every leaf's down ports precede its up ports. */
 	for (int h = 0; h < nh; h++)
-		TRY_ADD(topo_add_link(t, h, leaf0 + h / hpl, host_rate_bps, c->link_delay));
+		TOPO_TRY(topo_add_link(t, h, leaf0 + h / hpl, host_rate_bps, c->link_delay));
 	for (int i = 0; i < nl; i++)
 		for (int s = 0; s < ns; s++)
-			TRY_ADD(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));
+			TOPO_TRY(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));
 	return 0;
 oom:
 	return topo_simple_oom("leaf_spine", err);

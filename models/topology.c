@@ -93,6 +93,15 @@ int topo_add_named(struct topo *t, const char *prefix, int index, enum node_kind
 	return topo_add_node(t, name, kind, tier);
 }
 
+int topo_add_tier(struct topo *t, const char *prefix, int n, enum node_kind kind, int tier)
+{
+	int first = t->n_nodes;
+	for (int i = 0; i < n; i++)
+		if (topo_add_named(t, prefix, i, kind, tier) < 0)
+			return -1;
+	return first;
+}
+
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps)
 {
 	if (a < 0 || b < 0 || a >= t->n_nodes || b >= t->n_nodes || a == b)

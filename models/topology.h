@@ -80,7 +80,11 @@ void topology_free(struct topo *t);
 int topo_add_node(struct topo *t, const char *name, enum node_kind kind, int tier);
 /* Adds "<prefix><index>" ("tor3"). */
 int topo_add_named(struct topo *t, const char *prefix, int index, enum node_kind kind, int tier);
+/* Adds "<prefix>0" .. "<prefix>(n-1)"; returns the first one's id, or -1. */
+int topo_add_tier(struct topo *t, const char *prefix, int n, enum node_kind kind, int tier);
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps);
+/* For builders: leave through their `oom:` label when an add fails. */
+#define TOPO_TRY(expr) do { if ((expr) < 0) goto oom; } while (0)
 /* Pre-sizes nodes and links when a builder knows the counts; 0 or -1. */
 int topo_reserve(struct topo *t, int n_nodes, int n_links);
 /* Numbers ports (port_off, ports). On allocation failure port_off stays NULL. */
