@@ -31,8 +31,7 @@ int topo_build_star(const struct cfg_topology *c, uint64_t host_rate_bps, struct
 		return err_printf(err, "[topology] hosts = %d: sw0 would have more than %d ports",
 				 c->hosts, TOPO_MAX_PORTS);
 	TOPO_TRY(topo_reserve(t, c->hosts + 1, c->hosts));
-	for (int h = 0; h < c->hosts; h++)
-		TOPO_TRY(topo_add_named(t, "host", h, NODE_HOST, 0));
+	TOPO_TRY(topo_add_tier(t, "host", c->hosts, NODE_HOST, 0));
 	t->n_hosts = c->hosts;
 	int sw = topo_add_node(t, "sw0", NODE_SWITCH, 1);
 	TOPO_TRY(sw);
