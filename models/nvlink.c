@@ -136,8 +136,7 @@ void nvlink_free(struct world *w)
 simtime_t nvlink_ideal_ps(const struct world *w, uint64_t size_b)
 {
 	const struct cfg_topology *c = &w->cfg->topology;
-	nvlink_work need = (nvlink_work)size_b * NVLINK_WORK_PER_BYTE;
-	return (simtime_t)((need + c->nvlink_rate_bps - 1) / c->nvlink_rate_bps) + c->nvlink_delay;
+	return simtime_serialize(size_b, c->nvlink_rate_bps) + c->nvlink_delay;
 }
 
 /* Every active pair's service up to now. */

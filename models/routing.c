@@ -170,9 +170,8 @@ static int rt_set(const struct topo *t, struct route_table *tables, struct rt_gr
 }
 
 /* Breadth-first distances from `src` (which is expanded whatever it is);
- * other hosts get a distance but are not expanded. `only` >= 0 restricts
- * src to that one port. */
-static void rt_bfs(const struct topo *t, int src, int only, int *dist, int *queue)
+ * other hosts get a distance but are not expanded. */
+static void rt_bfs(const struct topo *t, int src, int *dist, int *queue)
 {
 	for (int u = 0; u < t->n_nodes; u++)
 		dist[u] = -1;
@@ -184,10 +183,6 @@ static void rt_bfs(const struct topo *t, int src, int only, int *dist, int *queu
 		int lo = t->port_off[v], hi = t->port_off[v + 1];
 		if (v < t->n_hosts && v != src)
 			continue;          /* hosts do not forward */
-		if (v == src && only >= 0) {
-			lo += only;
-			hi = lo + 1;
-		}
 		for (int i = lo; i < hi; i++) {
 			int q = t->ports[i].peer;
 			if (dist[q] < 0) {
@@ -205,7 +200,7 @@ static int rt_build_hosts(const struct topo *t, struct route_table *tables, stru
 {
 	int n = t->n_nodes, nh = t->n_hosts;
 	for (int d = 0; d < nh; d++) {
-		rt_bfs(t, d, -1, dist, queue);
+		rt_bfs(t, d, dist, queue);
 		for (int u = nh; u < n; u++) {
 			if (dist[u] < 0)
 				return err_printf(err, "routing: switch %s cannot reach host %s",
@@ -260,7 +255,7 @@ static int rt_build_eps(const struct topo *t, struct route_table *tables, struct
 	for (int a = nh; a < n; a++) {
 		if (first[a] == first[a + 1])
 			continue;
-		rt_bfs(t, a, -1, dist, queue);
+		rt_bfs(t, a, dist, queue);
 		for (int u = nh; u < n; u++) {
 			if (dist[u] < 0) {
 				int e = order[first[a]];

@@ -9,9 +9,8 @@
  * nics_per_host + i, world.h); node.nic is NIC 0. GPUs are not elements:
  * NVLink (nvlink.c) schedules on its host's element. In results, GPUs get
  * node rows after the network nodes (node id n_nodes + GPU id, kind 'gpu',
- * tier 0 like hosts, analysis/schema.sql) when hosts have several GPUs;
- * with one GPU per host the host stands for its GPU and the node table is
- * that of the fabric alone.
+ * tier 0 like hosts, analysis/schema.sql), one per host when hosts have a
+ * single GPU.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,12 +96,6 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		if (nd->kind == NODE_SWITCH)
 			switch_setup(w, nd);
 		if (nd->kind == NODE_HOST) {
-			if (nd->n_ports != w->nics_per_host) {
-				*err = str_printf("%s has %d links; nics_per_host = %d needs one per NIC",
-						  nd->name, nd->n_ports, w->nics_per_host);
-				world_free(w);
-				return -1;
-			}
 			for (int i = 0; i < nd->n_ports; i++) {
 				struct endpoint *ep = &w->eps[world_ep(w, u, i)];
 				ep->host = nd;
@@ -193,17 +186,21 @@ void world_write_topology(const struct world *w, struct results *res)
 	for (int g = 0; g < w->n_gpus; g++)
 		results_node(res, world_gpu_node_id(w, g), world_gpu_name(w, g, name, sizeof name),
 			     kind_name(NODE_GPU), 0);
-	for (int l = 0; l < w->topo.n_links; l++) {
-		const struct topo_link *lk = &w->topo.links[l];
-		int pa = -1, pb = -1;
-		for (int i = 0; i < w->nodes[lk->a].n_ports; i++)
-			if (w->nodes[lk->a].ports[i].link_id == l)
-				pa = i;
-		for (int i = 0; i < w->nodes[lk->b].n_ports; i++)
-			if (w->nodes[lk->b].ports[i].link_id == l)
-				pb = i;
-		results_link(res, l, lk->a, pa, lk->b, pb, lk->rate_bps, lk->delay_ps);
+	/* Link rows in link order: the port at end `a` of each link, in one pass. */
+	const struct topo *t = &w->topo;
+	int *pa = xmalloc((size_t)(t->n_links ? t->n_links : 1) * sizeof *pa);
+	for (int u = 0; u < t->n_nodes; u++)
+		for (int i = 0; i < topo_n_ports(t, u); i++) {
+			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
+			if (t->links[tp->link].a == u)
+				pa[tp->link] = i;
+		}
+	for (int l = 0; l < t->n_links; l++) {
+		const struct topo_link *lk = &t->links[l];
+		const struct topo_port *tp = &t->ports[t->port_off[lk->a] + pa[l]];
+		results_link(res, l, lk->a, pa[l], lk->b, tp->peer_port, lk->rate_bps, lk->delay_ps);
 	}
+	free(pa);
 }
 
 static void write_unfinished(const struct flow *f, void *ctx)
