@@ -76,7 +76,6 @@ struct coll {
 	uint64_t pending;           /* pieces posted and not yet received */
 	struct coll_slot **work;    /* zero-byte pieces received now (REAL), LIFO */
 	size_t n_work, cap_work;
-	bool draining;
 	struct coll_virtual *v;     /* VIRTUAL pass state */
 	uint64_t messages, bytes;   /* non-empty pieces posted by this pass */
 	uint64_t plan_messages;     /* messages of the virtual pass (checked at the end) */
@@ -95,11 +94,6 @@ static inline struct coll_slot *coll_slot_of(struct coll *c, int pipe, int rank,
 static inline uint32_t coll_count(struct coll *c, int pipe, int rank, int slot)
 {
 	return coll_slot_of(c, pipe, rank, slot)->count;
-}
-/* Part i of `parts` near-equal parts of total (the first total % parts get one more). */
-static inline uint64_t coll_split(uint64_t total, uint64_t parts, uint64_t i)
-{
-	return total / parts + (i < total % parts ? 1 : 0);
 }
 /* Pieces a stream of at most max_b bytes is cut into: ceil(max_b / chunk), at least 1. */
 static inline uint32_t coll_pieces(uint64_t max_b, uint64_t chunk_b)

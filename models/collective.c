@@ -433,10 +433,8 @@ void coll_send(struct coll *c, int pipe, int src, int dst, int slot, uint64_t si
 
 static void drain(struct coll *c)
 {
-	c->draining = true;
 	while (c->n_work)
 		arrived(c, c->work[--c->n_work]);
-	c->draining = false;
 }
 
 static void coll_flow_recv(struct sim *sim, struct flow *f, void *ctx)
@@ -467,7 +465,8 @@ static uint64_t row_size(const struct coll *c)
 	for (int i = 0; i < c->n; i++) {
 		uint64_t row = 0;
 		for (int j = 0; j < c->n; j++)
-			row += c->a2a[(size_t)i * (size_t)c->n + (size_t)j];
+			if (j != i) /* the diagonal is never sent */
+				row += c->a2a[(size_t)i * (size_t)c->n + (size_t)j];
 		if (row > best)
 			best = row;
 	}
@@ -526,11 +525,15 @@ void coll_free_all(struct world *w)
 
 struct coll *coll_start(struct world *w, const struct coll_spec *s)
 {
-	for (int i = 0; i < s->n; i++)
-		for (int j = 0; j < i; j++)
-			if (s->gpus[i] == s->gpus[j] || s->gpus[i] < 0 || s->gpus[i] >= w->n_gpus)
-				die_internal("collective: rank %d is GPU %d (of %d), also rank %d's", i,
-					     s->gpus[i], w->n_gpus, j);
+	/* Callers validated their groups; a bad one here is a bug. */
+	unsigned char *seen = xcalloc((size_t)w->n_gpus, 1);
+	for (int i = 0; i < s->n; i++) {
+		if (s->gpus[i] < 0 || s->gpus[i] >= w->n_gpus || seen[s->gpus[i]])
+			die_internal("collective: rank %d is GPU %d (of %d GPUs, or given twice)", i,
+				     s->gpus[i], w->n_gpus);
+		seen[s->gpus[i]] = 1;
+	}
+	free(seen);
 	struct coll *c = coll_new(w, s);
 	c->id = ++w->next_collective_id;
 	world_source_begin(w);
@@ -540,7 +543,6 @@ struct coll *coll_start(struct world *w, const struct coll_spec *s)
 	coll_reset(c);
 	c->mode = COLL_REAL;
 	c->start = c->end = w->sim->now;
-	c->draining = true;
 	start_all(c);
 	drain(c);
 	if (c->pending == 0)

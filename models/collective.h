@@ -58,6 +58,13 @@ struct coll_spec {
 	void *ctx;
 };
 
+/* Part i of `parts` near-equal parts of total (the first total % parts get
+ * one more): how a buffer is cut over channels, ranks or TP shards. */
+static inline uint64_t coll_split(uint64_t total, uint64_t parts, uint64_t i)
+{
+	return total / parts + (i < total % parts ? 1 : 0);
+}
+
 /* Checks that an algorithm exists for op ("tree" only for allreduce, ...);
  * NULL when it does, else a static message of what is accepted. */
 const char *coll_check(enum coll_op op, const char *algorithm, int n);

@@ -104,7 +104,7 @@ static void start_coll(struct job *j, struct job_join *jn, enum coll_op op, cons
 		.channels = j->spec.cfg->channels, .source = j->source, .parallelism = par,
 		.job = j->spec.name, .iteration = j->iter, .on_done = on_coll_done, .ctx = jn,
 	};
-	if (job_coll_bytes(op, cs.algorithm, n, size_b, a2a) == 0)
+	if (job_coll_empty(op, n, size_b, a2a))
 		return; /* nothing to move (a group of one, an empty matrix) */
 	jn->left++;
 	j->start_coll(j->w, &cs);
@@ -197,7 +197,7 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 	jn->mb = op->mb;
 	for (int t = 0; t < s->tp; t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, wk->stage), gpu_of(j, t, wk->d, to_stage) };
-		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2, job_split(op->val, s->tp, t), NULL);
+		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2, coll_split(op->val, (uint64_t)s->tp, (uint64_t)t), NULL);
 	}
 	join_close(j, jn);
 }

@@ -65,91 +65,6 @@ const char *job_coll_alg(const struct job_spec *s, enum coll_op op)
 	return "ring";
 }
 
-/* ---- Bytes and messages of one collective ---- */
-
-uint64_t job_coll_bytes(enum coll_op op, const char *alg, int n, uint64_t size_b, const uint64_t *a2a)
-{
-	uint64_t k = (uint64_t)(n - 1);
-	bool mc = alg && strcmp(alg, "multicast") == 0;
-	if (n < 2)
-		return 0;
-	switch (op) {
-	case COLL_ALLREDUCE:
-		/* ring, halving-doubling, double binary tree: 2(n−1)·S; multicast:
-		 * a reduce-scatter, then each rank multicasts its S/n once. */
-		return mc ? k * size_b + size_b : 2 * k * size_b;
-	case COLL_REDUCE_SCATTER:
-		return k * size_b;
-	case COLL_ALLGATHER:
-	case COLL_BROADCAST:
-		return mc ? size_b : k * size_b;
-	case COLL_ALLTOALL: {
-		if (!a2a)
-			return (uint64_t)n * k * (size_b / (uint64_t)n);
-		uint64_t t = 0;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < n; j++)
-				t += i == j ? 0 : a2a[i * n + j];
-		return t;
-	}
-	case COLL_SENDRECV:
-		return size_b;
-	}
-	return 0;
-}
-
-/* Messages of `bytes` cut over channels, then into chunks. */
-static uint64_t pieces(uint64_t bytes, uint64_t chunk_b, int channels)
-{
-	uint64_t n = 0;
-	for (int c = 0; c < channels; c++) {
-		uint64_t part = job_split(bytes, channels, c);
-		n += (part + chunk_b - 1) / chunk_b;
-	}
-	return n;
-}
-
-uint64_t job_coll_messages(enum coll_op op, const char *alg, int n, uint64_t size_b,
-			   const uint64_t *a2a, uint64_t chunk_b, int channels)
-{
-	uint64_t k = (uint64_t)(n - 1), nn = (uint64_t)n;
-	bool mc = alg && strcmp(alg, "multicast") == 0;
-	uint64_t seg = (size_b + nn - 1) / nn;
-	if (n < 2)
-		return 0;
-	switch (op) {
-	case COLL_ALLREDUCE:
-		if (mc)
-			return nn * k * pieces(seg, chunk_b, channels) + nn * pieces(seg, chunk_b, channels);
-		if (alg && strcmp(alg, "tree") == 0)
-			return 2 * k * pieces(size_b, chunk_b, channels);
-		if (alg && strcmp(alg, "halving_doubling") == 0) {
-			uint64_t m = 0;
-			for (uint64_t b = size_b / 2; b && (size_b >> 1) / b < nn; b /= 2)
-				m += 2 * nn * pieces(b, chunk_b, channels);
-			return m;
-		}
-		return nn * 2 * k * pieces(seg, chunk_b, channels);
-	case COLL_REDUCE_SCATTER:
-		return nn * k * pieces(seg, chunk_b, channels);
-	case COLL_ALLGATHER:
-		return mc ? nn * pieces(seg, chunk_b, channels) : nn * k * pieces(seg, chunk_b, channels);
-	case COLL_BROADCAST:
-		return mc ? pieces(size_b, chunk_b, channels) : k * pieces(size_b, chunk_b, channels);
-	case COLL_ALLTOALL: {
-		uint64_t m = 0;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < n; j++)
-				if (i != j)
-					m += pieces(a2a ? a2a[i * n + j] : size_b / nn, chunk_b, channels);
-		return m;
-	}
-	case COLL_SENDRECV:
-		return pieces(size_b, chunk_b, channels);
-	}
-	return 0;
-}
-
 /* ---- Programs ---- */
 
 static void build_stage(struct job_spec *s, int st, const int *bucket_end, struct wl_pp_slot *slots,
@@ -293,6 +208,19 @@ void job_spec_free(struct job_spec *s)
 
 /* ---- Totals of one iteration ---- */
 
+bool job_coll_empty(enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a)
+{
+	if (n < 2)
+		return true;
+	if (op != COLL_ALLTOALL || !a2a)
+		return size_b == 0;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < n; k++)
+			if (i != k && a2a[i * n + k])
+				return false;
+	return true;
+}
+
 /* coll_plan results of the distinct collectives of a plan (a plan repeats
  * the same few shapes thousands of times). */
 struct plan_cache {
@@ -304,7 +232,7 @@ static void add(struct job_plan_totals *t, struct plan_cache *pc, enum job_par p
 		const struct job_spec *s, enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a)
 {
 	size_t nn = (size_t)n * (size_t)n;
-	if (n < 2 || job_coll_bytes(op, job_coll_alg(s, op), n, size_b, a2a) == 0)
+	if (job_coll_empty(op, n, size_b, a2a))
 		return; /* job_exec.c starts nothing for these either */
 	int hit = -1;
 	for (int i = 0; i < pc->n && hit < 0; i++)
@@ -351,7 +279,8 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 				break;
 			case JOP_SEND: /* each worker: tp sendrecvs of 1/tp of the tensor */
 				for (int r = 0; r < s->tp; r++)
-					add(t, pc, JOB_PAR_PP, dp, s, COLL_SENDRECV, 2, job_split(op->val, s->tp, r), NULL);
+					add(t, pc, JOB_PAR_PP, dp, s, COLL_SENDRECV, 2,
+					    coll_split(op->val, (uint64_t)s->tp, (uint64_t)r), NULL);
 				break;
 			case JOP_EP:   /* each of the stage's edp ep groups: tp all-to-alls */
 				for (int r = 0; r < s->tp; r++) {

@@ -98,18 +98,10 @@ struct job_op *job_prog_add(struct job_prog *p, enum job_op_kind kind);
 void job_prog_compute(struct job_prog *p, simtime_t ps);
 void job_prog_coll(struct job_prog *p, enum job_op_kind kind, enum coll_op op, uint64_t size_b);
 
-/* Splits `total` over n parts: part i gets total/n, plus 1 for i < total % n. */
-static inline uint64_t job_split(uint64_t total, int n, int i)
-{
-	return total / (uint64_t)n + ((uint64_t)i < total % (uint64_t)n ? 1 : 0);
-}
-
-/* Bytes a collective puts on the wire (sum of its messages) and an
- * estimate of its message count, by the standard per-algorithm formulas
- * (REFERENCE.md "Collectives"); a2a: n x n matrix or NULL. */
-uint64_t job_coll_bytes(enum coll_op op, const char *alg, int n, uint64_t size_b, const uint64_t *a2a);
-uint64_t job_coll_messages(enum coll_op op, const char *alg, int n, uint64_t size_b,
-			   const uint64_t *a2a, uint64_t chunk_b, int channels);
+/* A collective that moves nothing (a group of one, no bytes, an
+ * all-to-all whose matrix is empty off its diagonal): neither planned nor
+ * started. */
+bool job_coll_empty(enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a);
 /* The algorithm the job's config names for op. */
 const char *job_coll_alg(const struct job_spec *s, enum coll_op op);
 

@@ -168,5 +168,5 @@ void wl_ep_shard(const uint64_t *mat, int ep, bool transpose, int tp, int t, uin
 {
 	for (int i = 0; i < ep; i++)
 		for (int j = 0; j < ep; j++)
-			out[i * ep + j] = job_split(transpose ? mat[j * ep + i] : mat[i * ep + j], tp, t);
+			out[i * ep + j] = coll_split(transpose ? mat[j * ep + i] : mat[i * ep + j], (uint64_t)tp, (uint64_t)t);
 }
