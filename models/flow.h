@@ -49,4 +49,18 @@ struct flow {
 	void *on_recv_ctx;
 };
 
+struct world;
+
+/* A new record from w->flow_pool, posted now and counted in flows_posted;
+ * src/dst are endpoint ids (world.h). */
+struct flow *flow_new(struct world *w, int src, int dst, uint64_t size_b, const char *source,
+		      const char *parallelism);
+/* The last byte reached the receiver: recv_end, then on_recv. */
+void flow_received(struct sim *sim, struct flow *f);
+/* The sender sees the message complete: end, flows_done, on_done, its row,
+ * and the record goes back to the pool. */
+void flow_finish(struct sim *sim, struct world *w, struct flow *f);
+/* Writes its `flow` row (finished or not) through sim->res. */
+void flow_write(struct world *w, const struct flow *f);
+
 #endif

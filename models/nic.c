@@ -436,16 +436,11 @@ struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 	SIM_ASSERT(sim, &sim->kernel, src != dst && src >= 0 && dst >= 0 && src < w->n_eps && dst < w->n_eps,
 		   "message from endpoint %d to endpoint %d", src, dst);
 	struct nic *n = w->eps[src].nic;
-	struct flow *f = pool_get(&w->flow_pool);
-	*f = (struct flow){ .id = ++w->next_flow_id, .src = src, .dst = dst, .size_b = size_b,
-			    .start = sim->now, .recv_end = -1, .end = -1, .source = source,
-			    .parallelism = parallelism, .iteration = -1, .collective_id = -1,
-			    .src_gpu = -1, .dst_gpu = -1 };
+	struct flow *f = flow_new(w, src, dst, size_b, source, parallelism);
 	struct qp *q = qp_for(w, n, dst);
 	f->qp = q;
 	f->n_pkts = ideal_packets(size_b, n->mtu);
 	f->ideal = flow_ideal(w, f, q->sport);
-	w->flows_posted++;
 	qp_post(q, f);
 	nic_qp_wake(sim, n, q);
 	return f;
@@ -494,18 +489,6 @@ void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint3
 			      .type = (uint8_t)type, .opcode = cnp ? OP_CNP : OP_ACK,
 			      .prio = PORT_CTRL_PRIO, .ttl = 64 };
 	port_enqueue(sim, n->port, a);
-}
-
-void nic_flow_done(struct sim *sim, struct nic *n, struct flow *f)
-{
-	struct world *w = n->w;
-	f->end = sim->now;
-	if (++w->flows_done == w->flows_posted)
-		sim->poll_now = true;
-	if (f->on_done)
-		f->on_done(sim, f, f->on_done_ctx);
-	nic_write_flow(w, f);
-	pool_put(&w->flow_pool, f);
 }
 
 /* A data frame reaches its queue pair (from the link, or from the receive buffer). */
@@ -559,27 +542,6 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 		break;
 	}
 	pool_put(&w->pkt_pool, p);
-}
-
-void nic_write_flow(struct world *w, const struct flow *f)
-{
-	struct results *res = w->sim->res;
-	if (!res)
-		return;
-	char sg[48], dg[48];
-	struct flow_record r = {
-		.flow_id = f->id, .src = w->eps[f->src].host->name, .dst = w->eps[f->dst].host->name,
-		.qpn = f->qp->qpn, .sport = f->qp->sport, .priority = f->qp->prio,
-		.size_bytes = f->size_b, .start_ps = f->start, .end_ps = f->end,
-		.recv_end_ps = f->recv_end, .ideal_fct_ps = f->ideal, .packets = f->n_pkts,
-		.retx_packets = f->retx_pkts, .ecn_marked = f->ecn_marked,
-		.cnp_received = f->cnp_received, .source = f->source, .job = f->job,
-		.iteration = f->iteration, .collective_id = f->collective_id,
-		.parallelism = f->parallelism,
-		.src_gpu = f->src_gpu >= 0 ? world_gpu_name(w, f->src_gpu, sg, sizeof sg) : NULL,
-		.dst_gpu = f->dst_gpu >= 0 ? world_gpu_name(w, f->dst_gpu, dg, sizeof dg) : NULL,
-	};
-	results_flow(res, &r);
 }
 
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx)

@@ -41,8 +41,6 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 bool nic_quiet(const struct nic *n);
 /* Lossless frames its receive buffer had to drop. */
 uint64_t nic_lossless_drops(const struct nic *n);
-/* Writes a flow row (finished or not) through sim->res. */
-void nic_write_flow(struct world *w, const struct flow *f);
 /* Visit every unfinished flow (for the final write). */
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx);
 

@@ -275,16 +275,9 @@ static void nvlink_arrive(struct sim *sim, void *obj, uintptr_t arg)
 	else
 		nv->live_tail = m->live_prev;
 	nv->n_live--;
-	f->recv_end = f->end = sim->now;
-	if (++w->flows_done == w->flows_posted)
-		sim->poll_now = true;
-	if (f->on_recv)
-		f->on_recv(sim, f, f->on_recv_ctx);
-	if (f->on_done)
-		f->on_done(sim, f, f->on_done_ctx);
-	nvlink_write_flow(w, f);
-	pool_put(&w->flow_pool, f);
 	pool_put(&nv->msg_pool, m);
+	flow_received(sim, f);   /* no ACK on NVLink: received is complete */
+	flow_finish(sim, w, f);
 }
 
 struct flow *nvlink_post(struct world *w, int src_gpu, int dst_gpu, uint64_t size_b,
@@ -309,13 +302,11 @@ struct flow *nvlink_post(struct world *w, int src_gpu, int dst_gpu, uint64_t siz
 	/* Serve the running messages up to now before this one joins. */
 	nvlink_advance(h, sim->now);
 
-	struct flow *f = pool_get(&w->flow_pool);
-	*f = (struct flow){ .id = ++w->next_flow_id, .src = world_gpu_ep(w, src_gpu),
-			    .dst = world_gpu_ep(w, dst_gpu), .size_b = size_b, .start = sim->now,
-			    .recv_end = -1, .end = -1, .ideal = nvlink_ideal_ps(w, size_b),
-			    .source = source, .parallelism = parallelism, .iteration = -1,
-			    .collective_id = -1, .src_gpu = src_gpu, .dst_gpu = dst_gpu };
-	w->flows_posted++;
+	struct flow *f = flow_new(w, world_gpu_ep(w, src_gpu), world_gpu_ep(w, dst_gpu), size_b,
+				  source, parallelism);
+	f->ideal = nvlink_ideal_ps(w, size_b);
+	f->src_gpu = src_gpu;
+	f->dst_gpu = dst_gpu;
 
 	struct nvlink_msg *m = pool_get(&nv->msg_pool);
 	*m = (struct nvlink_msg){ .f = f, .host = h, .live_prev = nv->live_tail };
@@ -343,30 +334,10 @@ struct flow *nvlink_post(struct world *w, int src_gpu, int dst_gpu, uint64_t siz
 	return f;
 }
 
-void nvlink_write_flow(struct world *w, const struct flow *f)
-{
-	struct results *res = w->sim->res;
-	if (!res)
-		return;
-	char sg[48], dg[48];
-	const char *host = w->eps[f->src].host->name;
-	/* No QP, UDP port or packets on NVLink: NULL. */
-	struct flow_record r = {
-		.no_qp = true, .flow_id = f->id, .src = host, .dst = host,
-		.src_gpu = world_gpu_name(w, f->src_gpu, sg, sizeof sg),
-		.dst_gpu = world_gpu_name(w, f->dst_gpu, dg, sizeof dg),
-		.size_bytes = f->size_b, .start_ps = f->start, .end_ps = f->end,
-		.recv_end_ps = f->recv_end, .ideal_fct_ps = f->ideal, .source = f->source,
-		.job = f->job, .iteration = f->iteration, .collective_id = f->collective_id,
-		.parallelism = f->parallelism,
-	};
-	results_flow(res, &r);
-}
-
 void nvlink_write_unfinished(struct world *w)
 {
 	for (const struct nvlink_msg *m = w->nvlink ? w->nvlink->live_head : NULL; m; m = m->live_next)
-		nvlink_write_flow(w, m->f);
+		flow_write(w, m->f);
 }
 
 void nvlink_check_drained(struct world *w)

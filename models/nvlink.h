@@ -40,8 +40,6 @@ void nvlink_free(struct world *w);
 
 /* A message alone: ceil(size_b x 8 / nvlink_rate) + nvlink_delay. */
 simtime_t nvlink_ideal_ps(const struct world *w, uint64_t size_b);
-/* Writes a flow row of an NVLink message (finished or not) through sim->res. */
-void nvlink_write_flow(struct world *w, const struct flow *f);
 /* Rows with NULL ends for every message not yet arrived, in posting order. */
 void nvlink_write_unfinished(struct world *w);
 /* After a run that ran dry: no message left anywhere (aborts otherwise). */

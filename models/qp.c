@@ -215,7 +215,7 @@ static void acked_to(struct sim *sim, struct qp *q, uint32_t una)
 			q->tail = NULL;
 		if (q->snd_flow == f)
 			q->snd_flow = f->next;
-		nic_flow_done(sim, q->nic, f);
+		flow_finish(sim, nic_world(q->nic), f);
 	}
 	if (q->snd_nxt < una) { /* gbn after a rewind: the responder had these already */
 		q->snd_nxt = una;
@@ -280,20 +280,13 @@ void qp_timeout(struct sim *sim, struct qp *q)
 
 /* ---- Responder ---- */
 
-static void recv_done(struct sim *sim, struct flow *f)
-{
-	f->recv_end = sim->now;
-	if (f->on_recv)
-		f->on_recv(sim, f, f->on_recv_ctx);
-}
-
 /* sr: in-order delivery reached past buffered packets; finish the messages
  * whose last packet came early. */
 static void lasts_release(struct sim *sim, struct qp *q)
 {
 	uint32_t k = 0;
 	while (k < q->n_lasts && q->lasts[k].psn < q->rcv_nxt)
-		recv_done(sim, q->lasts[k++].f);
+		flow_received(sim, q->lasts[k++].f);
 	if (k) {
 		memmove(q->lasts, q->lasts + k, (q->n_lasts - k) * sizeof *q->lasts);
 		q->n_lasts -= k;
@@ -336,7 +329,7 @@ void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
 		q->nak_sent = false;
 		bool ack = (p->flags & PKT_F_LAST) || ++q->rx_since_ack >= (uint32_t)cfg->nic.ack_every;
 		if (p->flags & PKT_F_LAST)
-			recv_done(sim, p->flow);
+			flow_received(sim, p->flow);
 		if (q->sr && pset_has(&q->ooo, q->rcv_nxt)) {
 			while (pset_has(&q->ooo, q->rcv_nxt))
 				q->rcv_nxt++;

@@ -120,7 +120,5 @@ int nic_mtu(const struct nic *n);
 void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux);
 /* The QP may have something to send: put it in the scheduler. */
 void nic_qp_wake(struct sim *sim, struct nic *n, struct qp *q);
-/* The message is acknowledged in full: completion, row, free. */
-void nic_flow_done(struct sim *sim, struct nic *n, struct flow *f);
 /* The retransmission timeout deadline moved or was set. */
 void nic_rto_arm(struct sim *sim, struct qp *q);

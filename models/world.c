@@ -205,7 +205,7 @@ void world_write_topology(const struct world *w, struct results *res)
 
 static void write_unfinished(const struct flow *f, void *ctx)
 {
-	nic_write_flow(ctx, f);
+	flow_write(ctx, f);
 }
 
 void world_write_final(struct world *w, struct results *res)
