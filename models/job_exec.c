@@ -115,6 +115,19 @@ static int gpu_of(const struct job *j, int tp, int d, int stage)
 	return j->gpu[job_layout_rank_dp(&j->spec.layout, tp, d, stage)];
 }
 
+/* The GPUs of TP rank t's gradient-reduction group for bucket bk, in group
+ * order: its data-parallel group, or for an expert bucket the expert-DP
+ * group of EP index e (job_layout_group). Returns the group size. */
+static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t, int e, int *out)
+{
+	const struct job_layout *l = &j->spec.layout;
+	int n = job_layout_group(l, bk->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
+				 job_layout_rank(l, t, e, 0, bk->stage), out);
+	for (int i = 0; i < n; i++)
+		out[i] = j->gpu[out[i]];
+	return n;
+}
+
 /* ---- Blocking ops ---- */
 
 static void worker_resume(struct job *j, struct job_join *jn)
@@ -225,10 +238,8 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b)
 	struct job_join *jn = &j->bucket_join[slot];
 	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
 	for (int t = 0; t < s->tp; t++) {
-		for (int i = 0; i < n; i++)
-			j->tmp_gpus[i] = bk->expert ? j->gpu[job_layout_rank(&s->layout, t, e, i, bk->stage)]
-						    : gpu_of(j, t, i, bk->stage);
-		start_coll(j, jn, op, "dp", j->tmp_gpus, n, size, NULL);
+		int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
+		start_coll(j, jn, op, "dp", j->tmp_gpus, m, size, NULL);
 	}
 	join_close(j, jn);
 }
@@ -257,13 +268,10 @@ static void start_gathers(struct job *j)
 	for (int b = 0; b < s->n_buckets; b++) {
 		const struct job_bucket *bk = &s->bucket[b];
 		uint64_t size = wl_zero_gather_b(s, bk);
-		int n = wl_dp_group_size(s, bk);
 		for (int e = 0; size && e < (bk->expert ? s->ep : 1); e++)
 			for (int t = 0; t < s->tp; t++) {
-				for (int i = 0; i < n; i++)
-					j->tmp_gpus[i] = bk->expert ? j->gpu[job_layout_rank(&s->layout, t, e, i, bk->stage)]
-								    : gpu_of(j, t, i, bk->stage);
-				start_coll(j, &j->gather_join, COLL_ALLGATHER, "dp", j->tmp_gpus, n, size, NULL);
+				int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
+				start_coll(j, &j->gather_join, COLL_ALLGATHER, "dp", j->tmp_gpus, m, size, NULL);
 			}
 	}
 	join_close(j, &j->gather_join);
