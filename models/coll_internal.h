@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "collective.h"
+#include "log.h"
 #include "simtime.h"
 
 struct coll_slot {
@@ -99,6 +100,10 @@ static inline uint32_t coll_count(struct coll *c, int pipe, int rank, int slot)
 static inline uint32_t coll_pieces(uint64_t max_b, uint64_t chunk_b)
 {
 	uint64_t m = (max_b + chunk_b - 1) / chunk_b;
+	if (m > UINT32_MAX / 4) /* piece counters are 32-bit: refuse rather than wrap */
+		die_input("a collective stream of %llu bytes in %llu-byte chunks makes more than %u pieces: "
+			  "raise chunk", (unsigned long long)max_b, (unsigned long long)chunk_b,
+			  UINT32_MAX / 4);
 	return m ? (uint32_t)m : 1;
 }
 static inline uint64_t coll_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
