@@ -1,9 +1,9 @@
 #!/bin/sh
 # Installs what rocesim needs to build, test and analyse, on Debian or Ubuntu.
 # Other systems: install a C compiler, autoconf, automake, pkg-config and the
-# development files of SQLite 3, libpcap, GSL, CUnit and inih (e.g. Fedora:
-# sqlite-devel libpcap-devel gsl-devel CUnit-devel inih-devel; macOS with
-# Homebrew: sqlite libpcap gsl cunit inih autoconf automake pkg-config).
+# development files of SQLite 3, libpcap, GSL, CUnit, inih and zlib, and gnuplot (e.g. Fedora:
+# sqlite-devel libpcap-devel gsl-devel CUnit-devel inih-devel zlib-devel gnuplot; macOS with
+# Homebrew: sqlite libpcap gsl cunit inih zlib gnuplot autoconf automake pkg-config).
 set -eu
 SUDO=
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
@@ -12,5 +12,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake pkg-config \
 	libsqlite3-dev libpcap-dev libgsl-dev libcunit1-dev libinih-dev \
-	sqlite3 >/dev/null
+	zlib1g-dev sqlite3 gnuplot-nox >/dev/null
 echo "install-deps: build dependencies installed"
