@@ -62,8 +62,8 @@ int sim_run(struct sim *sim)
 	uint64_t next_poll = sim->events + SIM_POLL_EVERY;
 	uint64_t next_progress = sim->events + sim->progress_every;
 	sim->stopped = SIM_RAN_DRY;
-	while (sim->q.n) {
-		if (sim->q.v[0].t > sim->stop_at) {
+	while (evq_size(&sim->q)) {
+		if (evq_peek(&sim->q)->t > sim->stop_at) {
 			sim->now = sim->stop_at;
 			sim->stopped = SIM_STOP_TIME;
 			goto out;

@@ -72,6 +72,74 @@ static void test_heap_vs_sorted_reference(void)
 	evq_free(&q);
 }
 
+/* The queue as a simulation uses it: the clock only advances, and each
+ * event schedules followers at a mix of delays — now (ties), a few ns
+ * (serialisation), a microsecond (propagation), hundreds of microseconds
+ * (timers) — plus bursts of a thousand simultaneous events. This walks
+ * every path of the wheel: current bucket, wheel, far heap, the hot heap of
+ * a large bucket, jumps over empty time and width re-tuning rebuilds. The
+ * pops must equal a linear-scan reference's, in (time, key) order. */
+static void test_wheel_vs_reference(void)
+{
+	struct evq q;
+	evq_init(&q);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+	gsl_rng_set(r, 7);
+	size_t cap = 4096, n = 0;
+	struct event *ref = malloc(cap * sizeof *ref);
+	uint64_t seq[64] = { 0 };
+	simtime_t now = 0;
+	long mismatches = 0, pops = 0, shifts_seen = 0;
+	int last_shift = q.shift;
+	for (int op = 0; op < 300000; op++) {
+		int burst = gsl_rng_uniform(r) < 0.0005 ? 1000 : 1;
+		if (n == 0 || gsl_rng_uniform(r) < 0.5 || burst > 1) {
+			for (int k = 0; k < burst && n < cap; k++) {
+				double u = gsl_rng_uniform(r);
+				simtime_t d = u < 0.2 ? 0
+					: u < 0.7 ? (simtime_t)gsl_rng_uniform_int(r, 100000)
+					: u < 0.95 ? 1000000 + (simtime_t)gsl_rng_uniform_int(r, 1000)
+					: (simtime_t)gsl_rng_uniform_int(r, 1000000000);
+				uint32_t elem = (uint32_t)gsl_rng_uniform_int(r, 64);
+				struct event e = { .t = now + (burst > 1 ? 5000 : d),
+						   .key = EVQ_KEY(elem, seq[elem]++), .arg = (uintptr_t)op };
+				evq_insert(&q, &e);
+				ref[n++] = e;
+			}
+		} else {
+			size_t min = 0;
+			for (size_t i = 1; i < n; i++)
+				if (ref_cmp(&ref[i], &ref[min]) < 0)
+					min = i;
+			struct event got;
+			CU_ASSERT_FATAL(evq_pop(&q, &got));
+			if (got.t != ref[min].t || got.key != ref[min].key || got.arg != ref[min].arg)
+				mismatches++;
+			now = got.t;
+			ref[min] = ref[--n];
+			pops++;
+		}
+		if (q.shift != last_shift) {
+			shifts_seen++;
+			last_shift = q.shift;
+		}
+		CU_ASSERT_EQUAL_FATAL(evq_size(&q), n);
+	}
+	CU_ASSERT(pops > 100000);
+	CU_ASSERT(shifts_seen > 0); /* the width was re-tuned at least once */
+	CU_ASSERT_EQUAL(mismatches, 0);
+	qsort(ref, n, sizeof *ref, ref_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct event got;
+		CU_ASSERT_FATAL(evq_pop(&q, &got));
+		CU_ASSERT(got.t == ref[i].t && got.key == ref[i].key);
+	}
+	CU_ASSERT_EQUAL(evq_size(&q), 0);
+	free(ref);
+	gsl_rng_free(r);
+	evq_free(&q);
+}
+
 static int order_log[64], order_n;
 
 static void record(struct sim *sim, void *obj, uintptr_t arg)
@@ -170,7 +238,8 @@ static void test_pool_reuse(void)
 }
 
 TEST_MAIN("evq",
-	  { "heap matches a sorted reference on 1e5 operations with ties", test_heap_vs_sorted_reference },
+	  { "queue matches a sorted reference on 1e5 operations with ties", test_heap_vs_sorted_reference },
+	  { "wheel matches a reference under a simulation's event mix", test_wheel_vs_reference },
 	  { "equal times break by scheduling element and sequence", test_tie_break_by_element },
 	  { "stop time", test_stop_time },
 	  { "timers cancel lazily", test_timer_lazy_cancel },
