@@ -44,40 +44,44 @@ struct port_queue {
 typedef struct packet *(*port_pull_fn)(struct sim *sim, void *ctx);
 
 struct port {
-	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
+	/* Fields are ordered by use: the first two cache lines serve every
+	 * frame sent or landed, then the queues, then what PFC and the end of
+	 * the run need (DESIGN.md §6: the hot path touches few lines). */
 	struct node *node;
 	struct port *peer;
-	int idx;                       /* port number on its node */
-	int link_id;
-	uint64_t rate_bps;
-	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
-	simtime_t delay_ps;            /* propagation to the peer */
-	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
+	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
 	simtime_t busy_until;          /* end of the frame being serialised */
+	uint64_t queued_bytes;         /* sum over classes */
+	uint64_t max_queue_bytes;
+	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
 	bool tx_event;                 /* a transmission-done event is pending */
 	uint8_t nonempty;              /* bit c: q[c] holds frames */
 	uint8_t paused;                /* bit c: egress class c paused by the peer's PFC */
 	uint8_t pull_prio;             /* class of what the pull source sends (paused with it) */
 	uint8_t pfc_pend_off, pfc_pend_on; /* PFC frames to send: classes to pause / resume at the peer */
 	uint8_t xoff;                  /* classes this port keeps paused at its peer (refreshed) */
+	bool pull_more;                /* the pull source has data (kept by the source) */
 	bool pfc_refresh;              /* a refresh event is pending */
 	uint8_t dwrr_cur;              /* DWRR: class being visited */
 	bool dwrr_visited;             /* DWRR: quantum already granted this visit */
-	int32_t deficit[PORT_DATA_CLASSES];
-	struct port_queue q[PORT_PRIOS];
-	uint64_t queued_bytes;         /* sum over classes */
-	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
+	simtime_t delay_ps;            /* propagation to the peer */
+	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
+	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
+	uint64_t tx_bytes, tx_packets, rx_bytes; /* statistics (port_stats) */
 	port_pull_fn pull;             /* host ports: the NIC */
 	void *pull_ctx;
-	bool pull_more;                /* the pull source has data (kept by the source) */
+	struct port_queue q[PORT_PRIOS];
+	int32_t deficit[PORT_DATA_CLASSES];
+	int idx;                       /* port number on its node */
+	int link_id;
+	uint64_t rate_bps;
 	simtime_t paused_until[PORT_PRIOS]; /* end of the pause of each paused class */
 	simtime_t paused_since[PORT_PRIOS]; /* start of the current pause interval */
-	char name[40];                 /* "tor3:p5" */
-	/* Statistics (port_stats). */
-	uint64_t tx_bytes, tx_packets, rx_bytes, drops, ecn_marked;
+	/* More statistics (port_stats). */
+	uint64_t drops, ecn_marked;
 	uint64_t pause_tx, pause_rx;
 	simtime_t paused_ps;
-	uint64_t max_queue_bytes;
+	char name[40];                 /* "tor3:p5" */
 };
 
 void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
