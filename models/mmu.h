@@ -39,14 +39,15 @@
 enum mmu_verdict { MMU_ADMIT, MMU_DROP_LOSSY, MMU_DROP_HEADROOM };
 
 struct mmu_port {
+	/* Ingress side first: what every arriving frame touches shares a cache line. */
 	double alpha;                 /* pfc_alpha at this port's rate */
 	uint32_t hdrm_cap_b;          /* headroom per lossless class */
-	uint64_t kmin_b, kmax_b;      /* ECN thresholds at this port's rate */
-	double pmax;
+	uint8_t xoff;                 /* classes paused upstream (XOFF sent, no XON yet) */
 	bool ecn;
 	uint32_t ingress_b[MMU_CLASSES]; /* reserved + shared bytes held, by arrival class */
 	uint32_t hdrm_b[MMU_CLASSES];    /* headroom bytes held */
-	uint8_t xoff;                 /* classes paused upstream (XOFF sent, no XON yet) */
+	uint64_t kmin_b, kmax_b;      /* ECN thresholds at this port's rate (egress side) */
+	double pmax;
 };
 
 struct mmu {
@@ -83,14 +84,99 @@ static inline uint64_t mmu_threshold(const struct mmu *m, int port)
 
 /* Admission of a frame of size_b arriving on `in`, class c, for an egress
  * queue that holds egress_q_b bytes of class c; accounts it when admitted. */
-enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b, uint64_t egress_q_b);
+static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b, uint64_t egress_q_b)
+{
+	struct mmu_port *p = &m->port[in];
+	uint32_t now_b = p->ingress_b[c];
+	uint32_t new_b = now_b + size_b;
+	bool lossless = m->lossless & (1u << c);
+	uint64_t free_shared = m->shared_cap_b - m->shared_used_b;
+	/* Shared bytes this frame would add beyond the reserve. */
+	uint32_t add_shared = new_b <= MMU_RESERVE_B ? 0
+			    : (now_b >= MMU_RESERVE_B ? size_b : new_b - MMU_RESERVE_B);
+	if (add_shared == 0) {
+		p->ingress_b[c] = new_b;
+		m->used_b += size_b;
+		return MMU_ADMIT;
+	}
+	uint64_t thresh = mmu_threshold(m, in);
+	if (lossless) {
+		/* HPCC's ns-3: into headroom when the (port, class) would pass its threshold. */
+		if ((uint64_t)mmu_shared_used(m, in, c) + add_shared <= thresh && add_shared <= free_shared) {
+			p->ingress_b[c] = new_b;
+			m->shared_used_b += add_shared;
+			m->used_b += size_b;
+			return MMU_ADMIT;
+		}
+		if (p->hdrm_b[c] + size_b > p->hdrm_cap_b) {
+			m->lossless_drops++;
+			return MMU_DROP_HEADROOM;
+		}
+		p->hdrm_b[c] += size_b;
+		m->used_b += size_b;
+		return MMU_ADMIT;
+	}
+	/* Lossy: the egress queue's dynamic threshold (Choudhury–Hahne): a
+	 * frame is admitted while its queue is shorter than α × free space,
+	 * so an empty queue always takes one. */
+	if (add_shared > free_shared || egress_q_b >= (uint64_t)(p->alpha * (double)free_shared))
+		return MMU_DROP_LOSSY;
+	p->ingress_b[c] = new_b;
+	m->shared_used_b += add_shared;
+	m->used_b += size_b;
+	return MMU_ADMIT;
+}
 /* The frame left the switch: releases its bytes. */
-void mmu_release(struct mmu *m, int in, int c, uint32_t size_b);
+void mmu_underflow(int in, int c, uint32_t size_b, uint32_t ingress_b, uint32_t hdrm_b);
+static inline void mmu_release(struct mmu *m, int in, int c, uint32_t size_b)
+{
+	struct mmu_port *p = &m->port[in];
+	/* Headroom drains first: it was filled last (HPCC's ns-3 order). */
+	uint32_t from_hdrm = p->hdrm_b[c] < size_b ? p->hdrm_b[c] : size_b;
+	uint32_t rest = size_b - from_hdrm;
+	if (p->ingress_b[c] < rest || m->used_b < size_b)
+		mmu_underflow(in, c, size_b, p->ingress_b[c], p->hdrm_b[c]);
+	uint32_t shared_before = mmu_shared_used(m, in, c);
+	p->hdrm_b[c] -= from_hdrm;
+	p->ingress_b[c] -= rest;
+	m->shared_used_b -= shared_before - mmu_shared_used(m, in, c);
+	m->used_b -= size_b;
+}
 /* True when (in, c) should send XOFF now / XON now (and records it). */
-bool mmu_pause_check(struct mmu *m, int in, int c);
-bool mmu_resume_check(struct mmu *m, int in, int c);
+static inline bool mmu_pause_check(struct mmu *m, int in, int c)
+{
+	struct mmu_port *p = &m->port[in];
+	uint8_t bit = (uint8_t)(1u << c);
+	if (!(m->lossless & bit) || (p->xoff & bit))
+		return false;
+	if (p->hdrm_b[c] == 0 && mmu_shared_used(m, in, c) < mmu_threshold(m, in))
+		return false;
+	p->xoff |= bit;
+	return true;
+}
+static inline bool mmu_resume_check(struct mmu *m, int in, int c)
+{
+	struct mmu_port *p = &m->port[in];
+	uint8_t bit = (uint8_t)(1u << c);
+	if (!(p->xoff & bit) || p->hdrm_b[c])
+		return false;
+	uint32_t shared = mmu_shared_used(m, in, c);
+	if (shared && (uint64_t)shared + MMU_RESUME_OFFSET_B > mmu_threshold(m, in))
+		return false;
+	p->xoff &= (uint8_t)~bit;
+	return true;
+}
 /* RED decision for a frame leaving port `out` whose class queue holds q_b bytes. */
-bool mmu_ecn_mark(struct mmu *m, int out, uint64_t q_b);
+bool mmu_ecn_draw(struct mmu *m, const struct mmu_port *p, uint64_t q_b);
+static inline bool mmu_ecn_mark(struct mmu *m, int out, uint64_t q_b)
+{
+	const struct mmu_port *p = &m->port[out];
+	if (!p->ecn || q_b <= p->kmin_b)
+		return false;
+	if (q_b > p->kmax_b || p->kmax_b <= p->kmin_b)
+		return true;
+	return mmu_ecn_draw(m, p, q_b);
+}
 
 /* `pfc_headroom = auto`: what arrives after XOFF is decided — the frame
  * being sent when XOFF is queued, the XOFF frame itself, the link's round

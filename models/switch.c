@@ -139,7 +139,7 @@ void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct pa
 		pool_put(&w->pkt_pool, pkt);
 		return;
 	}
-	int64_t psn = (w->cfg->sw.ecmp == ECMP_PACKET && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
+	int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
 	struct port *out = &sw->ports[switch_route(sw, pkt->src, pkt->dst, pkt->sport, psn)];
 	pkt->ttl--;
 	int c = pkt->prio;

@@ -77,6 +77,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 			nd->dequeued = switch_dequeued;
 			nd->rt = &w->routes[u];
 			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
+			nd->ecmp_packet = cfg->sw.ecmp == ECMP_PACKET;
 		}
 		for (int i = 0; i < nd->n_ports; i++) {
 			const struct topo_port *tp = &t->ports[t->port_off[u] + i];

@@ -54,6 +54,7 @@ struct node {
 	struct port *ports;        /* n_ports consecutive entries of world.ports */
 	int n_ports;
 	uint32_t ecmp_seed;        /* per-switch seed of the ECMP hash */
+	bool ecmp_packet;          /* [switch] ecmp = packet (spraying) */
 	const struct route_table *rt; /* switches: forwarding table */
 	/* A frame arrived on port `in` (switch_receive or the NIC's). */
 	void (*receive)(struct sim *sim, struct node *n, struct port *in, struct packet *pkt);
