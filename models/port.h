@@ -52,7 +52,7 @@ struct port {
 	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
 	simtime_t busy_until;          /* end of the frame being serialised */
 	uint64_t queued_bytes;         /* sum over classes */
-	uint64_t max_queue_bytes;
+	uint64_t rx_bytes;             /* statistics (port_stats): frame bytes landed here */
 	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
 	bool tx_event;                 /* a transmission-done event is pending */
 	uint8_t nonempty;              /* bit c: q[c] holds frames */
@@ -67,7 +67,8 @@ struct port {
 	simtime_t delay_ps;            /* propagation to the peer */
 	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
 	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
-	uint64_t tx_bytes, tx_packets, rx_bytes; /* statistics (port_stats) */
+	uint64_t tx_bytes, tx_packets; /* statistics (port_stats) */
+	uint64_t max_queue_bytes;
 	port_pull_fn pull;             /* host ports: the NIC */
 	void *pull_ctx;
 	struct port_queue q[PORT_PRIOS];

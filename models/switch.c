@@ -28,7 +28,10 @@ int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_
 	const uint16_t *ports = route_ports(sw->rt, dst);
 	if (n == 1)
 		return ports[0];
-	return ports[switch_ecmp_hash(sw->ecmp_seed, src, dst, sport, psn) % (uint32_t)n];
+	uint32_t h = switch_ecmp_hash(sw->ecmp_seed, src, dst, sport, psn);
+	/* A mask where the fan-out is a power of two (fat-trees): the same
+	 * choice as the modulo, without a division per frame. */
+	return ports[(n & (n - 1)) == 0 ? h & (uint32_t)(n - 1) : h % (uint32_t)n];
 }
 
 int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
