@@ -255,5 +255,6 @@ void topology_free(struct topo *t)
 	free(t->links);
 	free(t->port_off);
 	free(t->ports);
+	free(t->hpcc_id);
 	memset(t, 0, sizeof *t);
 }

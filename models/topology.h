@@ -65,6 +65,7 @@ struct topo {
 	int *port_off;
 	struct topo_port *ports;
 	int nodes_cap, links_cap;  /* allocated entries of nodes / links (builders) */
+	int *hpcc_id;              /* type hpcc: HPCC ns-3 id of each node (hpcc_format.h); else NULL */
 };
 
 /* Builds the topology the section describes. Returns 0, or -1 with *err
