@@ -68,6 +68,10 @@ int hpcc_topology_parse(const char *name, const char *text, size_t len, struct t
 int hpcc_flows_parse(const char *name, const char *text, size_t len, struct hpcc_flow **flows,
 		     size_t *n, char **err);
 
+/* Reads a whole file into *text (malloc'd, NUL-terminated, *len bytes
+ * before the NUL). 0, or -1 with *err "PATH: cannot read: REASON". */
+int hpcc_file_read(const char *path, char **text, size_t *len, char **err);
+
 /* HPCC's IPv4 address of node id (third.cc node_id_to_ip):
  * 0x0b000001 + (id / 256) << 16 + (id % 256) << 8. */
 static inline uint32_t hpcc_node_ip(uint32_t id)
