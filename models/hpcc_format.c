@@ -31,7 +31,8 @@ struct lex {
 	const char *name;          /* file name for messages */
 	const char *p, *end;
 	int line;                  /* line of p */
-	int tok_line;              /* line of the last token read */
+	int tok_line;              /* line of the last token read (at the end: of the
+				    * last token there was, so messages name a real line) */
 	char tok[TOK_MAX];
 	char **err;
 };
@@ -61,9 +62,9 @@ static int lex_next(struct lex *lx, const char *what)
 			lx->line++;
 		lx->p++;
 	}
-	lx->tok_line = lx->line;
 	if (lx->p == lx->end)
 		return 0;
+	lx->tok_line = lx->line;
 	size_t n = 0;
 	while (lx->p < lx->end && !is_space((unsigned char)*lx->p)) {
 		unsigned char c = (unsigned char)*lx->p;
@@ -100,10 +101,11 @@ static int lex_uint(struct lex *lx, const char *what, uint64_t max, uint64_t *ou
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
 			return lex_err(lx, "'%s': expected %s (a whole number)", lx->tok, what);
-		if (v > (max - (uint64_t)(*s - '0')) / 10)
+		uint64_t d = (uint64_t)(*s - '0');
+		if (d > max || v > (max - d) / 10)
 			return lex_err(lx, "'%s': %s must be at most %llu", lx->tok, what,
 				       (unsigned long long)max);
-		v = v * 10 + (uint64_t)(*s - '0');
+		v = v * 10 + d;
 	}
 	*out = v;
 	return 0;
@@ -139,13 +141,15 @@ int hpcc_topology_parse(const char *name, const char *text, size_t len, struct t
 	    lex_uint(&lx, "the link count", INT32_MAX / 2, &n_links) < 0)
 		goto fail;
 	/* What the text can hold: a switch id takes >= 2 bytes, a link line
-	 * ("0 1 1bps 0ns 0") >= 14, and every host needs a link. */
+	 * ("0 1 1bps 0s 0\n") >= 14 (8 keeps the message for a truncated file
+	 * "the file ends" while memory stays O(len)), and every host needs a
+	 * link. */
 	if (n_sw > n_nodes) {
 		lex_err(&lx, "%llu switches among %llu nodes; expected at most as many switches as nodes",
 			(unsigned long long)n_sw, (unsigned long long)n_nodes);
 		goto fail;
 	}
-	if (n_sw > len / 2 || n_links > len / 14) {
+	if (n_sw > len / 2 || n_links > len / 8) {
 		lex_err(&lx, "%llu switches and %llu links declared, more than the %zu bytes of "
 			"the file can hold", (unsigned long long)n_sw, (unsigned long long)n_links, len);
 		goto fail;
@@ -262,7 +266,6 @@ int hpcc_topology_parse(const char *name, const char *text, size_t len, struct t
 		goto fail;
 	for (int u = 0; u < n_hosts; u++)
 		if (!deg[u]) {
-			lx.tok_line = lx.line;
 			lex_err(&lx, "host %d (%s) has no link; expected every host on one link",
 				t->hpcc_id[u], t->nodes[u].name);
 			goto fail;
@@ -335,9 +338,15 @@ int hpcc_flows_parse(const char *name, const char *text, size_t len, struct hpcc
 	*err = NULL;
 	uint64_t count;
 	struct hpcc_flow *v = NULL;
-	/* A flow line ("0 1 3 1 1 0") takes >= 12 bytes. */
-	if (lex_uint(&lx, "the flow count", len / 12, &count) < 0)
+	/* A flow line ("0 1 3 1 1 0\n") takes >= 12 bytes; 6 keeps memory
+	 * O(len) and the message for a truncated file "the file ends". */
+	if (lex_uint(&lx, "the flow count", UINT32_MAX, &count) < 0)
 		return -1;
+	if (count > len / 6) {
+		lex_err(&lx, "%llu flows declared, more than the %zu bytes of the file can hold",
+			(unsigned long long)count, len);
+		return -1;
+	}
 	v = xcalloc(count ? (size_t)count : 1, sizeof *v);
 	for (uint64_t i = 0; i < count; i++) {
 		struct hpcc_flow *f = &v[i];
