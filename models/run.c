@@ -207,6 +207,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
 	rep->packet_hops = sim.packet_hops;
+	rep->pkt_peak = w.pkt_pool.peak;
+	rep->pkt_bytes = w.pkt_pool.obj_size;
 	rep->packets_sent = sim.packets_sent;
 	rep->packets_delivered = sim.packets_delivered;
 	rep->packets_dropped = sim.packets_dropped;
