@@ -294,7 +294,8 @@ fail:
  * most 12 fractional digits (a ps), no sign, no exponent. */
 static int parse_seconds(const char *s, simtime_t *out)
 {
-	const simtime_t max_s = INT64_MAX / 1000000000000LL;
+	/* 9223371 s: with up to 0.999999999999 s added it still fits int64 ps. */
+	const simtime_t max_s = INT64_MAX / 1000000000000LL - 1;
 	simtime_t whole = 0, frac = 0;
 	int digits = 0, frac_digits = 0;
 	for (; *s >= '0' && *s <= '9'; s++, digits++) {

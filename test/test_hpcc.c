@@ -111,6 +111,11 @@ static void test_flow_rows(void)
 		CU_ASSERT_EQUAL(f[i].line, e[i].line);
 	}
 	free(f);
+	/* The largest start accepted: 9223371.999999999999 s in ps, exactly. */
+	const char *last = "1\n0 1 3 100 10 9223371.999999999999\n";
+	CU_ASSERT_EQUAL_FATAL(hpcc_flows_parse("l.txt", last, strlen(last), &f, &n, &err), 0);
+	CU_ASSERT_EQUAL(f[0].start_ps, 9223371999999999999LL);
+	free(f);
 	/* An empty list is valid. */
 	CU_ASSERT_EQUAL(hpcc_flows_parse("e.txt", "0\n", 2, &f, &n, &err), 0);
 	CU_ASSERT_EQUAL(n, 0);
@@ -181,6 +186,8 @@ static void test_errors_located(void)
 	expect_flow_error("2\n0 1 3 100 10 1.5\n1 0 3 100 10 1.25\n", "bad.txt:3: start time 1.25 is before the previous");
 	expect_flow_error("1\n0 1 3 100 10 1.0000000000001\n", "bad.txt:2: start time '1.0000000000001'");
 	expect_flow_error("1\n0 1 3 100 10 1e-3\n", "start time '1e-3'");
+	/* The largest start that fits int64 ps, and one second more. */
+	expect_flow_error("1\n0 1 3 100 10 9223372.999999999999\n", "start time '9223372.999999999999'");
 	expect_flow_error("1\n0 1 3 70000 10 1\n", "destination port must be at most 65535");
 	expect_flow_error("1\n0 1 3 100 10 1\n0 1\n", "bad.txt:3: unexpected '0' after the last flow");
 	expect_flow_error("99999999\n0 1 3 100 10 1\n", "bad.txt:1: 99999999 flows declared, more than the 24 bytes");
