@@ -29,7 +29,7 @@ BENCH=$(cd "$(dirname "$0")" && pwd)
 CASES=${*:-k8_websearch k16_websearch hpcc_websearch fat_tree_moe moe_1024}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-printf '%-15s %11s %10s %11s %11s %6s %8s %8s %6s %7s %7s %8s %7s %5s %9s\n' \
+printf '%-15s %13s %14s %11s %11s %6s %8s %8s %6s %7s %7s %8s %7s %5s %9s\n' \
 	case flows simulated events pkt-hops ev/hop wall_s cpu_s Mev/s Mhops/s peak_MB KB/host \
 	B/pkt hosts pkts_peak
 for c in $CASES; do
@@ -47,7 +47,7 @@ for c in $CASES; do
 		/^bench:/ { hosts = $3 + 0; cpu = $5; evhop = $8; gsub(/,/, "", evhop); peak = $13; bpk = $15 }
 		END {
 			c = cpu > 0 ? cpu : 1e-9
-			printf "%-15s %11s %10s %11d %11d %6.3f %8.2f %8.2f %6.2f %7.2f %7.1f %8.1f %7d %5d %9d\n",
+			printf "%-15s %13s %14s %11d %11d %6.3f %8.2f %8.2f %6.2f %7.2f %7.1f %8.1f %7d %5d %9d\n",
 			       name, flows, sim, ev, hops, evhop, wall, cpu, ev / c / 1e6, hops / c / 1e6,
 			       mb, mb * 1024 / hosts, bpk, hosts, peak
 		}' "$OUT/$c.txt"
