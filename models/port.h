@@ -34,6 +34,7 @@
 #define PORT_DWRR_QUANTUM_B 9300      /* >= largest frame, so a visit always sends */
 
 struct node;
+struct tap;
 
 struct port_queue {
 	struct packet *head, *tail;
@@ -67,6 +68,7 @@ struct port {
 	struct port_queue q[PORT_PRIOS];
 	uint64_t queued_bytes;         /* sum over classes */
 	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
+	struct tap *tap;               /* packet capture of this port's link (tap.h); NULL: none */
 	port_pull_fn pull;             /* host ports: the NIC */
 	void *pull_ctx;
 	bool pull_more;                /* the pull source has data (kept by the source) */
