@@ -172,7 +172,7 @@ bad() {
 	[ ! -e "$tmp/out.db" ] || fail "$name: wrote a database"
 	[ ! -e "$tmp/out" ] || fail "$name: created the capture folder"
 }
-sed 's/^\[traffic.incast\]/[pcap]\ntaps = host0 sw7\ndir = out\n\n&/' "$SRCDIR/scenarios/incast_pfc.ini" >"$tmp/t.ini"
+{ cat "$SRCDIR/scenarios/incast_pfc.ini"; printf '\n[pcap]\ntaps = host0 sw7\ndir = out\n'; } >"$tmp/t.ini"
 line=$(grep -n '^taps' "$tmp/t.ini" | cut -d: -f1)
 bad "unknown node" "t.ini:$line: [pcap] taps = 'host0 sw7': 'sw7' is not a node" "$tmp/t.ini" --pcap "$tmp/out"
 bad "port out of range" "[pcap] taps = 'sw0:9': 'sw0:9': sw0 has ports 0 to 8" \
