@@ -5,7 +5,11 @@
  *
  * A tap records both directions of its port's link, as a capture on that
  * interface would: a frame it sends when its first bit goes on the wire
- * (tap_tx), a frame it receives when its last bit has arrived (tap_rx).
+ * (tap_tx), a frame it receives when its last bit has arrived (tap_rx; the
+ * frame is written when the receiving switch takes it, switch_latency
+ * later, so a switch port's file is in time order per direction but may
+ * hold a received frame after a sent one that is up to that latency
+ * younger).
  * Files are named after the port ("host0-p0.pcap", "tor3-p5.pcap") and
  * opened before the run, so an unwritable folder is an input error found
  * before any simulation; they are flushed and closed when the run ends,

@@ -3,8 +3,9 @@
  * REFERENCE.md "RoCEv2 on the wire" and "PFC" specify, checked field by
  * field; the IPv4 header checksum and the ICRC recomputed here
  * independently (a bitwise CRC-32, not zlib) on built frames and on frames
- * read back from a pcap file; sizes 1098/1082/62 B for WRITE first/middle
- * and ACK with 1024 B of payload.
+ * read back from a pcap file and on every frame a whole run captured;
+ * sizes 1098/1082/62 B for WRITE first/middle and ACK with 1024 B of
+ * payload.
  */
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "frame.h"
 #include "packet.h"
 #include "pcap.h"
+#include "run_fixture.h"
 #include "testutil.h"
 
 static uint8_t buf[FRAME_MAX_B];
@@ -370,6 +372,94 @@ static void test_pcap_file(void)
 	free(err);
 }
 
+static int64_t q1(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* What one direction of a capture holds. */
+struct dir_sum { int64_t frames, bytes, pfc, ce; simtime_t last_ns; bool ordered; };
+
+/* A whole run (incast into host4 of a star, PFC, ECN at low thresholds,
+ * DCQCN, a message size that leaves a padded last packet) tapped on every
+ * port of the switch: every frame written has a good IPv4 checksum and ICRC;
+ * what each file shows leaving the switch port is exactly what port_stats
+ * counts as sent by it (frames, frame bytes = captured + FCS - pad, PFC
+ * frames, CE marks), and what it shows arriving is what the host's port
+ * sent; each direction is in time order. */
+static void test_run_capture(void)
+{
+	char text[1024], sql[256], path[300];
+	snprintf(text, sizeof text,
+		 "[topology]\ntype = star\nhosts = 5\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+		 "[switch]\nbuffer = 1MB\necn_kmin = 10KB\necn_kmax = 50KB\n"
+		 "[nic]\nmtu = 1000\n"
+		 "[traffic.in]\ntype = incast\nsenders = host0 host1 host2 host3\nreceiver = host4\n"
+		 "size = 300001B\n"
+		 "[pcap]\ntaps = sw0\ndir = %s/cap\n", run_tmpdir);
+	int rc;
+	sqlite3 *db = run_text_rc(text, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	int sw = (int)q1(db, "SELECT node_id FROM node WHERE name = 'sw0'");
+	int64_t pfc_all = 0, ce_all = 0;
+	for (int port = 0; port < 5; port++) {
+		uint8_t mac[6];
+		frame_port_mac(sw, port, mac);
+		snprintf(path, sizeof path, "%s/cap/sw0-p%d.pcap", run_tmpdir, port);
+		char eb[PCAP_ERRBUF_SIZE];
+		pcap_t *r = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+		struct dir_sum d[2] = { { .ordered = true }, { .ordered = true } }; /* [0] sent, [1] received */
+		struct pcap_pkthdr *h;
+		const u_char *f;
+		int bad = 0;
+		while (pcap_next_ex(r, &h, &f) == 1) {
+			struct dir_sum *s = &d[memcmp(f + 6, mac, 6) != 0];
+			simtime_t ns = (simtime_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec;
+			s->ordered &= ns >= s->last_ns;
+			s->last_ns = ns;
+			s->frames++;
+			if (be16(f + 12) == 0x8808) {
+				s->pfc++;
+				s->bytes += h->len + 4;
+				bad += be16(f + 14) != 0x0101;
+				continue;
+			}
+			const uint8_t *ip = f + 14;
+			bad += be16(f + 12) != 0x0800 || ip_sum(ip) != 0xFFFF || be16(ip + 22) != 4791 ||
+			       be16(ip + 2) != h->len - 14 || icrc_stored(f, h->len) != icrc_reference(f, h->len);
+			s->ce += (ip[1] & 3) == 3;
+			s->bytes += h->len + 4 - ((f[FRAME_BTH_OFF + 1] >> 4) & 3);
+		}
+		pcap_close(r);
+		CU_ASSERT_EQUAL(bad, 0);
+		CU_ASSERT(d[0].ordered && d[1].ordered);
+		snprintf(sql, sizeof sql, "SELECT tx_packets FROM port_stats WHERE node = 'sw0' AND port = %d", port);
+		CU_ASSERT_EQUAL(d[0].frames, q1(db, sql));
+		snprintf(sql, sizeof sql, "SELECT tx_bytes FROM port_stats WHERE node = 'sw0' AND port = %d", port);
+		CU_ASSERT_EQUAL(d[0].bytes, q1(db, sql));
+		snprintf(sql, sizeof sql, "SELECT pause_frames_tx FROM port_stats WHERE node = 'sw0' AND port = %d", port);
+		CU_ASSERT_EQUAL(d[0].pfc, q1(db, sql));
+		snprintf(sql, sizeof sql, "SELECT ecn_marked FROM port_stats WHERE node = 'sw0' AND port = %d", port);
+		CU_ASSERT_EQUAL(d[0].ce, q1(db, sql));
+		snprintf(sql, sizeof sql, "SELECT tx_packets FROM port_stats WHERE node = 'host%d'", port);
+		CU_ASSERT_EQUAL(d[1].frames, q1(db, sql));
+		snprintf(sql, sizeof sql, "SELECT tx_bytes FROM port_stats WHERE node = 'host%d'", port);
+		CU_ASSERT_EQUAL(d[1].bytes, q1(db, sql));
+		CU_ASSERT_EQUAL(d[1].ce, 0);                 /* hosts never mark */
+		pfc_all += d[0].pfc;
+		ce_all += d[0].ce;
+	}
+	CU_ASSERT(pfc_all > 0);                              /* the run exercised PFC and ECN */
+	CU_ASSERT(ce_all > 0);
+	sqlite3_close(db);
+}
+
 TEST_MAIN("frame",
 	  { "sizes", test_sizes },
 	  { "pad", test_pad },
@@ -378,4 +468,5 @@ TEST_MAIN("frame",
 	  { "icrc", test_icrc },
 	  { "pfc", test_pfc },
 	  { "addresses", test_addresses },
-	  { "pcap_file", test_pcap_file })
+	  { "pcap_file", test_pcap_file },
+	  { "run_capture", test_run_capture })
