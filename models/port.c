@@ -10,6 +10,7 @@
 #include "log.h"
 #include "port.h"
 #include "results.h"
+#include "tap.h"
 #include "world.h"
 
 static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg);
@@ -122,6 +123,8 @@ static void port_land(struct sim *sim, void *obj, uintptr_t arg)
 		src->fly_tail = NULL;
 	struct port *p = src->peer;
 	p->rx_bytes += pkt->frame_b;
+	if (__builtin_expect(p->tap != NULL, 0)) /* its last bit arrived; the switch latency is after */
+		tap_rx(p->tap, sim->now - src->peer_latency_ps, pkt);
 	p->node->receive(sim, p->node, p, pkt);
 }
 
@@ -137,6 +140,8 @@ static void port_send(struct sim *sim, struct port *p)
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
 	sim->packet_hops++;
+	if (__builtin_expect(p->tap != NULL, 0)) /* its first bit goes on the wire (ECN marked by now) */
+		tap_tx(p->tap, sim->now, pkt);
 	pkt->arrive_at = p->busy_until + p->delay_ps + p->peer_latency_ps;
 	pkt->next = NULL;
 	if (p->fly_tail) {

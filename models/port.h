@@ -34,6 +34,7 @@
 #define PORT_DWRR_QUANTUM_B 9300      /* >= largest frame, so a visit always sends */
 
 struct node;
+struct tap;
 
 struct port_queue {
 	struct packet *head, *tail;
@@ -50,7 +51,7 @@ struct port {
 	struct node *node;
 	struct port *peer;
 	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
-	simtime_t busy_until;          /* end of the frame being serialised */
+	struct tap *tap;               /* packet capture of this port's link (tap.h); NULL: none */
 	uint64_t queued_bytes;         /* sum over classes */
 	uint64_t rx_bytes;             /* statistics (port_stats): frame bytes landed here */
 	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
@@ -67,7 +68,9 @@ struct port {
 	simtime_t delay_ps;            /* propagation to the peer */
 	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
 	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
-	uint64_t tx_bytes, tx_packets; /* statistics (port_stats) */
+	uint64_t tx_bytes;             /* statistics (port_stats) */
+	simtime_t busy_until;          /* end of the frame being serialised */
+	uint64_t tx_packets;
 	uint64_t max_queue_bytes;
 	port_pull_fn pull;             /* host ports: the NIC */
 	void *pull_ctx;

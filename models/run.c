@@ -20,17 +20,21 @@
 #include "results.h"
 #include "run.h"
 #include "sim.h"
+#include "tap.h"
 #include "traffic.h"
 #include "world.h"
 #include "xalloc.h"
 
 static struct results *open_results; /* for die_* during the run */
+static struct taps *open_taps;       /* idem: flushed and closed */
 
 static void abort_results(void)
 {
 	if (open_results)
 		results_abort(open_results);
 	open_results = NULL;
+	tap_close(open_taps);
+	open_taps = NULL;
 }
 
 struct progress_ctx {
@@ -61,8 +65,6 @@ static void warn_unmodelled(const struct config *cfg, const struct run_opts *o)
 {
 	char what[256] = "";
 	size_t n = 0;
-	if (cfg->pcap.n_taps || cfg->pcap.dir || o->pcap_dir)
-		n += (size_t)snprintf(what + n, sizeof what - n, "%spcap capture", n ? ", " : "");
 	if (cfg->output.queue_sample_interval || cfg->output.link_sample_interval ||
 	    cfg->output.cc_sample_interval || cfg->output.flow_paths)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%s[output] samples and files", n ? ", " : "");
@@ -127,12 +129,14 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 {
 	struct sim sim;
 	struct world w;
+	struct taps *taps = NULL;
 	int rc = 0;
 	memset(rep, 0, sizeof *rep);
 	sim_init(&sim, cfg->simulation.seed);
 	sim.cfg = cfg;
 	sim.stop_at = cfg->simulation.stop;
-	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0 || jobs_setup(&w, err) < 0) {
+	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0 || jobs_setup(&w, err) < 0 ||
+	    tap_setup(&w, o->pcap_dir, &taps, err) < 0) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -145,12 +149,19 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	}
 
 	rep->output = output_path(cfg, o);
+	if (taps && tap_open(taps, rep->output, err) < 0) {
+		taps = NULL;  /* tap_open removed what it created */
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
 					 .config = cfg->resolved, .seed = cfg->simulation.seed,
 					 .version = PACKAGE_VERSION };
 	/* [output] hpcc_fct: opened before the run, so an unwritable path is
 	 * an input error with nothing simulated (hpcc_fct.h). */
 	if (cfg->output.hpcc_fct && !(w.hpcc_fct = hpcc_fct_open(cfg->output.hpcc_fct, err))) {
+		tap_discard(taps); /* nothing half-written */
+		taps = NULL;
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -159,11 +170,14 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		if (w.hpcc_fct)
 			hpcc_fct_abort(w.hpcc_fct);
 		w.hpcc_fct = NULL;
+		tap_discard(taps);
+		taps = NULL;
 		rc = EXIT_INPUT;
 		goto out;
 	}
 	warn_unmodelled(cfg, o); /* after every input error, so those stay one line */
 	open_results = res;
+	open_taps = taps;
 	log_set_cleanup(abort_results);
 	sim.res = res;
 	rep->run_id = results_run_id(res);
@@ -198,6 +212,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		world_check_drained(&w);
 	for (int i = 0; i < w.n_ports; i++)
 		port_pfc_close(&sim, &w.ports[i]);
+	tap_close(taps);   /* after the drain, so the last control frames are in */
+	taps = open_taps = NULL;
 	warn_lossless_drops(&w);
 	sim.now = end;
 
@@ -228,6 +244,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INTERNAL;
 	}
 out:
+	tap_close(taps);   /* --check or an input error: nothing was opened */
 	coll_free_all(&w);
 	world_free(&w);
 	sim_free(&sim);

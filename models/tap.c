@@ -1,0 +1,242 @@
+/*
+ * tap.c — choosing, opening and closing the capture files (see tap.h).
+ *
+ * Invariants: a port's `tap` is non-NULL exactly between tap_open and
+ * tap_close/tap_discard; taps are kept in port order, so files are opened
+ * in the same order on every run.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "config.h"
+#include "log.h"
+#include "pcap.h"
+#include "port.h"
+#include "tap.h"
+#include "world.h"
+#include "xalloc.h"
+
+struct taps {
+	struct world *w;
+	const char *cli_dir;       /* --pcap DIR, or NULL */
+	char *dir;                 /* the folder in use (after tap_open) */
+	int *ports;                /* indices into w->ports, ascending */
+	struct tap *tap;           /* [n] */
+	int n;
+	char **made;               /* folders and files tap_open created, in order */
+	int n_made;
+	uint8_t *buf;              /* FRAME_MAX_B */
+};
+
+static struct node *node_named(struct world *w, const char *name, size_t len)
+{
+	for (int u = 0; u < w->n_nodes; u++)
+		if (strlen(w->nodes[u].name) == len && memcmp(w->nodes[u].name, name, len) == 0)
+			return &w->nodes[u];
+	return NULL;
+}
+
+/* Marks the ports one [pcap] taps entry names ("sw0" or "sw0:3"). */
+static int mark_tap(struct world *w, const char *name, bool *want, char **err)
+{
+	const char *colon = strchr(name, ':');
+	size_t len = colon ? (size_t)(colon - name) : strlen(name);
+	struct node *nd = node_named(w, name, len);
+	if (!nd || nd->n_ports == 0) {
+		*err = cfg_error_at(w->cfg, "pcap", "taps", 0,
+				    "'%.*s' is not a node of the topology with ports "
+				    "(expected node or node:port, e.g. host0 or tor0:2)", (int)len, name);
+		return -1;
+	}
+	int first = 0, last = nd->n_ports - 1;
+	if (colon) {
+		/* config_rules.c already checked that digits follow the colon. */
+		long p = strtol(colon + 1, NULL, 10);
+		if (p < 0 || p >= nd->n_ports) {
+			*err = cfg_error_at(w->cfg, "pcap", "taps", 0, "'%s': %s has ports 0 to %d",
+					    name, nd->name, nd->n_ports - 1);
+			return -1;
+		}
+		first = last = (int)p;
+	}
+	for (int i = first; i <= last; i++)
+		want[nd->ports + i - w->ports] = true;
+	return 0;
+}
+
+int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **err)
+{
+	const struct cfg_pcap *pc = &w->cfg->pcap;
+	*out = NULL;
+	if (!cli_dir && !pc->dir && !pc->n_taps)
+		return 0;
+	bool *want = xcalloc((size_t)w->n_ports, sizeof *want);
+	for (size_t i = 0; i < pc->n_taps; i++) {
+		if (mark_tap(w, pc->taps[i], want, err) < 0) {
+			free(want);
+			return -1;
+		}
+	}
+	if (!pc->n_taps)           /* every host port */
+		for (int i = 0; i < w->n_ports; i++)
+			want[i] = w->ports[i].node->kind == NODE_HOST;
+	struct taps *t = xcalloc(1, sizeof *t);
+	t->w = w;
+	t->cli_dir = cli_dir;
+	t->ports = xcalloc((size_t)w->n_ports, sizeof *t->ports);
+	for (int i = 0; i < w->n_ports; i++)
+		if (want[i])
+			t->ports[t->n++] = i;
+	free(want);
+	*out = t;
+	return 0;
+}
+
+const char *tap_dir(const struct taps *t) { return t->dir; }
+
+static void remember(struct taps *t, const char *path)
+{
+	t->made = xrealloc(t->made, (size_t)(t->n_made + 1) * sizeof *t->made);
+	t->made[t->n_made++] = xstrdup(path);
+}
+
+/* mkdir -p, remembering each folder it creates. Returns 0 or errno with
+ * *where set to the folder that failed. */
+static int make_dir(struct taps *t, char **where)
+{
+	char *d = xstrdup(t->dir);
+	int e = 0;
+	struct stat sb;
+	for (char *p = d + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+		*p = '\0';
+		if (mkdir(d, 0777) == 0) {
+			remember(t, d);
+		} else if (!(stat(d, &sb) == 0 && S_ISDIR(sb.st_mode))) {
+			e = errno == EEXIST ? ENOTDIR : errno;
+			*where = xstrdup(d);
+			break;
+		}
+		*p = saved;
+		if (!saved)
+			break;
+	}
+	free(d);
+	return e;
+}
+
+/* "[pcap] dir = 'x': ", "--pcap 'x': " or the derived folder: who chose it. */
+static char *open_error(const struct taps *t, const char *what)
+{
+	if (t->cli_dir)
+		return str_printf("--pcap '%s': %s", t->cli_dir, what);
+	if (t->w->cfg->pcap.dir)
+		return cfg_error_at(t->w->cfg, "pcap", "dir", 0, "%s", what);
+	return cfg_error_at(t->w->cfg, "pcap", "taps", 0, "capture folder %s (the database path "
+			    "without extension; set [pcap] dir): %s", t->dir, what);
+}
+
+static void hop_of(const struct port *from, const struct port *to, struct frame_hop *h)
+{
+	frame_port_mac(from->node->id, from->idx, h->src_mac);
+	frame_port_mac(to->node->id, to->idx, h->dst_mac);
+	h->to_host = to->node->kind == NODE_HOST;
+}
+
+int tap_open(struct taps *t, const char *db_path, char **err)
+{
+	struct world *w = t->w;
+	const char *dir = t->cli_dir ? t->cli_dir : w->cfg->pcap.dir;
+	if (dir) {
+		t->dir = xstrdup(dir);
+	} else {
+		const char *slash = strrchr(db_path, '/'), *dot = strrchr(db_path, '.');
+		size_t n = dot && dot > (slash ? slash + 1 : db_path) ? (size_t)(dot - db_path) : strlen(db_path);
+		t->dir = str_printf("%.*s%s", (int)n, db_path, n == strlen(db_path) ? "-pcap" : "");
+	}
+	size_t dl = strlen(t->dir);
+	while (dl > 1 && t->dir[dl - 1] == '/')
+		t->dir[--dl] = '\0';
+	char *where = NULL, *why = NULL;
+	int e = 0;
+	if (!*t->dir) {
+		why = xstrdup("expected a folder name");
+		goto fail;
+	}
+	if ((e = make_dir(t, &where)) != 0) {
+		why = str_printf("cannot create folder %s: %s", where, strerror(e));
+		free(where);
+		goto fail;
+	}
+	t->buf = xmalloc(FRAME_MAX_B);
+	t->tap = xcalloc((size_t)t->n, sizeof *t->tap);
+	uint32_t snap = w->cfg->pcap.snaplen_b > PCAPW_MAX_SNAPLEN ? 0 : (uint32_t)w->cfg->pcap.snaplen_b;
+	for (int i = 0; i < t->n; i++) {
+		struct port *p = &w->ports[t->ports[i]];
+		char *path = str_printf("%s/%s-p%d.pcap", t->dir, p->node->name, p->idx);
+		char *e2 = NULL;
+		t->tap[i].file = pcapw_open(path, snap, &e2);
+		if (!t->tap[i].file) {
+			free(path);
+			why = e2;
+			goto fail;
+		}
+		remember(t, path);
+		free(path);
+		hop_of(p, p->peer, &t->tap[i].out);
+		hop_of(p->peer, p, &t->tap[i].in);
+		t->tap[i].buf = t->buf;
+		p->tap = &t->tap[i];
+	}
+	return 0;
+fail:
+	*err = open_error(t, why);
+	free(why);
+	tap_discard(t);
+	return -1;
+}
+
+static void release(struct taps *t, bool discard)
+{
+	if (!t)
+		return;
+	for (int i = 0; t->tap && i < t->n; i++) {
+		if (!t->tap[i].file)
+			continue;
+		t->w->ports[t->ports[i]].tap = NULL;
+		char *err = NULL;
+		if (pcapw_close(t->tap[i].file, &err) < 0 && !discard)
+			warnx_sim("%s", err);
+		free(err);
+	}
+	for (int i = t->n_made - 1; i >= 0; i--) {
+		if (discard)
+			remove(t->made[i]);   /* files, then the folders that held them */
+		free(t->made[i]);
+	}
+	free(t->made);
+	free(t->tap);
+	free(t->ports);
+	free(t->buf);
+	free(t->dir);
+	free(t);
+}
+
+void tap_close(struct taps *t) { release(t, false); }
+void tap_discard(struct taps *t) { release(t, true); }
+
+void tap_tx(struct tap *t, simtime_t now, const struct packet *pkt)
+{
+	size_t len = frame_build(pkt, &t->out, t->buf);
+	pcapw_write(t->file, now, t->buf, (uint32_t)len);
+}
+
+void tap_rx(struct tap *t, simtime_t at, const struct packet *pkt)
+{
+	size_t len = frame_build(pkt, &t->in, t->buf);
+	pcapw_write(t->file, at, t->buf, (uint32_t)len);
+}
