@@ -33,8 +33,9 @@
 --   p50, p95, p99, mean, max): slowdown = fct_ps / ideal_fct_ps (>= 1),
 --   nearest-rank percentiles over the bucket's finished flows; `unfinished`
 --   counts the bucket's flows with no end (not in the percentiles); lo_bytes
---   <= size_bytes < hi_bytes (hi_bytes NULL: no upper bound); ordered by
---   lo_bytes with 'all' (lo_bytes NULL) first when sorted by lo_bytes.
+--   <= size_bytes < hi_bytes (hi_bytes NULL: no upper bound; both NULL on
+--   the 'all' row, so ORDER BY lo_bytes lists it first). A bucket with no
+--   finished flow has no row.
 CREATE VIEW IF NOT EXISTS slowdown_by_size AS
 WITH sized AS (
 	SELECT run_id, slowdown,
