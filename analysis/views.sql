@@ -22,10 +22,12 @@
 --
 -- Plain SQL only (CTEs, window functions), valid on SQLite >= 3.25.
 
--- Flow-size buckets: decades of bytes, as FCT studies report them (HPCC,
--- Li et al. SIGCOMM'19, and pFabric split their flow-size axes by powers
--- of ten; decades keep a bucket's flows within 10x of each other in ideal
--- FCT). Sizes are powers of 1000 as in scenario files (SCENARIO.md
+-- Flow-size buckets: decades of bytes (our choice). A bucket's flows are
+-- within 10x of each other in size, so their ideal FCTs are comparable, a
+-- "short flows" or "long flows" class of a paper is usually a union of
+-- decades, and the workload-independent bounds let two runs be compared
+-- bucket by bucket (buckets at percentiles of one workload's sizes would
+-- move with the workload). Sizes are powers of 1000 as in scenario files (SCENARIO.md
 -- "Values"): [0,1KB) [1KB,10KB) ... [100MB,∞). Training chunks (512 KiB)
 -- land in 100KB-1MB. The row with bucket 'all' covers every finished flow.
 --
