@@ -22,7 +22,9 @@
 -- Indexes live in analysis/indexes.sql: they are built when a run ends,
 -- which is several times faster than keeping them up to date row by row
 -- while a million flows arrive in completion order. Views (times in
--- microseconds, percentiles, breakdowns) live in analysis/views.sql.
+-- microseconds, percentiles, breakdowns) live in analysis/views.sql:
+-- slowdown_by_size, iteration_breakdown, collective_busbw, traffic_matrix,
+-- pfc_pause_time, port_link, congested_ports, link_util_sample.
 
 -- One row per simulation run. Inserted with status 'running' before the
 -- simulation starts; counters and the final status are written last, so a

@@ -1,0 +1,204 @@
+-- views.sql — the questions users ask of a rocesim result database, as views.
+--
+-- Compiled into the simulator after schema.sql (analysis/Makefile.inc), so
+-- every result database carries them; `analysis/report` also loads this
+-- file as TEMP views, so it reads databases written before a view existed
+-- or changed, without writing to them. Every view keeps run_id: filter on it
+-- when a database holds several runs (sim --append).
+--
+-- Conventions:
+--   * Tables hold integer picoseconds; views give microseconds (*_us,
+--     SCENARIO.md "Result database"): ps / 1e6.
+--   * Percentiles are nearest-rank: the p-th percentile of n values is the
+--     ceil(p·n/100)-th smallest (1-based), always one of the values, never
+--     interpolated. ceil(p·n/100) is written (p·n + 99) / 100 in integer
+--     arithmetic: SQLite 3.40 (Debian bookworm) has window functions but no
+--     percentile() and, unless built with math functions, no ceil().
+--   * Bandwidths follow nccl-tests doc/PERFORMANCE.md (REFERENCE.md
+--     "Collectives"): GB/s are 1e9 bytes per second.
+--   * Only finished rows enter times and percentiles (end_ps NOT NULL);
+--     an interval still open when the run ended (pfc_pause.end_ps NULL)
+--     counts up to run.sim_end_ps.
+--
+-- Plain SQL only (CTEs, window functions), valid on SQLite >= 3.25.
+
+-- Flow-size buckets: decades of bytes (our choice). A bucket's flows are
+-- within 10x of each other in size, so their ideal FCTs are comparable, a
+-- "short flows" or "long flows" class of a paper is usually a union of
+-- decades, and the workload-independent bounds let two runs be compared
+-- bucket by bucket (buckets at percentiles of one workload's sizes would
+-- move with the workload). Sizes are powers of 1000 as in scenario files (SCENARIO.md
+-- "Values"): [0,1KB) [1KB,10KB) ... [100MB,∞). Training chunks (512 KiB)
+-- land in 100KB-1MB. The row with bucket 'all' covers every finished flow.
+--
+-- slowdown_by_size(run_id, bucket, lo_bytes, hi_bytes, flows, unfinished,
+--   p50, p95, p99, mean, max): slowdown = fct_ps / ideal_fct_ps (>= 1),
+--   nearest-rank percentiles over the bucket's finished flows; `unfinished`
+--   counts the bucket's flows with no end (not in the percentiles); lo_bytes
+--   <= size_bytes < hi_bytes (hi_bytes NULL: no upper bound; both NULL on
+--   the 'all' row, so ORDER BY lo_bytes lists it first). A bucket with no
+--   finished flow has no row.
+CREATE VIEW IF NOT EXISTS slowdown_by_size AS
+WITH sized AS (
+	SELECT run_id, slowdown,
+	       CASE WHEN size_bytes < 1000 THEN 0
+	            WHEN size_bytes < 10000 THEN 1
+	            WHEN size_bytes < 100000 THEN 2
+	            WHEN size_bytes < 1000000 THEN 3
+	            WHEN size_bytes < 10000000 THEN 4
+	            WHEN size_bytes < 100000000 THEN 5
+	            ELSE 6 END AS b
+	  FROM flow
+), buckets(b, bucket, lo_bytes, hi_bytes) AS (
+	VALUES (0, '<1KB', 0, 1000), (1, '1KB-10KB', 1000, 10000),
+	       (2, '10KB-100KB', 10000, 100000), (3, '100KB-1MB', 100000, 1000000),
+	       (4, '1MB-10MB', 1000000, 10000000), (5, '10MB-100MB', 10000000, 100000000),
+	       (6, '>=100MB', 100000000, NULL), (-1, 'all', NULL, NULL)
+), ranked AS (
+	-- each finished flow's rank within its bucket (rn, of n) and within the run (rn_all, of n_all)
+	SELECT run_id, b, slowdown,
+	       row_number() OVER (PARTITION BY run_id, b ORDER BY slowdown) AS rn,
+	       count(*) OVER (PARTITION BY run_id, b) AS n,
+	       row_number() OVER (PARTITION BY run_id ORDER BY slowdown) AS rn_all,
+	       count(*) OVER (PARTITION BY run_id) AS n_all
+	  FROM sized WHERE slowdown IS NOT NULL
+), pct AS (
+	SELECT run_id, b, max(n) AS flows,
+	       max(CASE WHEN rn = (50 * n + 99) / 100 THEN slowdown END) AS p50,
+	       max(CASE WHEN rn = (95 * n + 99) / 100 THEN slowdown END) AS p95,
+	       max(CASE WHEN rn = (99 * n + 99) / 100 THEN slowdown END) AS p99,
+	       avg(slowdown) AS mean, max(slowdown) AS max
+	  FROM ranked GROUP BY run_id, b
+	UNION ALL
+	SELECT run_id, -1, max(n_all),
+	       max(CASE WHEN rn_all = (50 * n_all + 99) / 100 THEN slowdown END),
+	       max(CASE WHEN rn_all = (95 * n_all + 99) / 100 THEN slowdown END),
+	       max(CASE WHEN rn_all = (99 * n_all + 99) / 100 THEN slowdown END),
+	       avg(slowdown), max(slowdown)
+	  FROM ranked GROUP BY run_id
+), open_ AS (
+	SELECT run_id, b, count(*) AS unfinished FROM sized WHERE slowdown IS NULL GROUP BY run_id, b
+	UNION ALL
+	SELECT run_id, -1, count(*) FROM sized WHERE slowdown IS NULL GROUP BY run_id
+)
+SELECT p.run_id, k.bucket, k.lo_bytes, k.hi_bytes, p.flows, coalesce(o.unfinished, 0) AS unfinished,
+       p.p50, p.p95, p.p99, p.mean, p.max
+  FROM pct p JOIN buckets k USING (b) LEFT JOIN open_ o USING (run_id, b);
+
+-- iteration_breakdown(run_id, job, iteration, start_us, iter_us,
+--   compute_us, comm_us, exposed_comm_us, overlapped_comm_us, other_us,
+--   exposed_frac): one row per finished iteration of each job.
+--   iter_us = end - start; compute_us the compute on the critical path;
+--   comm_us all communication time, overlapped or not; exposed_comm_us the
+--   part not hidden behind compute; overlapped_comm_us = comm − exposed;
+--   other_us = iter − compute − exposed (time the critical path neither
+--   computed nor waited on communication: pipeline bubbles and waits for
+--   other ranks; 0 for a pure data-parallel job); exposed_frac =
+--   exposed / iter.
+CREATE VIEW IF NOT EXISTS iteration_breakdown AS
+SELECT run_id, job, iteration,
+       start_ps / 1e6 AS start_us,
+       (end_ps - start_ps) / 1e6 AS iter_us,
+       compute_ps / 1e6 AS compute_us,
+       comm_ps / 1e6 AS comm_us,
+       exposed_comm_ps / 1e6 AS exposed_comm_us,
+       (comm_ps - exposed_comm_ps) / 1e6 AS overlapped_comm_us,
+       (end_ps - start_ps - compute_ps - exposed_comm_ps) / 1e6 AS other_us,
+       exposed_comm_ps * 1.0 / (end_ps - start_ps) AS exposed_frac
+  FROM iteration WHERE end_ps IS NOT NULL AND end_ps > start_ps;
+
+-- collective_busbw(run_id, collective_id, job, iteration, parallelism, op,
+--   algorithm, group_size, size_bytes, time_us, ideal_us, algbw_GB_s,
+--   busbw_factor, busbw_GB_s, busbw_Gbit_s, vs_ideal): one row per finished
+--   collective, nccl-tests' convention (doc/PERFORMANCE.md): size_bytes is
+--   nccl-tests' size (SCENARIO.md "Vocabularies"), algbw = size / time,
+--   busbw = algbw × factor with factor 2(n−1)/n for allreduce, (n−1)/n for
+--   allgather, reduce_scatter and alltoall, 1 for broadcast and sendrecv
+--   (n = group_size). busbw_Gbit_s is busbw in bits, to set beside a link
+--   rate. vs_ideal = time / ideal (>= 1: how much the fabric stretched it).
+CREATE VIEW IF NOT EXISTS collective_busbw AS
+WITH c AS (
+	SELECT *, CASE op
+	          WHEN 'allreduce' THEN 2.0 * (group_size - 1) / group_size
+	          WHEN 'allgather' THEN (group_size - 1) * 1.0 / group_size
+	          WHEN 'reduce_scatter' THEN (group_size - 1) * 1.0 / group_size
+	          WHEN 'alltoall' THEN (group_size - 1) * 1.0 / group_size
+	          ELSE 1.0 END AS factor
+	  FROM collective WHERE end_ps IS NOT NULL AND end_ps > start_ps
+)
+SELECT run_id, collective_id, job, iteration, parallelism, op, algorithm, group_size, size_bytes,
+       (end_ps - start_ps) / 1e6 AS time_us,
+       ideal_ps / 1e6 AS ideal_us,
+       size_bytes * 1e3 / (end_ps - start_ps) AS algbw_GB_s,
+       factor AS busbw_factor,
+       size_bytes * 1e3 / (end_ps - start_ps) * factor AS busbw_GB_s,
+       size_bytes * 8e3 / (end_ps - start_ps) * factor AS busbw_Gbit_s,
+       (end_ps - start_ps) * 1.0 / ideal_ps AS vs_ideal
+  FROM c;
+
+-- traffic_matrix(run_id, job, parallelism, src, dst, flows, bytes): bytes
+--   posted per (sender, receiver) pair and parallelism, finished or not.
+--   src/dst are GPU names ('host3.gpu5') for GPU traffic, node names for
+--   the rest (background flows); job is NULL outside jobs.
+CREATE VIEW IF NOT EXISTS traffic_matrix AS
+SELECT run_id, job, parallelism, coalesce(src_gpu, src) AS src, coalesce(dst_gpu, dst) AS dst,
+       count(*) AS flows, sum(size_bytes) AS bytes
+  FROM flow GROUP BY run_id, job, parallelism, coalesce(src_gpu, src), coalesce(dst_gpu, dst);
+
+-- pfc_pause_time(run_id, node, kind, port, priority, pauses, paused_us,
+--   paused_frac, first_us, last_us): per paused egress (node, port) and
+--   priority: the number of pfc_pause intervals, their total length (an
+--   interval open at the end counts to run.sim_end_ps), that total as a
+--   fraction of the run, and the first start and last end. kind is the
+--   node's (switch, host: a host's NIC is paused by its ToR).
+CREATE VIEW IF NOT EXISTS pfc_pause_time AS
+SELECT p.run_id, p.node, n.kind, p.port, p.priority, count(*) AS pauses,
+       sum(coalesce(p.end_ps, r.sim_end_ps) - p.start_ps) / 1e6 AS paused_us,
+       sum(coalesce(p.end_ps, r.sim_end_ps) - p.start_ps) * 1.0 / nullif(r.sim_end_ps, 0) AS paused_frac,
+       min(p.start_ps) / 1e6 AS first_us,
+       max(coalesce(p.end_ps, r.sim_end_ps)) / 1e6 AS last_us
+  FROM pfc_pause p JOIN run r USING (run_id)
+  LEFT JOIN node n ON n.run_id = p.run_id AND n.name = p.node
+ GROUP BY p.run_id, p.node, p.port, p.priority;
+
+-- port_link(run_id, node, port, peer, peer_port, rate_bps, delay_ps): each
+--   link seen from both of its ends, by node name: the rate of a port.
+CREATE VIEW IF NOT EXISTS port_link AS
+SELECT l.run_id, a.name AS node, l.port_a AS port, b.name AS peer, l.port_b AS peer_port, l.rate_bps, l.delay_ps
+  FROM link l JOIN node a ON a.run_id = l.run_id AND a.node_id = l.node_a
+              JOIN node b ON b.run_id = l.run_id AND b.node_id = l.node_b
+UNION ALL
+SELECT l.run_id, b.name, l.port_b, a.name, l.port_a, l.rate_bps, l.delay_ps
+  FROM link l JOIN node a ON a.run_id = l.run_id AND a.node_id = l.node_a
+              JOIN node b ON b.run_id = l.run_id AND b.node_id = l.node_b;
+
+-- congested_ports(run_id, rank, node, port, peer, max_queue_bytes,
+--   ecn_marked, drops, pause_frames_tx, pause_frames_rx, paused_us,
+--   tx_util): every port, ranked within its run by its deepest egress queue,
+--   then time paused, ECN marks and drops (rank 1 = most congested; ask
+--   `WHERE rank <= 10 ORDER BY run_id, rank`). tx_util is the share of the
+--   run's line time the port spent transmitting: (tx_bytes + 20 B of
+--   preamble and inter-frame gap per frame) × 8 / rate / sim_end
+--   (port_stats bytes include the FCS, REFERENCE.md "RoCEv2 on the wire").
+CREATE VIEW IF NOT EXISTS congested_ports AS
+SELECT s.run_id,
+       row_number() OVER (PARTITION BY s.run_id
+                          ORDER BY s.max_queue_bytes DESC, s.paused_ps DESC, s.ecn_marked DESC,
+                                   s.drops DESC, s.node, s.port) AS rank,
+       s.node, s.port, pl.peer, s.max_queue_bytes, s.ecn_marked, s.drops,
+       s.pause_frames_tx, s.pause_frames_rx, s.paused_ps / 1e6 AS paused_us,
+       (s.tx_bytes + 20.0 * s.tx_packets) * 8 * 1e12 / pl.rate_bps / nullif(r.sim_end_ps, 0) AS tx_util
+  FROM port_stats s JOIN run r USING (run_id)
+  LEFT JOIN port_link pl ON pl.run_id = s.run_id AND pl.node = s.node AND pl.port = s.port;
+
+-- link_util_sample(run_id, node, port, t_us, util): link_sample as a
+--   share of the line rate over each sampling interval (the time since the
+--   port's previous sample, or since 0 for its first): tx_bytes × 8 / rate /
+--   interval. Frame bytes as link_sample counts them (no preamble or gap).
+--   Empty unless [output] link_sample_interval was set.
+CREATE VIEW IF NOT EXISTS link_util_sample AS
+SELECT s.run_id, s.node, s.port, s.t_ps / 1e6 AS t_us,
+       s.tx_bytes * 8 * 1e12 / pl.rate_bps
+         / nullif(s.t_ps - lag(s.t_ps, 1, 0) OVER (PARTITION BY s.run_id, s.node, s.port ORDER BY s.t_ps), 0)
+         AS util
+  FROM link_sample s LEFT JOIN port_link pl ON pl.run_id = s.run_id AND pl.node = s.node AND pl.port = s.port;

@@ -1,0 +1,127 @@
+#!/bin/sh
+# views.sh — the views of analysis/views.sql against closed forms.
+#
+# 1. A hand-made database (analysis/schema.sql + views.sql +
+#    test/views_fixture.sql) whose every view answer is worked out by hand
+#    below: nearest-rank percentiles of known slowdowns, nccl-tests busbw
+#    of collectives of known size and time, pause time = the sum of the
+#    pfc_pause intervals, utilisation from frame bytes and line rate.
+# 2. Databases written by `sim`: they carry the views; the percentiles
+#    agree with an independent ORDER BY ... LIMIT 1 OFFSET computation; a
+#    ring all-reduce's busbw stays under the goodput its links allow.
+#
+# Run by `make check` with SIM, SRCDIR and BUILDDIR set. POSIX sh.
+set -u
+SIM=${SIM:-./sim}
+SRCDIR=${SRCDIR:-.}
+command -v sqlite3 >/dev/null || { echo "views.sh: SKIP: sqlite3 not installed"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocesim-views.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+checks=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# check NAME SQL: the query must return 1
+check() {
+	checks=$((checks + 1))
+	got=$(sqlite3 "$db" "$2" 2>&1)
+	[ "$got" = 1 ] || fail "$1 ($2 gave '$(echo "$got" | head -3)')"
+}
+# near A B: |A - B| <= 1e-9 (1 + |B|), as SQL
+near() { echo "abs(($1) - ($2)) <= 1e-9 * (1 + abs($2))"; }
+
+db=$tmp/fixture.db
+cat "$SRCDIR/analysis/schema.sql" "$SRCDIR/analysis/views.sql" "$SRCDIR/test/views_fixture.sql" |
+	sqlite3 -bail "$db" || fail "the fixture database does not load"
+
+# slowdown_by_size. 1KB-10KB holds slowdowns 1..100: the p-th nearest-rank
+# percentile of 1..100 is p itself (rank ceil(p·100/100) = p).
+check "1KB-10KB percentiles" "SELECT flows = 100 AND unfinished = 0 AND p50 = 50 AND p95 = 95 AND p99 = 99 AND max = 100 AND $(near mean 50.5) FROM slowdown_by_size WHERE bucket = '1KB-10KB'"
+# 100KB-1MB: 1..7 and one unfinished: ranks ceil(3.5) = 4, ceil(6.65) = 7, ceil(6.93) = 7.
+check "100KB-1MB percentiles" "SELECT flows = 7 AND unfinished = 1 AND p50 = 4 AND p95 = 7 AND p99 = 7 AND $(near mean 4) FROM slowdown_by_size WHERE bucket = '100KB-1MB'"
+# lower bounds inclusive: 999 B is <1KB, 10000 B is 10KB-100KB
+check "bucket bounds" "SELECT group_concat(bucket || ':' || flows || ':' || p50 || ':' || lo_bytes || '-' || coalesce(hi_bytes, ''), ' ') = '<1KB:1:2.0:0-1000 10KB-100KB:1:2.0:10000-100000' FROM (SELECT * FROM slowdown_by_size WHERE bucket IN ('<1KB', '10KB-100KB') ORDER BY lo_bytes)"
+check "empty buckets absent" "SELECT count(*) = 5 FROM slowdown_by_size"
+# all 109 finished flows: 1 twice, 2 four times, 3..7 twice, 8..100 once, so
+# value v >= 8 sits at rank v + 9: p50 rank ceil(54.5) = 55 -> 46, p95 rank
+# ceil(103.55) = 104 -> 95, p99 rank ceil(107.91) = 108 -> 99; mean 5082/109.
+check "all-flow percentiles" "SELECT flows = 109 AND unfinished = 1 AND p50 = 46 AND p95 = 95 AND p99 = 99 AND $(near mean '5082.0 / 109') AND lo_bytes IS NULL FROM slowdown_by_size WHERE bucket = 'all'"
+
+# collective_busbw: 1 GB in 100 ms is algbw 10 GB/s; busbw = 10 × 2·15/16 =
+# 18.75 (allreduce, 16), 10 × 3/4 = 7.5 (allgather, 4), 10 × 7/8 = 8.75
+# (alltoall, 8), 10 × 4/5 = 8 (reduce_scatter, 5), 10 (sendrecv, broadcast).
+for c in "1 18.75" "2 7.5" "3 8.75" "4 8" "5 10" "6 10"; do
+	set -- $c
+	check "busbw of collective $1" "SELECT $(near algbw_GB_s 10) AND $(near busbw_GB_s "$2") AND $(near busbw_Gbit_s "8 * $2") AND $(near time_us 100000) AND $(near vs_ideal 2) FROM collective_busbw WHERE collective_id = $1"
+done
+check "unfinished collective left out" "SELECT count(*) = 6 FROM collective_busbw"
+
+# iteration_breakdown: 10 ms, 4 compute, 8 comm of which 5 exposed: 3
+# overlapped, 10 - 4 - 5 = 1 other, exposed share 1/2; unfinished left out.
+check "iteration breakdown" "SELECT count(*) = 1 AND $(near 'max(iter_us)' 10000) AND $(near 'max(compute_us)' 4000) AND $(near 'max(comm_us)' 8000) AND $(near 'max(exposed_comm_us)' 5000) AND $(near 'max(overlapped_comm_us)' 3000) AND $(near 'max(other_us)' 1000) AND $(near 'max(exposed_frac)' 0.5) FROM iteration_breakdown"
+
+# traffic_matrix: GPU names for GPU traffic, node names otherwise; every
+# flow counts, finished or not (8 × 500 KB, 100 × 5 KB, 999 B + 10 kB).
+check "traffic matrix" "SELECT group_concat(coalesce(job, '-') || ' ' || parallelism || ' ' || src || ' ' || dst || ' ' || flows || ' ' || bytes, ', ') = '- bg host2 host3 100 500000, j dp host0.gpu0 host1.gpu0 8 4000000, - micro host2 host3 2 10999' FROM (SELECT * FROM traffic_matrix ORDER BY parallelism)"
+
+# pfc_pause_time: sw0:1 prio 3 paused [1,3] + [5,8] us = 5 us in 2 pauses,
+# prio 4 [2,4] = 2 us; sw0:2 from 9 us to the end, 163.2 us: 154.2 us.
+check "pause time sums intervals" "SELECT pauses = 2 AND $(near paused_us 5) AND $(near first_us 1) AND $(near last_us 8) AND kind = 'switch' FROM pfc_pause_time WHERE node = 'sw0' AND port = 1 AND priority = 3"
+check "pause time per priority" "SELECT pauses = 1 AND $(near paused_us 2) FROM pfc_pause_time WHERE node = 'sw0' AND port = 1 AND priority = 4"
+check "open pause counts to the end" "SELECT pauses = 1 AND $(near paused_us 154.2) AND $(near paused_frac '154.2 / 163.2') AND $(near last_us 163.2) FROM pfc_pause_time WHERE node = 'sw0' AND port = 2"
+check "pause time equals the interval sum" "SELECT $(near '(SELECT sum(paused_us) FROM pfc_pause_time)' '(SELECT sum(coalesce(end_ps, 163200000) - start_ps) / 1e6 FROM pfc_pause)')"
+
+# congested_ports: ranked by queue, then pause; sw0:3 sent 1 MB of frames in
+# 1000 frames: (1e6 + 20·1000) B × 8 / 100 Gb/s = 81.6 us = half of 163.2 us.
+check "congested ranking" "SELECT group_concat(node || ':' || port, ' ') = 'sw0:3 sw0:1 sw0:2 host2:0 sw0:0' FROM (SELECT * FROM congested_ports ORDER BY rank)"
+check "utilisation from frame bytes" "SELECT $(near tx_util 0.5) AND peer = 'host3' AND $(near paused_us 0) FROM congested_ports WHERE rank = 1"
+check "port_link both ends" "SELECT count(*) = 8 AND sum(rate_bps = 100000000000) = 8 FROM port_link"
+
+# link_util_sample: 62500 B in 10 us at 100 Gb/s = 1/2, 125000 B = 1, 0.
+check "sampled utilisation" "SELECT group_concat(t_us || '=' || util, ' ') = '10.0=0.5 20.0=1.0 30.0=0.0' FROM (SELECT * FROM link_util_sample ORDER BY t_us)"
+
+# Databases written by sim carry the views.
+if [ -x "$SIM" ]; then
+	# A 16 MB ring all-reduce over 4 hosts of a 100 Gb/s star. Each host's
+	# link carries, per 1024 B of payload it sends, a 1106 B frame (1082 B +
+	# 24 B preamble/gap/FCS, REFERENCE.md) and the 86 B ACK of a packet it
+	# receives: busbw cannot pass 100 Gb/s × 1024/1192 = 85.91 Gb/s, and a
+	# ring keeps its links busy, so it comes within 3% of it.
+	cat >"$tmp/ar.ini" <<-EOF
+		[topology]
+		type = star
+		hosts = 4
+		link_rate = 100Gbps
+		link_delay = 1us
+		[nic]
+		cc = none
+		[traffic.ar]
+		type = collective
+		op = allreduce
+		algorithm = ring
+		size = 16MB
+	EOF
+	db=$tmp/ar.db
+	"$SIM" -q -o "$db" "$tmp/ar.ini" >/dev/null 2>"$tmp/stderr" || fail "sim ar.ini: exit $? $(cat "$tmp/stderr")"
+	check "sim databases carry the views" "SELECT count(*) = 8 FROM sqlite_master WHERE type = 'view' AND name IN ('slowdown_by_size', 'iteration_breakdown', 'collective_busbw', 'traffic_matrix', 'pfc_pause_time', 'port_link', 'congested_ports', 'link_util_sample')"
+	check "ring busbw under the link goodput" "SELECT busbw_Gbit_s <= 100.0 * 1024 / 1192 AND busbw_Gbit_s >= 0.97 * 100 * 1024 / 1192 AND busbw_factor = 1.5 FROM collective_busbw"
+	check "traffic matrix is the ring" "SELECT count(*) = 4 AND sum(bytes) = (SELECT sum(size_bytes) FROM flow) FROM traffic_matrix"
+
+	# Incast with PFC: percentiles equal the rank-ceil(p·n/100) value found
+	# by sorting; pause time equals the interval sum; --append keeps runs apart.
+	db=$tmp/incast.db
+	"$SIM" -q -o "$db" "$SRCDIR/scenarios/incast_pfc.ini" >/dev/null 2>"$tmp/stderr" || fail "sim incast_pfc: exit $?"
+	"$SIM" -q -o "$db" --append --set traffic.incast.size=500KB "$SRCDIR/scenarios/incast_pfc.ini" >/dev/null 2>"$tmp/stderr" ||
+		fail "sim incast_pfc --append: exit $? $(cat "$tmp/stderr")"
+	for r in 1 2; do
+		for p in 50 95 99; do
+			check "run $r p$p by sorting" "SELECT p$p = (SELECT slowdown FROM flow WHERE run_id = $r AND slowdown IS NOT NULL ORDER BY slowdown
+			         LIMIT 1 OFFSET (SELECT ($p * count(slowdown) + 99) / 100 - 1 FROM flow WHERE run_id = $r)) FROM slowdown_by_size WHERE run_id = $r AND bucket = 'all'"
+		done
+		check "run $r pause time = interval sum" "SELECT $(near "(SELECT sum(paused_us) FROM pfc_pause_time WHERE run_id = $r)" "(SELECT sum(end_ps - start_ps) / 1e6 FROM pfc_pause WHERE run_id = $r)") AND (SELECT count(*) FROM pfc_pause WHERE run_id = $r) > 0"
+	done
+else
+	echo "views.sh: $SIM not built: sim-written databases not checked"
+fi
+
+echo "views.sh: $checks checks, $fails failed"
+[ "$fails" = 0 ]
