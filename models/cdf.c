@@ -80,6 +80,15 @@ int cdf_load(struct cdf *c, const char *path, char **err)
 		*err = str_printf("%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
+	int rc = cdf_read(c, path, f, err);
+	fclose(f);
+	return rc;
+}
+
+int cdf_read(struct cdf *c, const char *path, FILE *f, char **err)
+{
+	memset(c, 0, sizeof *c);
+	*err = NULL;
 	char *line = NULL;
 	size_t linecap = 0, cap = 0;
 	int lineno = 0;
@@ -140,11 +149,9 @@ int cdf_load(struct cdf *c, const char *path, char **err)
 	c->cum[c->n - 1] = 1.0; /* exact, so every u in [0,1) finds a segment */
 	c->mean = cdf_exact_mean(c);
 	free(line);
-	fclose(f);
 	return 0;
 fail:
 	free(line);
-	fclose(f);
 	cdf_free(c);
 	return -1;
 }
