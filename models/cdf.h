@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <gsl/gsl_rng.h>
 
+/* Largest size a table may hold: 2^53 bytes, below which a double holds
+ * every whole byte count exactly and which a uint64_t holds. */
+#define CDF_MAX_SIZE_B 9007199254740992.0
+
 struct cdf {
 	double *size;   /* bytes, ascending */
 	double *cum;    /* cumulative probability in [0,1], non-decreasing, last = 1 */
