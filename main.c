@@ -44,6 +44,16 @@ static void print_summary(const struct run_report *r)
 	       (unsigned long long)r->packets_sent, (unsigned long long)r->packets_delivered,
 	       (unsigned long long)r->packets_dropped, peak_rss_mb());
 	printf("results: %s (run %d, %s)\n", r->output, r->run_id, r->status);
+	/* For make bench (test/bench/run.sh): CPU time beside wall time (the
+	 * machine may be shared), events per packet-hop, and what a host and
+	 * a packet in flight cost. */
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("bench: hosts %d, cpu %.3f s, events/hop %.3f, packets in flight peak %llu x %llu B\n",
+	       r->hosts, (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+	       r->packet_hops ? (double)r->events / (double)r->packet_hops : 0.0,
+	       (unsigned long long)r->pkt_peak, (unsigned long long)r->pkt_bytes);
 }
 
 int main(int argc, char **argv)

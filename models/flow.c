@@ -3,6 +3,7 @@
  * or NVLink): creation, arrival, completion and its `flow` row (see flow.h).
  */
 #include "flow.h"
+#include "hpcc_fct.h"
 #include "qp.h"
 #include "results.h"
 #include "world.h"
@@ -33,6 +34,8 @@ void flow_finish(struct sim *sim, struct world *w, struct flow *f)
 		sim->poll_now = true;
 	if (f->on_done)
 		f->on_done(sim, f, f->on_done_ctx);
+	if (w->hpcc_fct)
+		hpcc_fct_flow(w->hpcc_fct, w, f);
 	flow_write(w, f);
 	pool_put(&w->flow_pool, f);
 }

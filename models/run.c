@@ -10,6 +10,7 @@
 #include "autoconfig.h"
 #include "collective.h"
 #include "config.h"
+#include "hpcc_fct.h"
 #include "job.h"
 #include "log.h"
 #include "mmu.h"
@@ -63,7 +64,7 @@ static void warn_unmodelled(const struct config *cfg, const struct run_opts *o)
 	if (cfg->pcap.n_taps || cfg->pcap.dir || o->pcap_dir)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%spcap capture", n ? ", " : "");
 	if (cfg->output.queue_sample_interval || cfg->output.link_sample_interval ||
-	    cfg->output.cc_sample_interval || cfg->output.flow_paths || cfg->output.hpcc_fct)
+	    cfg->output.cc_sample_interval || cfg->output.flow_paths)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%s[output] samples and files", n ? ", " : "");
 	if (n)
 		warnx_sim("not modelled by this version, running without: %s", what);
@@ -147,8 +148,17 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
 					 .config = cfg->resolved, .seed = cfg->simulation.seed,
 					 .version = PACKAGE_VERSION };
+	/* [output] hpcc_fct: opened before the run, so an unwritable path is
+	 * an input error with nothing simulated (hpcc_fct.h). */
+	if (cfg->output.hpcc_fct && !(w.hpcc_fct = hpcc_fct_open(cfg->output.hpcc_fct, err))) {
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	struct results *res = results_open(rep->output, o->append, &info, err);
 	if (!res) {
+		if (w.hpcc_fct)
+			hpcc_fct_abort(w.hpcc_fct);
+		w.hpcc_fct = NULL;
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -197,6 +207,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
 	rep->packet_hops = sim.packet_hops;
+	rep->pkt_peak = w.pkt_pool.peak;
+	rep->pkt_bytes = w.pkt_pool.obj_size;
 	rep->packets_sent = sim.packets_sent;
 	rep->packets_delivered = sim.packets_delivered;
 	rep->packets_dropped = sim.packets_dropped;
@@ -208,6 +220,9 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 				   .packets_dropped = sim.packets_dropped };
 	open_results = NULL;
 	log_set_cleanup(NULL);
+	if (w.hpcc_fct && hpcc_fct_close(w.hpcc_fct, err) < 0)
+		rc = EXIT_INTERNAL;
+	w.hpcc_fct = NULL;
 	if (results_finish(res, rep->status, &sum) < 0) {
 		*err = strdup("could not finish the results database");
 		rc = EXIT_INTERNAL;

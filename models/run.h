@@ -30,6 +30,8 @@ struct run_report {
 	simtime_t sim_end_ps;
 	double wall_s;
 	uint64_t events, packet_hops, packets_sent, packets_delivered, packets_dropped;
+	uint64_t pkt_peak;          /* most packets alive at once (packet pool high-water mark) */
+	uint64_t pkt_bytes;         /* bytes per packet record in the pool (no per-object header) */
 	int run_id;
 	const char *status;         /* 'complete', 'interrupted', ... (static) */
 	char *output;               /* malloc'd database path, NULL with check */

@@ -45,7 +45,7 @@ static const struct topo_type {
 	[TOPO_RAIL_OPTIMIZED] = { topo_build_rail, TOPO_NICS_BUILDER },
 	[TOPO_DUMBBELL] = { topo_build_dumbbell, TOPO_NICS_SAME_SWITCH },
 	[TOPO_STAR] = { topo_build_star, TOPO_NICS_SAME_SWITCH },
-	[TOPO_HPCC] = { NULL, TOPO_NICS_ONE },
+	[TOPO_HPCC] = { topo_build_hpcc, TOPO_NICS_ONE },
 };
 
 int topo_reserve(struct topo *t, int n_nodes, int n_links)
@@ -255,5 +255,6 @@ void topology_free(struct topo *t)
 	free(t->links);
 	free(t->port_off);
 	free(t->ports);
+	free(t->hpcc_id);
 	memset(t, 0, sizeof *t);
 }

@@ -65,6 +65,7 @@ struct topo {
 	int *port_off;
 	struct topo_port *ports;
 	int nodes_cap, links_cap;  /* allocated entries of nodes / links (builders) */
+	int *hpcc_id;              /* type hpcc: HPCC ns-3 id of each node (hpcc_format.h); else NULL */
 };
 
 /* Builds the topology the section describes. Returns 0, or -1 with *err
@@ -100,6 +101,8 @@ int topo_build_dumbbell(const struct cfg_topology *c, uint64_t host_rate_bps, st
 int topo_build_star(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 /* Wires every NIC itself (NIC i of every host on leaf i): topo_rail.c. */
 int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
+/* HPCC ns-3 topology.txt from [topology] file: topo_hpcc.c. */
+int topo_build_hpcc(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 static inline int topo_n_ports(const struct topo *t, int u) { return t->port_off[u + 1] - t->port_off[u]; }
 /* Endpoints of the topology: n_hosts x nics_per_host (n_hosts when 0). */
 static inline int topo_n_eps(const struct topo *t)

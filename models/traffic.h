@@ -31,8 +31,8 @@ struct world;
  * Returns 0, or -1 with *err (malloc'd, located with cfg_error_at) for input
  * that only the built world can reject: unknown host names, a sender equal to
  * the receiver, a CDF file that cannot be read, poisson with no stop, ...
- * Types whose models do not exist yet (hpcc, multicast) are
- * rejected here ("traffic type 'hpcc' is not supported by this version of
+ * Types whose models do not exist yet (multicast) are
+ * rejected here ("traffic type 'multicast' is not supported by this version of
  * rocesim"). On failure nothing is left registered or scheduled. */
 int traffic_setup(struct world *w, char **err);
 void traffic_free(struct world *w);
@@ -73,6 +73,8 @@ struct traffic_src *traffic_incast_create(struct world *w, const struct cfg_traf
 struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_all_to_all_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
+/* HPCC ns-3 flow.txt: traffic_hpcc.c. */
+struct traffic_src *traffic_hpcc_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_collective_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 
 /* Host ids of a host-name list (key `key` of section), in list order; n = 0

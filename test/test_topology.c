@@ -478,8 +478,9 @@ static void test_errors(void)
 	c.topology.hosts = 10000;
 	c.topology.nics_per_host = 8;
 	expect_error(&c, "sw0 would have 80000 ports");
+	/* hpcc reads its graph from a file (test_hpcc.c): without one, it says so. */
 	c = make_cfg(TOPO_HPCC);
-	expect_error(&c, "topology type 'hpcc' is not supported by this version of rocesim");
+	expect_error(&c, "[topology] file: type hpcc needs the path of an HPCC topology.txt");
 }
 
 /* Every type the config accepts has a row: a builder or the refusal. */

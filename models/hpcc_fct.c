@@ -1,0 +1,91 @@
+/*
+ * hpcc_fct.c — HPCC ns-3's fct.txt writer (see hpcc_fct.h).
+ */
+#include "hpcc_fct.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flow.h"
+#include "hpcc_format.h"
+#include "qp.h"
+#include "world.h"
+#include "xalloc.h"
+
+#define ROCEV2_UDP_DPORT 4791      /* REFERENCE.md "RoCEv2 on the wire" */
+
+struct hpcc_fct *hpcc_fct_open(const char *path, char **err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		err_printf(err, "[output] hpcc_fct = '%s': cannot write: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct hpcc_fct *h = xcalloc(1, sizeof *h);
+	h->f = f;
+	h->path = xstrdup(path);
+	return h;
+}
+
+int hpcc_fct_close(struct hpcc_fct *h, char **err)
+{
+	int bad = ferror(h->f);
+	if (fclose(h->f) != 0)
+		bad = 1;
+	int rc = 0;
+	if (bad)
+		rc = err_printf(err, "[output] hpcc_fct = '%s': write error", h->path);
+	free(h->path);
+	free(h);
+	return rc;
+}
+
+void hpcc_fct_abort(struct hpcc_fct *h)
+{
+	fclose(h->f);
+	unlink(h->path);
+	free(h->path);
+	free(h);
+}
+
+/* The tag: never does anything, only marks flows of a flow.txt. */
+static void hpcc_fct_tagged(struct sim *sim, struct flow *f, void *ctx)
+{
+	(void)sim;
+	(void)f;
+	(void)ctx;
+}
+
+void hpcc_fct_tag(struct flow *f, const struct hpcc_flow *hf)
+{
+	f->on_done = hpcc_fct_tagged;
+	f->on_done_ctx = (void *)hf;
+}
+
+/* ps to ns, rounded to nearest (HPCC's clock ticks in ns). */
+static uint64_t ps_to_ns(simtime_t ps)
+{
+	return (uint64_t)((ps + 500) / 1000);
+}
+
+void hpcc_fct_flow(struct hpcc_fct *h, const struct world *w, const struct flow *f)
+{
+	if (!f->qp)
+		return;
+	int src = w->eps[f->src].host->id, dst = w->eps[f->dst].host->id;
+	const int *hid = w->topo.hpcc_id;
+	uint32_t sip = hpcc_node_ip((uint32_t)(hid ? hid[src] : src));
+	uint32_t dip = hpcc_node_ip((uint32_t)(hid ? hid[dst] : dst));
+	uint32_t sport = f->qp->sport, dport = ROCEV2_UDP_DPORT;
+	if (f->on_done == hpcc_fct_tagged) {
+		const struct hpcc_flow *hf = f->on_done_ctx;
+		sport = hf->sport;
+		dport = hf->dport;
+	}
+	fprintf(h->f, "%08" PRIx32 " %08" PRIx32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64
+		" %" PRIu64 " %" PRIu64 "\n", sip, dip, sport, dport, f->size_b, ps_to_ns(f->start),
+		ps_to_ns(f->end - f->start), ps_to_ns(f->ideal));
+}

@@ -1,0 +1,50 @@
+/*
+ * hpcc_fct.h — `[output] hpcc_fct = PATH`: the flow completions also as
+ * HPCC ns-3's fct.txt, so a run compares row by row with that simulator's.
+ *
+ * One line per finished network flow, written when the sender sees it
+ * complete (so, like HPCC's, the file is in completion order):
+ *   sip dip sport dport size start_ns fct_ns standalone_fct_ns
+ * as HPCC's third.cc qp_finish prints it ("%08x %08x %u %u %lu %lu %lu %lu"):
+ *   sip, dip   HPCC's address of the host (hpcc_node_ip) by its HPCC id
+ *              (topo.hpcc_id with `[topology] type = hpcc`, else our host id);
+ *   sport      flows of `[traffic.X] type = hpcc`: HPCC's 10000 + k per
+ *              (src, dst) pair (hpcc_format.h), so rows join on
+ *              (sip, dip, sport, dport); other flows: our UDP source port;
+ *   dport      hpcc flows: the file's; others: 4791 (RoCEv2);
+ *   start_ns, fct_ns   our start and fct (end - start), ps rounded to ns;
+ *   standalone_fct_ns  our ideal FCT (flow.ideal: the message alone on the
+ *              idle fabric with our real framing, ACK included), NOT HPCC's
+ *              48 B-per-packet formula, so fct/standalone is our slowdown.
+ * NVLink messages (no QP) are not network flows and are not written.
+ * Cost: one predictable branch per finished flow when off; nothing per packet.
+ */
+#ifndef ROCESIM_HPCC_FCT_H
+#define ROCESIM_HPCC_FCT_H
+
+#include <stdio.h>
+
+struct flow;
+struct world;
+struct hpcc_flow;
+
+struct hpcc_fct {
+	FILE *f;
+	char *path;
+};
+
+/* Opens (creates or truncates) path for writing; NULL with *err
+ * "[output] hpcc_fct = 'PATH': cannot write: REASON". */
+struct hpcc_fct *hpcc_fct_open(const char *path, char **err);
+/* Flushes and closes; 0, or -1 with *err on a write error. */
+int hpcc_fct_close(struct hpcc_fct *h, char **err);
+/* Closes and removes the file (the run wrote no results). */
+void hpcc_fct_abort(struct hpcc_fct *h);
+/* Writes f's line (from flow_finish, when w->hpcc_fct is set). */
+void hpcc_fct_flow(struct hpcc_fct *h, const struct world *w, const struct flow *f);
+/* Marks f as posted from flow.txt line hf (its HPCC ports); the traffic
+ * source calls it right after posting. Uses f->on_done (as a tag, doing
+ * nothing), which must be unset. */
+void hpcc_fct_tag(struct flow *f, const struct hpcc_flow *hf);
+
+#endif
