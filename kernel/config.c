@@ -135,6 +135,13 @@ static int section_values(struct loader *L, struct cfg_raw_section *s)
 			err_value(L, s, e, exp);
 			return -1;
 		}
+		/* inih cuts a value at a ';' after a blank, so "a,;b" or a
+		 * --set value with ';' would not read back from the resolved
+		 * text (found by test/fuzz/fuzz_scenario). */
+		if (strchr(e->value, ';')) {
+			err_value(L, s, e, "a value without ';' (a comment starts at ';')");
+			return -1;
+		}
 		struct cfg_store_ctx ctx = ctx_of(L, e);
 		if (cfg_key_store(k, s->base, e->value, &ctx, exp) < 0) {
 			err_value(L, s, e, exp);

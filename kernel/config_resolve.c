@@ -40,12 +40,12 @@ static void wrap_begin(struct wrap *w, FILE *f, const char *key)
 }
 
 /* Whether the reader might not take a continuation line starting with
- * word as more of the value: a comment (';', '#'), or a key name before
- * '=' or ':' (config_read.c's continuation(); the '=' may be the next
- * word of a group or a flow). Found by test/fuzz/fuzz_scenario. */
+ * word as more of the value: a comment ('#'; values hold no ';'), or a
+ * key name before '=' or ':' (config_read.c's continuation(); the '='
+ * may be the next word of a group or a flow). Found by fuzz_scenario. */
 static bool misread_first(const char *word)
 {
-	if (*word == ';' || *word == '#')
+	if (*word == '#')
 		return true;
 	size_t n = strcspn(word, "=:");
 	char *name = strndup(word, n);
@@ -69,15 +69,12 @@ static void wrap_word(struct wrap *w, const char *glue, const char *word)
 	if (w->words && w->col + 2 * strlen(glue) + 1 + len > RESOLVED_WIDTH) {
 		/* A comma, a separator to every parser (units_list), leads a
 		 * word the reader would misread at the start of a line. */
-		const char *lead = !misread_first(word) ? "" : *word == ';' ? "," : ", ";
+		const char *lead = misread_first(word) ? ", " : "";
 		fprintf(w->f, "%s\n    %s%s", glue, lead, word);
 		w->col = 4 + strlen(lead) + len;
 	} else {
-		/* Not the first word: "; " after a blank starts an inline
-		 * comment (inih, the reader), so ';' follows a comma instead. */
-		const char *gap = !w->words || *word != ';' ? " " : *glue ? "" : ",";
-		fprintf(w->f, "%s%s%s", glue, gap, word);
-		w->col += strlen(glue) + strlen(gap) + len;
+		fprintf(w->f, "%s %s", glue, word);
+		w->col += strlen(glue) + 1 + len;
 	}
 	w->words++;
 }
