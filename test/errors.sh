@@ -195,6 +195,10 @@ type = poisson
 load = 0.3
 cdf = $long
 " "bad.ini:12:" "cdf = '$long': expected websearch, hadoop, alistorage2019, googlerpc2008 or a readable file"
+# fuzz_scenario: a value with ';' did not read back from run.config.
+bad "';' in a value" "$good[pcap]
+taps = host0,;host1
+" "bad.ini:10:" "[pcap] taps = 'host0,;host1': expected a value without ';'"
 # fuzz_cdf: sizes whose mean overflowed to inf; refused at the file's line.
 printf '1e308 50\n1.7e308 100\n' >"$tmp/huge.cdf"
 bad "CDF sizes above 2^53 bytes" "$good[traffic.ws]
