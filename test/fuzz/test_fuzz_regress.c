@@ -77,24 +77,28 @@ static char **group_dsts(const struct config *c, size_t *n)
 
 static const char *const tricky[] = { "#a", "size", "dir:1", "receiver=x", "dir", "=" };
 
-static void test_list_words(void)
+#define INCAST STAR "[traffic.in]\ntype = incast\nreceiver = host2\nsize = 1KB\n"
+
+/* Each tricky word, repeated in the value that starts `first`, after the
+ * scenario text `head`. */
+static void each_tricky(const char *head, const char *first, char **(*pick)(const struct config *, size_t *))
 {
 	char buf[4096], text[4608];
 	for (size_t i = 0; i < sizeof tricky / sizeof tricky[0]; i++) {
-		words_text(buf, sizeof buf, "senders = host0", tricky[i]);
-		snprintf(text, sizeof text, STAR "[traffic.in]\ntype = incast\nreceiver = host2\nsize = 1KB\n%s", buf);
-		roundtrip(text, tricky[i], senders);
+		words_text(buf, sizeof buf, first, tricky[i]);
+		snprintf(text, sizeof text, "%s%s", head, buf);
+		roundtrip(text, tricky[i], pick);
 	}
+}
+
+static void test_list_words(void)
+{
+	each_tricky(INCAST, "senders = host0", senders);
 }
 
 static void test_group_words(void)
 {
-	char buf[4096], text[4608];
-	for (size_t i = 0; i < sizeof tricky / sizeof tricky[0]; i++) {
-		words_text(buf, sizeof buf, "group = g host0", tricky[i]);
-		snprintf(text, sizeof text, STAR "[multicast]\n%s", buf);
-		roundtrip(text, tricky[i], group_dsts);
-	}
+	each_tricky(STAR "[multicast]\n", "group = g host0", group_dsts);
 }
 
 /* A comment-like word first on the key's line stays a word. */
@@ -102,7 +106,7 @@ static void test_first_word(void)
 {
 	char buf[4096], text[4608];
 	words_text(buf, sizeof buf, "senders = #a,host1,host1,#a", "#a");
-	snprintf(text, sizeof text, STAR "[traffic.in]\ntype = incast\nreceiver = host2\nsize = 1KB\n%s", buf);
+	snprintf(text, sizeof text, INCAST "%s", buf);
 	struct config a;
 	char *err = NULL;
 	CU_ASSERT_EQUAL_FATAL(config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), 0);
@@ -114,7 +118,7 @@ static void test_first_word(void)
 /* ';' in a value is refused, located (inih reads "a, ;b" as "a,"). */
 static void test_semicolon(void)
 {
-	const char *text = STAR "[traffic.in]\ntype = incast\nreceiver = host2\nsize = 1KB\nsenders = host0,;b\n";
+	const char *text = INCAST "senders = host0,;b\n";
 	struct config a;
 	char *err = NULL;
 	CU_ASSERT_EQUAL(config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), -1);
