@@ -229,6 +229,11 @@ struct cfg_override { char *section, *key, *value; };
  * message (caller prints it and exits 2); the config is then freed already. */
 int config_load(struct config *cfg, const char *path,
 		const struct cfg_override *ov, size_t n_ov, char **err);
+/* As config_load, from len bytes of text in memory (no NUL needed at its
+ * end): path names it in errors and its folder resolves relative input
+ * paths; no file is read for the scenario itself (the fuzz target's door). */
+int config_load_text(struct config *cfg, const char *path, const char *text, size_t len,
+		     const struct cfg_override *ov, size_t n_ov, char **err);
 void config_free(struct config *cfg);
 
 /* Value of a per-rate map at a link rate; -1 with *err set when the map has

@@ -159,6 +159,8 @@ struct cfg_raw {
 /* config_read.c: pass 1, reads cfg->path into cfg->text and raw; pass 2,
  * applies the overrides to raw. Return 0, or -1 with *err set. */
 int cfg_read_file(struct config *cfg, struct cfg_raw *raw, char **err);
+/* Pass 1 over len bytes of text in memory instead of cfg->path's file. */
+int cfg_read_mem(struct config *cfg, struct cfg_raw *raw, const char *text, size_t len, char **err);
 int cfg_apply_overrides(struct cfg_raw *raw, const struct cfg_override *ov, size_t n_ov, char **err);
 void cfg_raw_free(struct cfg_raw *raw);
 struct cfg_raw_entry *cfg_raw_find(struct cfg_raw_section *s, const char *key);

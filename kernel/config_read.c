@@ -284,6 +284,10 @@ static int handler(void *user, const char *section, const char *name, const char
 	return 1;
 }
 
+#define NUL_BYTES_ERR "%s: cannot read: expected a text file (it contains NUL bytes)"
+
+static int parse_text(struct config *cfg, struct cfg_raw *raw, char **err);
+
 /* Reads cfg->path whole into cfg->text; -1 with *err set. */
 static int slurp(struct config *cfg, char **err)
 {
@@ -312,7 +316,7 @@ static int slurp(struct config *cfg, char **err)
 		return -1;
 	}
 	if (memchr(cfg->text, '\0', len)) {
-		cfg_set_err(err, "%s: cannot read: expected a text file (it contains NUL bytes)", cfg->path);
+		cfg_set_err(err, NUL_BYTES_ERR, cfg->path);
 		return -1;
 	}
 	return 0;
@@ -320,9 +324,27 @@ static int slurp(struct config *cfg, char **err)
 
 int cfg_read_file(struct config *cfg, struct cfg_raw *raw, char **err)
 {
-	struct read_state R = { .cfg = cfg, .raw = raw, .cur = -1, .last = -1 };
 	if (slurp(cfg, err) < 0)
 		return -1;
+	return parse_text(cfg, raw, err);
+}
+
+int cfg_read_mem(struct config *cfg, struct cfg_raw *raw, const char *text, size_t len, char **err)
+{
+	if (memchr(text, '\0', len)) {
+		cfg_set_err(err, NUL_BYTES_ERR, cfg->path);
+		return -1;
+	}
+	cfg->text = xrealloc(NULL, len + 1);
+	memcpy(cfg->text, text, len);
+	cfg->text[len] = '\0';
+	return parse_text(cfg, raw, err);
+}
+
+/* Pass 1 over cfg->text (NUL-terminated, no NUL inside). */
+static int parse_text(struct config *cfg, struct cfg_raw *raw, char **err)
+{
+	struct read_state R = { .cfg = cfg, .raw = raw, .cur = -1, .last = -1 };
 	R.pos = cfg->text;
 	int rc = ini_parse_stream(reader, &R, handler, &R);
 	if (rc > 0 && (!R.err || rc < R.line)) {

@@ -39,6 +39,25 @@ static void wrap_begin(struct wrap *w, FILE *f, const char *key)
 	w->col = strlen(key) + 2;
 }
 
+/* Whether the reader might not take a continuation line starting with
+ * word as more of the value: a comment ('#'; values hold no ';'), or a
+ * key name before '=' or ':' (config_read.c's continuation(); the '='
+ * may be the next word of a group or a flow). Found by fuzz_scenario. */
+static bool misread_first(const char *word)
+{
+	if (*word == '#')
+		return true;
+	size_t n = strcspn(word, "=:");
+	char *name = strndup(word, n);
+	if (!name)
+		abort();
+	bool key = false;
+	for (int k = 0; k < SEC_N && !key; k++)
+		key = cfg_key_find(k, name) != NULL;
+	free(name);
+	return key;
+}
+
 /* One word, after glue ("," for lists, "" for maps and groups) and a blank
  * or a line break. A word longer than a line stays whole. */
 static void wrap_word(struct wrap *w, const char *glue, const char *word)
@@ -48,8 +67,11 @@ static void wrap_word(struct wrap *w, const char *glue, const char *word)
 		glue = "";
 	/* Room is kept for the glue that may follow the word. */
 	if (w->words && w->col + 2 * strlen(glue) + 1 + len > RESOLVED_WIDTH) {
-		fprintf(w->f, "%s\n    %s", glue, word);
-		w->col = 4 + len;
+		/* A comma, a separator to every parser (units_list), leads a
+		 * word the reader would misread at the start of a line. */
+		const char *lead = misread_first(word) ? ", " : "";
+		fprintf(w->f, "%s\n    %s%s", glue, lead, word);
+		w->col = 4 + strlen(lead) + len;
 	} else {
 		fprintf(w->f, "%s %s", glue, word);
 		w->col += strlen(glue) + 1 + len;

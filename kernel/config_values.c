@@ -344,7 +344,9 @@ int cfg_key_store(const struct cfg_key *k, void *base, const char *value,
 			return failf(expected, "a path");
 		set_str(base, k->off, value);
 		return 0;
-	case KT_CDF:
+	case KT_CDF: {
+		/* store_path_in's message holds the path: CFG_EXPECTED_MAX, not sub's size. */
+		char why[CFG_EXPECTED_MAX];
 		if (cfg_cdf_is_builtin(value)) {
 			char *p = cfg_cdf_builtin_path(value);
 			if (!p)
@@ -354,9 +356,10 @@ int cfg_key_store(const struct cfg_key *k, void *base, const char *value,
 			set_str(base, k->off, value);
 			return 0;
 		}
-		if (store_path_in(CFG_FIELD(base, k->off, char *), value, ctx, sub) < 0)
-			return failf(expected, "websearch, hadoop, alistorage2019, googlerpc2008 or %s", sub);
+		if (store_path_in(CFG_FIELD(base, k->off, char *), value, ctx, why) < 0)
+			return failf(expected, "websearch, hadoop, alistorage2019, googlerpc2008 or %s", why);
 		return 0;
+	}
 	case KT_NUM_MAP:
 	case KT_SIZE_MAP:
 		return store_map(k, CFG_FIELD(base, k->off, struct cfg_rate_map), value, ctx, expected);

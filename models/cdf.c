@@ -8,7 +8,9 @@
  * "0 0" opens a table with no mass and "100 5" means 5 % of flows are
  * exactly 100 bytes.
  *
- * Invariants after cdf_load: n >= 1; size[] strictly ascending and >= 0;
+ * Invariants after cdf_load: n >= 1; size[] strictly ascending, >= 0 and
+ * <= CDF_MAX_SIZE_B (so the mean is finite and a sample converts to a
+ * uint64_t byte count without overflow);
  * cum[] non-decreasing in [0,1] with cum[n-1] == 1 exactly; mean is the
  * exact mean of that piecewise-linear law (before rounding to bytes).
  * Sampling is the exact inverse transform of that law, then rounded to a
@@ -80,6 +82,15 @@ int cdf_load(struct cdf *c, const char *path, char **err)
 		*err = str_printf("%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
+	int rc = cdf_read(c, path, f, err);
+	fclose(f);
+	return rc;
+}
+
+int cdf_read(struct cdf *c, const char *path, FILE *f, char **err)
+{
+	memset(c, 0, sizeof *c);
+	*err = NULL;
 	char *line = NULL;
 	size_t linecap = 0, cap = 0;
 	int lineno = 0;
@@ -101,6 +112,11 @@ int cdf_load(struct cdf *c, const char *path, char **err)
 		}
 		if (cdf_number(t1, &size) < 0 || size < 0) {
 			*err = str_printf("%s:%d: size '%s' is not a non-negative number", path, lineno, t1);
+			goto fail;
+		}
+		if (size > CDF_MAX_SIZE_B) {
+			*err = str_printf("%s:%d: size '%s' is above 2^53 bytes, the largest byte count sampled "
+					"exactly (a flow's size is a 64-bit integer)", path, lineno, t1);
 			goto fail;
 		}
 		if (cdf_number(t2, &pct) < 0 || pct < 0 || pct > 100) {
@@ -140,11 +156,9 @@ int cdf_load(struct cdf *c, const char *path, char **err)
 	c->cum[c->n - 1] = 1.0; /* exact, so every u in [0,1) finds a segment */
 	c->mean = cdf_exact_mean(c);
 	free(line);
-	fclose(f);
 	return 0;
 fail:
 	free(line);
-	fclose(f);
 	cdf_free(c);
 	return -1;
 }

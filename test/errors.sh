@@ -186,6 +186,29 @@ global_batch = 8
 dp = 8
 " "bad.ini:12:" "[job.moe] dp = '8': the job needs tp x pp x dp = 8 GPUs; its hosts have 4"
 
+# Findings of the fuzz targets (test/fuzz/regress/), through the real sim.
+# fuzz_scenario: a cdf path that is not readable and long enough that its
+# message outgrew the 160-byte buffer it was written into (stack overflow).
+long=$(printf '%0170d' 0 | tr 0 x)
+bad "long unreadable cdf path" "$good[traffic.ws]
+type = poisson
+load = 0.3
+cdf = $long
+" "bad.ini:12:" "cdf = '$long': expected websearch, hadoop, alistorage2019, googlerpc2008 or a readable file"
+# fuzz_scenario: a value with ';' did not read back from run.config.
+bad "';' in a value" "$good[pcap]
+taps = host0,;host1
+" "bad.ini:10:" "[pcap] taps = 'host0,;host1': expected a value without ';'"
+# fuzz_cdf: sizes whose mean overflowed to inf; refused at the file's line.
+printf '1e308 50\n1.7e308 100\n' >"$tmp/huge.cdf"
+bad "CDF sizes above 2^53 bytes" "$good[traffic.ws]
+type = poisson
+load = 0.3
+cdf = huge.cdf
+stop = 1ms
+" "bad.ini:12:" "huge.cdf:1: size '1e308' is above 2^53 bytes"
+rm -f "$tmp/huge.cdf"
+
 # An output path that cannot be written fails before the run, in one line.
 cases=$((cases + 1))
 printf 'a file, not a folder\n' >"$tmp/afile"

@@ -246,9 +246,21 @@ static void test_malformed(void)
 	expect_error("0 0\n100 100 7\n", 2, "expected '<size bytes> <cumulative percent>'");
 	expect_error("-5 0\n100 100\n", 1, "non-negative");
 	expect_error("# nothing\n\n", 2, "no data points");
+	/* Found by test/fuzz/fuzz_cdf: the mean of these sizes overflowed to
+	 * inf (and a sample would not fit a uint64_t); refused above 2^53 B. */
+	expect_error("1e308 50\n1.7e308 100\n", 1, "above 2^53 bytes");
+	expect_error("0 0\n9007199254740994 100\n", 2, "above 2^53 bytes");
 
 	char *err = NULL;
 	struct cdf c;
+	/* 2^53 itself is the largest size taken: uniform on [0, 2^53], mean 2^52. */
+	char *p = temp_file("0 0\n9007199254740992 100\n");
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT_EQUAL_FATAL(cdf_load(&c, p, &err), 0);
+	CU_ASSERT_EQUAL(c.mean, 4503599627370496.0);
+	cdf_free(&c);
+	unlink(p);
+	free(p);
 	CU_ASSERT_EQUAL(cdf_load(&c, "/nonexistent/x.cdf", &err), -1);
 	CU_ASSERT(err && strncmp(err, "/nonexistent/x.cdf: ", 20) == 0);
 	free(err);

@@ -1,0 +1,142 @@
+/*
+ * test_fuzz_regress.c — findings of the fuzz targets that need more than
+ * "the input no longer crashes" (test/fuzz/replay.sh replays every
+ * crashing input; errors.sh and test_cdf check the located errors).
+ *
+ * fuzz_scenario found resolved text (run.config) that did not load back to
+ * the same config: a list word that the resolver wrapped to the start of a
+ * continuation line was read as a comment ('#') or as a misplaced key
+ * ("dir = ..." in a group), and a value holding ';' ("a,;b", or any
+ * --set value) was cut at the ';' on reading back: values may no longer
+ * hold ';'. Each case here puts one such word at every position of
+ * a long value, so some land at line starts whatever the wrap width, and
+ * checks that the words read from the scenario as written are, one by
+ * one, the words read back from its resolved text.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "test/testutil.h"
+
+#define STAR "[topology]\ntype = star\nhosts = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+#define WORDS 24
+
+/* "w,w,...": n copies of word, on lines of 4 continued by indentation. */
+static void words_text(char *buf, size_t n, const char *first, const char *word)
+{
+	size_t len = (size_t)snprintf(buf, n, "%s", first);
+	for (int i = 0; i < WORDS; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i % 4 ? "," : "\n    host1,", word);
+	snprintf(buf + len, n - len, "\n");
+}
+
+/* Loads text, then its resolved text; both must succeed, resolve to the same
+ * text, and the list at `pick` must be WORDS copies of word after each
+ * "host1" (one per 4). */
+static void roundtrip(const char *text, const char *word,
+		      char **(*pick)(const struct config *, size_t *))
+{
+	struct config a, b;
+	char *err = NULL;
+	if (config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err) < 0)
+		fprintf(stderr, "\n  %s\n", err);
+	CU_ASSERT_PTR_NULL_FATAL(err);
+	if (config_load_text(&b, "r.ini", a.resolved, strlen(a.resolved), NULL, 0, &err) < 0)
+		fprintf(stderr, "\n  %s\n%s\n", err, a.resolved);
+	CU_ASSERT_PTR_NULL_FATAL(err);
+	CU_ASSERT_STRING_EQUAL(a.resolved, b.resolved);
+	const struct config *c[2] = { &a, &b };
+	for (int k = 0; k < 2; k++) {
+		size_t n;
+		char **v = pick(c[k], &n);
+		size_t words = 0, hosts = 0;
+		for (size_t i = 0; i < n; i++) {
+			words += strcmp(v[i], word) == 0;
+			hosts += strcmp(v[i], "host1") == 0;
+		}
+		CU_ASSERT_EQUAL(words, WORDS);
+		CU_ASSERT_EQUAL(hosts, WORDS / 4);
+	}
+	config_free(&b);
+	config_free(&a);
+}
+
+static char **senders(const struct config *c, size_t *n)
+{
+	*n = c->traffic[0].n_senders;
+	return c->traffic[0].senders;
+}
+
+static char **group_dsts(const struct config *c, size_t *n)
+{
+	*n = c->multicast.groups[0].n_dst;
+	return c->multicast.groups[0].dst;
+}
+
+static const char *const tricky[] = { "#a", "size", "dir:1", "receiver=x", "dir", "=" };
+
+#define INCAST STAR "[traffic.in]\ntype = incast\nreceiver = host2\nsize = 1KB\n"
+
+/* Each tricky word, repeated in the value that starts `first`, after the
+ * scenario text `head`. */
+static void each_tricky(const char *head, const char *first, char **(*pick)(const struct config *, size_t *))
+{
+	char buf[4096], text[4608];
+	for (size_t i = 0; i < sizeof tricky / sizeof tricky[0]; i++) {
+		words_text(buf, sizeof buf, first, tricky[i]);
+		snprintf(text, sizeof text, "%s%s", head, buf);
+		roundtrip(text, tricky[i], pick);
+	}
+}
+
+static void test_list_words(void)
+{
+	each_tricky(INCAST, "senders = host0", senders);
+}
+
+static void test_group_words(void)
+{
+	each_tricky(STAR "[multicast]\n", "group = g host0", group_dsts);
+}
+
+/* A comment-like word first on the key's line stays a word. */
+static void test_first_word(void)
+{
+	char buf[4096], text[4608];
+	words_text(buf, sizeof buf, "senders = #a,host1,host1,#a", "#a");
+	snprintf(text, sizeof text, INCAST "%s", buf);
+	struct config a;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL(a.traffic[0].n_senders, 4 + WORDS + WORDS / 4);
+	CU_ASSERT_STRING_EQUAL(a.traffic[0].senders[0], "#a");
+	config_free(&a);
+}
+
+/* ';' in a value is refused, located (inih reads "a, ;b" as "a,"). */
+static void test_semicolon(void)
+{
+	const char *text = INCAST "senders = host0,;b\n";
+	struct config a;
+	char *err = NULL;
+	CU_ASSERT_EQUAL(config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_STRING_EQUAL(err, "r.ini:10: [traffic.in] senders = 'host0,;b': "
+			       "expected a value without ';' (a comment starts at ';')");
+	free(err);
+	err = NULL;
+	struct cfg_override ov = { "simulation", "output", ";x.db" };
+	CU_ASSERT_EQUAL(config_load_text(&a, "r.ini", STAR, strlen(STAR), &ov, 1, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_STRING_EQUAL(err, "--set: [simulation] output = ';x.db': "
+			       "expected a value without ';' (a comment starts at ';')");
+	free(err);
+}
+
+TEST_MAIN("fuzz_regress",
+	  { "a comment-like first word", test_first_word },
+	  { "';' in a value is a located error", test_semicolon },
+	  { "resolved lists keep comment-like and key-like words", test_list_words },
+	  { "resolved multicast groups keep them", test_group_words })
