@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "results.h"
 #include "run.h"
+#include "sampler.h"
 #include "sim.h"
 #include "traffic.h"
 #include "world.h"
@@ -62,9 +63,8 @@ static void warn_unmodelled(const struct config *cfg, const struct run_opts *o)
 	size_t n = 0;
 	if (cfg->pcap.n_taps || cfg->pcap.dir || o->pcap_dir)
 		n += (size_t)snprintf(what + n, sizeof what - n, "%spcap capture", n ? ", " : "");
-	if (cfg->output.queue_sample_interval || cfg->output.link_sample_interval ||
-	    cfg->output.cc_sample_interval || cfg->output.flow_paths || cfg->output.hpcc_fct)
-		n += (size_t)snprintf(what + n, sizeof what - n, "%s[output] samples and files", n ? ", " : "");
+	if (cfg->output.hpcc_fct)
+		n += (size_t)snprintf(what + n, sizeof what - n, "%s[output] hpcc_fct", n ? ", " : "");
 	if (n)
 		warnx_sim("not modelled by this version, running without: %s", what);
 	if (cfg->sw.ecmp == ECMP_PACKET && cfg->nic.loss_recovery == LR_GBN)
@@ -131,7 +131,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim_init(&sim, cfg->simulation.seed);
 	sim.cfg = cfg;
 	sim.stop_at = cfg->simulation.stop;
-	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0 || jobs_setup(&w, err) < 0) {
+	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0 || jobs_setup(&w, err) < 0 ||
+	    sampler_setup(&w, err) < 0) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -158,6 +159,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.res = res;
 	rep->run_id = results_run_id(res);
 	world_write_topology(&w, res);
+	sampler_start(&w, res);
 
 	sim.interrupt = o->interrupt;
 	sim.done = world_done;
@@ -171,6 +173,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	double t0 = wall_seconds();
 	int stopped = sim_run(&sim);
 	simtime_t end = sim.now;
+	sampler_stop(&w); /* samples end with the run's work, before the drain */
 	if (stopped == SIM_DONE) {
 		/* Every message is complete; let the last control frames (ACKs of
 		 * duplicates, PFC resumes) land so the fabric is empty, without
@@ -213,6 +216,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INTERNAL;
 	}
 out:
+	sampler_free(&w);
 	coll_free_all(&w);
 	world_free(&w);
 	sim_free(&sim);

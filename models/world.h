@@ -34,6 +34,7 @@ struct jobs;
 struct nvlink;
 struct mmu;
 struct coll;
+struct sampler;
 
 /* One NIC of a host: what packets are addressed to. Endpoint ids are
  * host id x nics_per_host + NIC index (so with one NIC per host an
@@ -93,6 +94,7 @@ struct world {
 	 * NIC 0 of each host): world_post_host unless a test replaces it. */
 	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism);
 	bool write_results;        /* flows go to sim->res */
+	struct sampler *sampler;   /* [output] time series and flow paths (sampler.h); NULL when off */
 };
 
 /* Builds the fabric of cfg into w (sim must be initialised). Returns 0, or -1
