@@ -29,7 +29,11 @@
  * count in run.events, is not rescheduled once it is the only event left,
  * and sampler_stop removes it when the run's work is done, so the flow
  * table, the run row and the drain are those of the same run without
- * sampling (test_sampler.c checks this byte for byte).
+ * sampling (test_sampler.c checks this byte for byte). One exception: a
+ * run that ends by running out of events while its done hook (every flow
+ * finished) never fired — with flows left over, a stall — reaches the next
+ * sample time before the loop sees it is empty, so its sim_end_ps may lie
+ * up to one interval later than without sampling (no row is written then).
  */
 #ifndef ROCESIM_SAMPLER_H
 #define ROCESIM_SAMPLER_H
