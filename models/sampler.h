@@ -23,17 +23,19 @@
  * (`node` = all its ports, `node:port` one), every port of every node when
  * the key is absent; rows = ports × duration / interval per table.
  *
- * Cost and neutrality: when every interval is 0 nothing is allocated or
- * scheduled and no packet path has a test for it. When on, the single
- * sampling event reads counters the ports and QPs keep anyway; it does not
- * count in run.events, is not rescheduled once it is the only event left,
- * and sampler_stop removes it when the run's work is done, so the flow
- * table, the run row and the drain are those of the same run without
- * sampling (test_sampler.c checks this byte for byte). One exception: a
- * run that ends by running out of events while its done hook (every flow
- * finished) never fired — with flows left over, a stall — reaches the next
- * sample time before the loop sees it is empty, so its sim_end_ps may lie
- * up to one interval later than without sampling (no row is written then).
+ * Cost and neutrality: with every interval 0 and flow_paths off nothing is
+ * allocated or scheduled, and no packet path has a test for it (flow_paths
+ * costs one test per flow row). When on, the single sampling event reads
+ * counters the ports and QPs keep anyway; it does not count in run.events;
+ * it is not scheduled when the run starts with no event, and writes nothing
+ * and is not rescheduled once it is the only event left; sampler_stop takes
+ * it out of the queue when the run's work is done. So the flow table, the
+ * run row and the drain are those of the same run without sampling
+ * (test_sampler.c checks this byte for byte). One exception: a run that
+ * runs out of events with flows still unfinished (a stall; normal runs end
+ * by the done hook at their last completion) reaches the next sample time
+ * before the loop sees it is empty, so its sim_end_ps may lie up to one
+ * interval later than without sampling.
  */
 #ifndef ROCESIM_SAMPLER_H
 #define ROCESIM_SAMPLER_H
