@@ -296,14 +296,17 @@ static void test_on_off_identical(void)
 	for (int b = 0; b < 3; b++) {
 		sqlite3 *off = run_fmt("%s", base[b]);
 		sqlite3 *on = run_fmt("%s[output]\nqueue_sample_interval = 1us\nlink_sample_interval = 1us\n"
-				      "cc_sample_interval = 1us\nflow_paths = on\nsample_ports = tor0 agg1:2 host15\n",
+				      "cc_sample_interval = 1us\nflow_paths = on\nsample_ports = tor0 agg1:2 host15 tor0:1\n",
 				      base[b]);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(off);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(on);
 		if (b < 2) {
 			CU_ASSERT(q_int(on, "SELECT count(*) FROM flow") > 5);
+			/* tor0's 4 ports (tor0:1 again adds nothing), agg1:2, host15:0 */
 			CU_ASSERT_EQUAL(q_int(on, "SELECT count(DISTINCT node || ':' || port) FROM queue_sample"),
 					4 + 1 + 1);
+			CU_ASSERT_EQUAL(q_int(on, "SELECT count(*) FROM queue_sample"),
+					6 * q_int(on, "SELECT count(DISTINCT t_ps) FROM queue_sample"));
 		}
 		if (b == 0) {
 			CU_ASSERT(q_int(on, "SELECT count(*) FROM cc_sample") > 0);
