@@ -39,7 +39,10 @@ struct cc_ops {
 	void (*on_timer)(void *st, simtime_t now);
 	simtime_t (*next_timer)(const void *st);   /* SIMTIME_NEVER when none */
 	uint64_t (*rate_bps)(const void *st);      /* current sending rate, > 0 */
-	void (*sample)(const void *st, struct cc_sample *out);  /* cc_sample table */
+	/* cc_sample table: the state as of the latest call. The sampler
+	 * (sampler.c) calls it on a memcpy of the state brought to the sample
+	 * time with on_timer, so a state must not point into itself. */
+	void (*sample)(const void *st, struct cc_sample *out);
 };
 
 /* The controller of [nic] cc, NULL for cc = none (send at line rate). */

@@ -6,6 +6,7 @@
 #include "hpcc_fct.h"
 #include "qp.h"
 #include "results.h"
+#include "sampler.h"
 #include "world.h"
 
 struct flow *flow_new(struct world *w, int src, int dst, uint64_t size_b, const char *source,
@@ -66,4 +67,6 @@ void flow_write(struct world *w, const struct flow *f)
 		r.no_qp = true; /* NVLink: no QP, UDP port, priority or packets */
 	}
 	results_flow(res, &r);
+	if (w->sampler)
+		flow_path_write(w, f);
 }

@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "results.h"
 #include "run.h"
+#include "sampler.h"
 #include "sim.h"
 #include "tap.h"
 #include "traffic.h"
@@ -58,18 +59,9 @@ static char *output_path(const struct config *cfg, const struct run_opts *o)
 	return str_printf("results/%s.db", cfg->name);
 }
 
-/* Keys that ask for models this version does not have yet: say so once,
- * rather than let a run look like it modelled them; and choices that work
- * but are known to hurt. */
-static void warn_unmodelled(const struct config *cfg, const struct run_opts *o)
+/* Choices that work but are known to hurt: said once, before the run. */
+static void warn_choices(const struct config *cfg)
 {
-	char what[256] = "";
-	size_t n = 0;
-	if (cfg->output.queue_sample_interval || cfg->output.link_sample_interval ||
-	    cfg->output.cc_sample_interval || cfg->output.flow_paths)
-		n += (size_t)snprintf(what + n, sizeof what - n, "%s[output] samples and files", n ? ", " : "");
-	if (n)
-		warnx_sim("not modelled by this version, running without: %s", what);
 	if (cfg->sw.ecmp == ECMP_PACKET && cfg->nic.loss_recovery == LR_GBN)
 		warnx_sim("[switch] ecmp = packet with [nic] loss_recovery = gbn: every reordering "
 			  "looks like a loss to go-back-N and resends the rest of the window; "
@@ -136,7 +128,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.cfg = cfg;
 	sim.stop_at = cfg->simulation.stop;
 	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0 || jobs_setup(&w, err) < 0 ||
-	    tap_setup(&w, o->pcap_dir, &taps, err) < 0) {
+	    tap_setup(&w, o->pcap_dir, &taps, err) < 0 ||
+	    sampler_setup(&w, err) < 0) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -144,7 +137,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	rep->flows_expected = traffic_flows_expected(&w);
 	if (o->check) {
 		jobs_print_plan(&w, stdout);
-		warn_unmodelled(cfg, o);
+		warn_choices(cfg);
 		goto out;
 	}
 
@@ -175,13 +168,14 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	warn_unmodelled(cfg, o); /* after every input error, so those stay one line */
+	warn_choices(cfg); /* after every input error, so those stay one line */
 	open_results = res;
 	open_taps = taps;
 	log_set_cleanup(abort_results);
 	sim.res = res;
 	rep->run_id = results_run_id(res);
 	world_write_topology(&w, res);
+	sampler_start(&w, res);
 
 	sim.interrupt = o->interrupt;
 	sim.done = world_done;
@@ -195,6 +189,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	double t0 = wall_seconds();
 	int stopped = sim_run(&sim);
 	simtime_t end = sim.now;
+	sampler_stop(&w); /* samples end with the run's work, before the drain */
 	if (stopped == SIM_DONE) {
 		/* Every message is complete; let the last control frames (ACKs of
 		 * duplicates, PFC resumes) land so the fabric is empty, without
@@ -245,6 +240,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	}
 out:
 	tap_close(taps);   /* --check or an input error: nothing was opened */
+	sampler_free(&w);
 	coll_free_all(&w);
 	world_free(&w);
 	sim_free(&sim);

@@ -35,6 +35,7 @@ struct nvlink;
 struct mmu;
 struct coll;
 struct hpcc_fct;
+struct sampler;
 
 /* One NIC of a host: what packets are addressed to. Endpoint ids are
  * host id x nics_per_host + NIC index (so with one NIC per host an
@@ -96,6 +97,7 @@ struct world {
 	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism);
 	bool write_results;        /* flows go to sim->res */
 	struct hpcc_fct *hpcc_fct; /* [output] hpcc_fct writer (hpcc_fct.h), NULL when off */
+	struct sampler *sampler;   /* [output] time series and flow paths (sampler.h); NULL when off */
 };
 
 /* Builds the fabric of cfg into w (sim must be initialised). Returns 0, or -1

@@ -1,0 +1,45 @@
+/*
+ * flow_path.c — the flow_path rows of [output] flow_paths (sampler.h).
+ *
+ * No packet is followed. With ecmp = flow every switch picks the egress of a
+ * flow from its routing table and the hash of the flow's 5-tuple with its own
+ * seed (switch.h), so the path is a pure function of (src, dst, UDP source
+ * port) and is recomputed here, once per flow, when its row is written — the
+ * same walk switch_path makes for the ideal FCT. With ecmp = packet the hash
+ * also takes the PSN, so each packet has its own path and no single one is
+ * "the flow's": the rows are the path of its first packet (PSN first_psn),
+ * recomputed the same way, and other packets may have crossed other links
+ * (documented in scenarios/README.md, warned at the start of the run).
+ */
+#include "config.h"
+#include "flow.h"
+#include "ideal.h"
+#include "log.h"
+#include "port.h"
+#include "qp.h"
+#include "results.h"
+#include "sampler.h"
+#include "switch.h"
+#include "topology.h"
+#include "world.h"
+
+void flow_path_write(struct world *w, const struct flow *f)
+{
+	const struct sampler *s = w->sampler;
+	if (!f->qp || !s || !s->t_path)
+		return;                     /* NVLink: not in the network */
+	bool spray = w->cfg->sw.ecmp == ECMP_PACKET;
+	if (spray && !f->psn_valid)
+		return;                     /* no packet sent: no path taken */
+	int64_t psn = spray ? (int64_t)f->first_psn : -1;
+	const struct port *p = w->eps[f->src].port;
+	for (int hop = 0;; hop++) {
+		SIM_ASSERT(w->sim, &p->elem, hop < IDEAL_MAX_HOPS, "flow %llu: path longer than %d hops",
+			   (unsigned long long)f->id, IDEAL_MAX_HOPS);
+		results_row(w->sim->res, s->t_path, "uisi", f->id, hop, p->node->name, p->idx);
+		const struct node *next = p->peer->node;
+		if (next->kind != NODE_SWITCH)
+			return;
+		p = &next->ports[switch_route(next, f->src, f->dst, f->qp->sport, psn)];
+	}
+}

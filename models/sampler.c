@@ -1,0 +1,284 @@
+/*
+ * sampler.c — the periodic queue, link and congestion-control samples of
+ * [output] (see sampler.h for what a sample means and why the run is the
+ * same with and without them).
+ *
+ * One event serves the three series: it fires at the earliest of their next
+ * sample times and writes every series due then. Work per firing is
+ * O(sampled ports) plus O(unfinished messages) for cc_sample; nothing runs
+ * between firings, and nothing at all when every interval is 0.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cc.h"
+#include "config.h"
+#include "log.h"
+#include "nic.h"
+#include "port.h"
+#include "qp.h"
+#include "results.h"
+#include "sampler.h"
+#include "world.h"
+#include "xalloc.h"
+
+/* About 40 bytes a row in SQLite with its index (websearch_dcqcn.ini, 1 ms
+ * at 1 us: 1.58 million sample rows, 62 MB): past this a database grows by
+ * hundreds of megabytes, worth a warning before the run. */
+#define SAMPLER_WARN_ROWS 10000000ull
+#define SAMPLER_ROW_B 40
+
+static const struct node *node_named(const struct world *w, const char *name, size_t len)
+{
+	for (int i = 0; i < w->n_nodes; i++)
+		if (strlen(w->nodes[i].name) == len && !memcmp(w->nodes[i].name, name, len))
+			return &w->nodes[i];
+	return NULL;
+}
+
+/* sel[i] = port i of w->ports is in [output] sample_ports (all when absent). */
+static int select_ports(const struct world *w, bool *sel, char **err)
+{
+	const struct cfg_output *o = &w->cfg->output;
+	if (!o->n_sample_ports) {
+		for (int i = 0; i < w->n_ports; i++)
+			sel[i] = true;
+		return 0;
+	}
+	for (size_t i = 0; i < o->n_sample_ports; i++) {
+		const char *e = o->sample_ports[i];
+		const char *colon = strchr(e, ':');
+		size_t len = colon ? (size_t)(colon - e) : strlen(e);
+		const struct node *n = node_named(w, e, len);
+		if (!n) {
+			*err = cfg_error_at(w->cfg, "output", "sample_ports", 0,
+					    "no network node named '%.*s' (expected a node of the topology, "
+					    "e.g. %s or %s, or node:port)", (int)len, e, w->nodes[0].name,
+					    w->nodes[w->n_nodes - 1].name);
+			return -1;
+		}
+		int first = (int)(n->ports - w->ports);
+		if (!colon) {
+			for (int p = 0; p < n->n_ports; p++)
+				sel[first + p] = true;
+			continue;
+		}
+		char *end = NULL;
+		long p = isdigit((unsigned char)colon[1]) ? strtol(colon + 1, &end, 10) : -1;
+		if (p < 0 || *end || p >= n->n_ports) {
+			*err = cfg_error_at(w->cfg, "output", "sample_ports", 0,
+					    "'%s': expected %s:PORT with PORT a number from 0 to %d (%s has %d ports)",
+					    e, n->name, n->n_ports - 1, n->name, n->n_ports);
+			return -1;
+		}
+		sel[first + p] = true;
+	}
+	return 0;
+}
+
+static void series_init(struct sampler_series *s, simtime_t every)
+{
+	s->every = every;
+	s->next = every ? every : SIMTIME_NEVER;
+}
+
+int sampler_setup(struct world *w, char **err)
+{
+	const struct cfg_output *o = &w->cfg->output;
+	bool *sel = xcalloc(w->n_ports ? (size_t)w->n_ports : 1, sizeof *sel);
+	if (select_ports(w, sel, err) < 0) {
+		free(sel);
+		return -1;
+	}
+	bool ports_on = o->queue_sample_interval || o->link_sample_interval;
+	const struct cc_ops *cc = o->cc_sample_interval ? cc_lookup(w->cfg->nic.cc) : NULL;
+	if (!ports_on && !cc && !o->flow_paths) {
+		free(sel);
+		return 0;
+	}
+	struct sampler *s = xcalloc(1, sizeof *s);
+	s->w = w;
+	series_init(&s->queue, o->queue_sample_interval);
+	series_init(&s->link, o->link_sample_interval);
+	series_init(&s->cc, cc ? o->cc_sample_interval : 0);
+	if (ports_on) {
+		s->ports = xcalloc(w->n_ports ? (size_t)w->n_ports : 1, sizeof *s->ports);
+		for (int i = 0; i < w->n_ports; i++)
+			if (sel[i])
+				s->ports[s->n_ports++] = &w->ports[i];
+		s->tx_last = xcalloc(s->n_ports ? (size_t)s->n_ports : 1, sizeof *s->tx_last);
+	}
+	if (cc) {
+		s->cc_ops = cc;
+		s->cc_copy = xcalloc(1, cc->state_b);
+	}
+	free(sel);
+	w->sampler = s;
+	return 0;
+}
+
+/* Things asked for that will not (all) be written, said once before the run. */
+static void warn_samples(const struct world *w, const struct sampler *s)
+{
+	const struct config *cfg = w->cfg;
+	const struct cfg_output *o = &cfg->output;
+	if (o->cc_sample_interval && !cc_lookup(cfg->nic.cc))
+		warnx_sim("[output] cc_sample_interval: [nic] cc = none keeps no rate, target or alpha; "
+			  "no cc_sample rows are written");
+	if (o->n_sample_ports && !o->queue_sample_interval && !o->link_sample_interval)
+		warnx_sim("[output] sample_ports has no effect without queue_sample_interval or "
+			  "link_sample_interval");
+	if (o->flow_paths && cfg->sw.ecmp == ECMP_PACKET)
+		warnx_sim("[output] flow_paths with [switch] ecmp = packet: flow_path holds the path "
+			  "of each flow's first packet; its other packets are sprayed over other paths");
+	if (!s || cfg->simulation.stop == SIMTIME_NEVER)
+		return;
+	double rows = 0;
+	if (s->queue.every)
+		rows += (double)s->n_ports * (double)cfg->simulation.stop / (double)s->queue.every;
+	if (s->link.every)
+		rows += (double)s->n_ports * (double)cfg->simulation.stop / (double)s->link.every;
+	if (rows > (double)SAMPLER_WARN_ROWS)
+		warnx_sim("[output] queue/link samples: up to %.3g rows (%d ports until stop = %.3g s), "
+			  "about %.0f MB of database; raise the interval or narrow sample_ports",
+			  rows, s->n_ports, (double)cfg->simulation.stop * 1e-12, rows * SAMPLER_ROW_B / 1e6);
+}
+
+static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg);
+
+static void schedule_next(struct sim *sim, struct sampler *s)
+{
+	simtime_t t = s->queue.next;
+	if (s->link.next < t)
+		t = s->link.next;
+	if (s->cc.next < t)
+		t = s->cc.next;
+	if (t > sim->stop_at)      /* also SIMTIME_NEVER: nothing left to sample */
+		return;
+	sched_at(sim, t, &s->elem, sampler_fire, s, 0);
+	s->pending = true;
+}
+
+void sampler_start(struct world *w, struct results *res)
+{
+	struct sampler *s = w->sampler;
+	warn_samples(w, s);
+	if (!s)
+		return;
+	s->res = res;
+	sim_elem_register(w->sim, &s->elem, "sampler");
+	if (s->queue.every)
+		s->queue.t = results_table(res, "queue_sample", "node, port, t_ps, bytes");
+	if (s->link.every)
+		s->link.t = results_table(res, "link_sample", "node, port, t_ps, tx_bytes");
+	if (s->cc.every)
+		s->cc.t = results_table(res, "cc_sample", "flow_id, t_ps, rate_bps, target_bps, alpha");
+	if (w->cfg->output.flow_paths)
+		s->t_path = results_table(res, "flow_path", "flow_id, hop, node, port");
+	for (int i = 0; i < s->n_ports; i++)
+		s->tx_last[i] = s->ports[i]->tx_bytes;
+	if (evq_size(&w->sim->q))  /* a run with nothing to do stays at t = 0 */
+		schedule_next(w->sim, s);
+}
+
+static void sample_queues(struct sampler *s, simtime_t t)
+{
+	for (int i = 0; i < s->n_ports; i++) {
+		const struct port *p = s->ports[i];
+		results_row(s->res, s->queue.t, "situ", p->node->name, p->idx, t, p->queued_bytes);
+	}
+}
+
+static void sample_links(struct sampler *s, simtime_t t)
+{
+	for (int i = 0; i < s->n_ports; i++) {
+		const struct port *p = s->ports[i];
+		results_row(s->res, s->link.t, "situ", p->node->name, p->idx, t, p->tx_bytes - s->tx_last[i]);
+		s->tx_last[i] = p->tx_bytes;
+	}
+}
+
+/* One row per requester QP, at its oldest unacknowledged message. The
+ * controller may keep periodic updates lazily (cc.h): a copy of its state
+ * is brought to t with on_timer, so the row is the state at t and the QP's
+ * own state is not touched. */
+static void sample_qp(const struct flow *f, void *ctx)
+{
+	struct sampler *s = ctx;
+	const struct qp *q = f->qp;
+	if (f != q->head || !q->cc)
+		return;
+	simtime_t t = s->w->sim->now;
+	memcpy(s->cc_copy, q->cc, s->cc_ops->state_b);
+	s->cc_ops->on_timer(s->cc_copy, t);
+	struct cc_sample out;
+	s->cc_ops->sample(s->cc_copy, &out);
+	results_row(s->res, s->cc.t, "utuud", f->id, t, out.rate_bps, out.target_bps, out.alpha);
+}
+
+static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct sampler *s = obj;
+	(void)arg;
+	s->pending = false;
+	/* Not an event of the network: run.events, and the loop's polls every
+	 * SIM_POLL_EVERY events, stay those of the run without sampling. */
+	sim->events--;
+	/* Only this event was left: the run ran out of work (at most one
+	 * interval ago, the one case where sampling moves the clock: a run
+	 * whose done hook never fired, see sampler.h) and is not sampled. */
+	if (!sim->q.n)
+		return;
+	simtime_t t = sim->now;
+	if (s->queue.next == t) {
+		sample_queues(s, t);
+		s->queue.next += s->queue.every;
+	}
+	if (s->link.next == t) {
+		sample_links(s, t);
+		s->link.next += s->link.every;
+	}
+	if (s->cc.next == t) {
+		for (int e = 0; e < s->w->n_eps; e++)
+			nic_foreach_flow(s->w->eps[e].nic, sample_qp, s);
+		s->cc.next += s->cc.every;
+	}
+	schedule_next(sim, s);
+}
+
+void sampler_stop(struct world *w)
+{
+	struct sampler *s = w->sampler;
+	if (!s || s->stopped)
+		return;
+	s->stopped = true;
+	if (!s->pending)
+		return;
+	/* Take the pending sample out of the queue, so the drain phase ends
+	 * (and the clock stops) where it would without sampling. Events pop
+	 * in (t, key) order and keys are unique, so reinserting the others
+	 * keeps their order exactly. Once per run: O(n log n) in pending events. */
+	struct evq *q = &w->sim->q;
+	struct event *keep = xcalloc(evq_size(q) ? evq_size(q) : 1, sizeof *keep);
+	size_t n = 0;
+	struct event ev;
+	while (evq_pop(q, &ev))
+		if (ev.fn != sampler_fire || ev.obj != s)
+			keep[n++] = ev;
+	for (size_t i = 0; i < n; i++)
+		evq_insert(q, &keep[i]);
+	free(keep);
+	s->pending = false;
+}
+
+void sampler_free(struct world *w)
+{
+	struct sampler *s = w->sampler;
+	if (!s)
+		return;
+	free(s->ports);
+	free(s->tx_last);
+	free(s->cc_copy);
+	free(s);
+	w->sampler = NULL;
+}
