@@ -204,7 +204,7 @@ const struct cfg_key cfg_keys[] = {
 	  .off = PC(taps), .off2 = PC(n_taps), .help = "node or node:port" },
 	{ SEC_PCAP, "snaplen", KT_SIZE, .def_doc = "full frame", POS, .off = PC(snaplen_b),
 	  .help = "bytes kept of each frame" },
-	{ SEC_PCAP, "dir", KT_PATH_OUT, .def_doc = "no capture unless --pcap", .off = PC(dir),
+	{ SEC_PCAP, "dir", KT_PATH_OUT, .def_doc = "the database path without .db (when taps or --pcap ask for capture)", .off = PC(dir),
 	  .help = "capture folder" },
 
 	/* [output] */

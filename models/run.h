@@ -20,7 +20,7 @@ struct run_opts {
 	bool append;
 	bool progress;              /* draw the progress line */
 	bool check;                 /* build and summarise only; write nothing */
-	const char *pcap_dir;       /* --pcap DIR (capture is not built yet: warned about) */
+	const char *pcap_dir;       /* --pcap DIR: capture into DIR (tap.h) */
 	volatile sig_atomic_t *interrupt; /* set asynchronously to stop the run */
 };
 
