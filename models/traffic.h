@@ -73,6 +73,7 @@ struct traffic_src *traffic_incast_create(struct world *w, const struct cfg_traf
 struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_all_to_all_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
+struct traffic_src *traffic_multicast_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_collective_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 
 /* Host ids of a host-name list (key `key` of section), in list order; n = 0
