@@ -38,7 +38,10 @@
  * messages are serialised per sending GPU at nvlink_rate plus nvlink_delay.
  * Ignored: contention between the collective's own messages inside the
  * fabric and at receiving links (an alltoall onto one hot rank is limited
- * by that rank's ingress; the ideal does not see it), and NIC round-robin
+ * by that rank's ingress; the ideal does not see it) — except between
+ * multicast copies, which a receiving NIC takes in one after another
+ * (coll_vmcast: a multicast allgather is bound by its members' links) —
+ * and NIC round-robin
  * between QPs (FIFO is never slower for the last message of a stream).
  * ideal_ps is therefore a lower bound of the idle-fabric run up to those
  * approximations, and within a few percent of it for bandwidth-bound rings.
@@ -227,6 +230,7 @@ struct coll_virtual {
 	uint64_t seq;
 	int *nic;                   /* [n] dense NIC index of each rank */
 	simtime_t *tx_free;         /* [distinct NICs] */
+	simtime_t *rx_free;         /* [distinct NICs] last multicast copy taken in (coll_vmcast) */
 	simtime_t *nv_free;         /* [n] NVLink egress of each GPU */
 	struct vmemo *memo;         /* [n] last message timed per sender */
 };
@@ -345,8 +349,13 @@ void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, i
 		struct vmsg m = { .t = v->now, .slot = coll_slot_of(c, pipe, dst[i], slot), .ack_nic = -1,
 				  .relay_b = size_b };
 		if (v->timing) {
+			/* A multicast allgather's bound is the members' links (each
+			 * takes n-1 shards while it sends one): copies are taken in
+			 * one after another there, each for its source-link time. */
 			vtime(c, src, dst[i], size_b, &t);
-			m.t = start + t.del;
+			simtime_t *rx = &v->rx_free[v->nic[dst[i]]];
+			m.t = start + t.del > *rx + t.ser0 ? start + t.del : *rx + t.ser0;
+			*rx = m.t;
 			m.ack_nic = v->nic[dst[i]];
 			m.ack_ps = t.ack_ps;
 		}
@@ -396,6 +405,7 @@ static simtime_t coll_virtual_run(struct coll *c, bool timing)
 		}
 		free(eps);
 		v.tx_free = xcalloc((size_t)distinct, sizeof *v.tx_free);
+		v.rx_free = xcalloc((size_t)distinct, sizeof *v.rx_free);
 		v.nv_free = xcalloc((size_t)n, sizeof *v.nv_free);
 		v.memo = xcalloc((size_t)n, sizeof *v.memo);
 		for (int r = 0; r < n; r++)
@@ -421,6 +431,7 @@ static simtime_t coll_virtual_run(struct coll *c, bool timing)
 	free(v.heap);
 	free(v.nic);
 	free(v.tx_free);
+	free(v.rx_free);
 	free(v.nv_free);
 	free(v.memo);
 	return v.now;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collective.h"
+#include "config.h"
+#include "job_plan.h"
 #include "packet.h"
 #include "run_fixture.h"
 #include "sqlutil.h"
@@ -181,6 +183,241 @@ static void test_two_hosts(void)
 	sqlite3_close(h);
 }
 
+/* Real groups on a star of 4 (one GPU each): a broadcast from host0
+ * (one sender: S at the goodput of a link carrying data only), then an
+ * allgather: every shard once from its source, 3/4 S into every NIC. */
+static void test_groups_star(void)
+{
+	sqlite3 *h = run_text(STAR(4, 1)
+			      "[traffic.b]\ntype = collective\nop = broadcast\nalgorithm = multicast\nsize = 8MB\n"
+			      "[traffic.ag]\ntype = collective\nop = allgather\nalgorithm = multicast\nsize = 1MB\n"
+			      "start = 10ms\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	const double S = 8e6;
+	/* One group per source NIC, reused: the broadcast made host0's, the
+	 * allgather found it and made the other three. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM multicast_group"), 4);
+	CHECK_TEXT(h, "SELECT name || ' ' || source || ' ' || members || ' ' || tree_links FROM multicast_group "
+		      "WHERE group_id = 0", "traffic.b:broadcast:host0.gpu0 host0 3 4");
+	/* Broadcast: 2 channels x 8 pieces of 500 KB, each a sender row (dst =
+	 * the group) and 3 member rows. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE source = 'traffic.b'"), 16 * 4);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(size_bytes) FROM flow WHERE source = 'traffic.b' AND dst_gpu IS NULL "
+			      "AND dst = 'traffic.b:broadcast:host0.gpu0'"), (long long)S);
+	for (int i = 1; i < 4; i++) {
+		char q[200];
+		snprintf(q, sizeof q, "SELECT sum(size_bytes) FROM flow WHERE source = 'traffic.b' AND dst_gpu = 'host%d.gpu0'", i);
+		CU_ASSERT_EQUAL(q_int(h, q), (long long)S);
+	}
+	double t = (double)q_int(h, "SELECT end_ps - start_ps FROM collective WHERE op = 'broadcast'");
+	double cf = S * 8 / (100e9 * 1024 / (1024 + 82.0)) * 1e12 + 2e6;
+	printf("\n    multicast broadcast 4 x 8 MB: %.1f us, closed form %.1f us\n", t / 1e6, cf / 1e6);
+	CU_ASSERT(fabs(t - cf) / cf < 0.01);
+	long long ideal = q_int(h, "SELECT ideal_ps FROM collective WHERE op = 'broadcast'");
+	CU_ASSERT(ideal <= (long long)t && ideal > 0.99 * t);
+	/* Allgather: each source's sender rows carry its shard, S/4, once. */
+	const double A = 1e6;
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(DISTINCT b) || max(b) FROM (SELECT sum(size_bytes) AS b FROM flow "
+			      "WHERE source = 'traffic.ag' AND dst_gpu IS NULL GROUP BY src_gpu)"), 1 * 1000000 + 250000);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(DISTINCT b) || max(b) FROM (SELECT sum(size_bytes) AS b FROM flow "
+			      "WHERE source = 'traffic.ag' AND dst_gpu IS NOT NULL GROUP BY dst_gpu)"), 1 * 1000000 + 750000);
+	/* Time: every NIC takes 3/4 A of data frames, and the ACK frames of
+	 * its own A/4 (aggregated: one per packet) go up the same link... as
+	 * do the member ACKs of what it receives, the other way: the
+	 * receiving direction carries data + the ACKs for its own sends. */
+	double data = 0.75 * A / 1024 * (1024 + PKT_ROCE_OVERHEAD_B + PKT_WIRE_EXTRA_B), acks = 0.25 * A / 1024 * (PKT_ACK_FRAME_B + PKT_WIRE_EXTRA_B);
+	double ta = (double)q_int(h, "SELECT end_ps - start_ps FROM collective WHERE op = 'allgather'");
+	double cfa = (data + acks) * 8 / 100e9 * 1e12 + 2e6;
+	long long ideal_a = q_int(h, "SELECT ideal_ps FROM collective WHERE op = 'allgather'");
+	printf("    multicast allgather 4 x 1 MB: %.1f us, closed form %.1f us, ideal %.1f us\n", ta / 1e6, cfa / 1e6,
+	       ideal_a / 1e6);
+	CU_ASSERT(fabs(ta - cfa) / cfa < 0.02);
+	CU_ASSERT(ideal_a <= (long long)ta && ideal_a > 0.9 * ta);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(drops) FROM port_stats"), 0);
+	sqlite3_close(h);
+}
+
+/* Three hosts of two GPUs: per piece one NVLink copy to the source's
+ * neighbour, a group of the two other hosts' first GPUs (3 rows), and a
+ * relay on each of those hosts. */
+static void test_groups_shared_hosts(void)
+{
+	sqlite3 *h = run_text(STAR(3, 2)
+			      "[traffic.ag]\ntype = collective\nop = allgather\nalgorithm = multicast\nsize = 6MB\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	const long long S = 6000000;
+	/* Network: each shard once at its source (sender rows), S in all;
+	 * members are first GPUs only. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(size_bytes) FROM flow WHERE dst_gpu IS NULL"), S);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE src <> dst AND dst_gpu IS NOT NULL "
+			      "AND dst_gpu NOT LIKE '%.gpu0'"), 0);
+	/* host1.gpu0 passes host1.gpu1 its own shard and relays the four of
+	 * hosts 0 and 2: 5/6 S; every GPU receives 5/6 S. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(size_bytes) FROM flow WHERE src_gpu = 'host1.gpu0' AND dst_gpu = 'host1.gpu1'"),
+			5 * S / 6);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(DISTINCT b) || max(b) FROM (SELECT sum(size_bytes) AS b FROM flow "
+			      "WHERE dst_gpu IS NOT NULL GROUP BY dst_gpu)"), 1 * 10000000 + 5 * S / 6);
+	/* 3 groups (one per host's source NIC; both GPUs of a host share it). */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM multicast_group WHERE members = 2"), 3);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM collective WHERE end_ps IS NOT NULL AND algorithm = 'multicast'"), 1);
+	sqlite3_close(h);
+}
+
+/* allreduce = multicast: the ring's reduce-scatter ((n-1)/n S to the
+ * successor), then each rank's reduced segment multicast (S/n at its source). */
+static void test_allreduce(void)
+{
+	sqlite3 *h = run_text(STAR(4, 1)
+			      "[traffic.ar]\ntype = collective\nop = allreduce\nalgorithm = multicast\nsize = 4MB\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	const long long S = 4000000;
+	/* Unicast rows from host2.gpu0 (the reduce-scatter) go to its successor only. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(size_bytes) FROM flow WHERE src_gpu = 'host2.gpu0' AND dst = 'host3' "),
+			3 * S / 4 + S / 4);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(size_bytes) FROM flow WHERE src_gpu = 'host2.gpu0' AND dst_gpu IS NULL"), S / 4);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(size_bytes) FROM flow WHERE dst_gpu IS NULL"), S);
+	/* A rank multicasts a channel's segment (500 KB: one piece) when the
+	 * third reduce-scatter piece of that channel reached it: every sender
+	 * row starts at an arrival at its source, after at least 3 of them. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow s WHERE s.dst_gpu IS NULL"), 4 * 2);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow s WHERE s.dst_gpu IS NULL AND (s.start_ps NOT IN "
+			      "(SELECT recv_end_ps FROM flow u WHERE u.dst_gpu = s.src_gpu) OR (SELECT count(*) FROM flow u "
+			      "WHERE u.dst_gpu = s.src_gpu AND u.recv_end_ps <= s.start_ps) < 3)"), 0);
+	CHECK_TEXT(h, "SELECT op || ' ' || algorithm || ' ' || group_size FROM collective", "allreduce multicast 4");
+	sqlite3_close(h);
+}
+
+/* ---- jobs: --check's plan equals the flow table ---- */
+
+static void plan_of(const char *text, struct job_plan_totals *t)
+{
+	char path[300], *err = NULL;
+	snprintf(path, sizeof path, "%s/plan.ini", run_tmpdir);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	struct config cfg;
+	CU_ASSERT_EQUAL_FATAL(config_load(&cfg, path, NULL, 0, &err), 0);
+	struct job_spec s;
+	CU_ASSERT_EQUAL_FATAL(job_spec_init(&s, &cfg, &cfg.jobs[0], 1 << 20, &err), 0);
+	job_plan_totals(&s, t);
+	job_spec_free(&s);
+	config_free(&cfg);
+}
+
+/* 4 hosts of 4 GPUs; TP 2 with sequence parallelism (all-gathers inside a
+ * host: NVLink only), DP 8 with ZeRO-1 (parameter all-gathers over two
+ * GPUs on each of four hosts: groups, landing GPUs, relays). */
+static const char zero_job[] =
+	"[simulation]\nprogress = off\n"
+	"[topology]\ntype = star\nhosts = 4\ngpus_per_host = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+	"[job.z]\nmodel = custom\nlayers = 2\nhidden = 256\nheads = 4\nvocab = 1000\nseq_len = 128\n"
+	"global_batch = 16\ntp = 2\ndp = 8\nzero = 1\nsequence_parallel = on\niterations = 2\n"
+	"allgather = multicast\nallreduce = multicast\n";
+
+static void test_job_plan_equals_run(void)
+{
+	struct job_plan_totals t;
+	plan_of(zero_job, &t);
+	sqlite3 *db = run_text(zero_job);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	char q[300];
+	for (int it = 0; it < 2; it++)
+		for (int p = 0; p < JOB_NPAR; p++) {
+			snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) || ' ' || count(*) FROM flow "
+				 "WHERE job = 'z' AND iteration = %d AND parallelism = '%s'", it, job_par_name[p]);
+			char want[64];
+			snprintf(want, sizeof want, "%llu %llu", (unsigned long long)t.bytes[p],
+				 (unsigned long long)t.messages[p]);
+			CHECK_TEXT(db, q, want);
+		}
+	CU_ASSERT(t.bytes[JOB_PAR_TP] > 0 && t.bytes[JOB_PAR_DP] > 0);
+	/* The DP gathers used groups (sender rows); the TP ones, inside a host, none. */
+	CU_ASSERT(q_int(db, "SELECT count(*) FROM flow WHERE parallelism = 'dp' AND dst_gpu IS NULL") > 0);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM flow WHERE parallelism = 'tp' AND src <> dst"), 0);
+	/* ZeRO-1: each gradient reduce-scatter has its parameter all-gather, by multicast. */
+	CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM collective WHERE op = 'allgather' AND parallelism = 'dp' "
+			      "AND algorithm = 'multicast' AND end_ps IS NOT NULL"),
+			q_int(db, "SELECT count(*) FROM collective WHERE op = 'reduce_scatter' AND parallelism = 'dp'"));
+	CU_ASSERT(q_int(db, "SELECT count(*) FROM collective WHERE op = 'reduce_scatter' AND parallelism = 'dp'") >= 4);
+	/* Groups made in the first iteration serve the second: one per source NIC. */
+	CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM multicast_group"), 4);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM run WHERE status = 'complete'"), 1);
+	sqlite3_close(db);
+}
+
+static char *flow_dump(sqlite3 *h)
+{
+	sqlite3_stmt *st;
+	size_t cap = 1 << 16, len = 0;
+	char *out = malloc(cap);
+	out[0] = 0;
+	sqlite3_prepare_v2(h, "SELECT flow_id, src, dst, ifnull(dst_gpu, '-'), size_bytes, start_ps, ifnull(end_ps, -1), "
+			      "ifnull(recv_end_ps, -1) FROM flow ORDER BY flow_id", -1, &st, NULL);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char line[512];
+		int k = snprintf(line, sizeof line, "%lld %s %s %s %lld %lld %lld %lld\n", sqlite3_column_int64(st, 0),
+				 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
+				 sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6),
+				 sqlite3_column_int64(st, 7));
+		if (len + (size_t)k + 1 > cap)
+			out = realloc(out, cap *= 2);
+		memcpy(out + len, line, (size_t)k + 1);
+		len += (size_t)k;
+	}
+	sqlite3_finalize(st);
+	return out;
+}
+
+/* Same seed, same flow table, on a fat tree with DCQCN and PFC (the defaults). */
+static void test_determinism(void)
+{
+	const char *text = "[simulation]\nseed = 3\nprogress = off\n"
+			   "[topology]\ntype = fat_tree\nk = 4\ngpus_per_host = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+			   "[traffic.ag]\ntype = collective\nop = allgather\nalgorithm = multicast\nsize = 2MB\n"
+			   "hosts = host0 host5 host6 host11 host15\n";
+	sqlite3 *a = run_text(text), *b = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	char *da = flow_dump(a), *db = flow_dump(b);
+	CU_ASSERT(strlen(da) > 1000);
+	CU_ASSERT_STRING_EQUAL(da, db);
+	CU_ASSERT_EQUAL(q_int(a, "SELECT count(*) FROM collective WHERE end_ps IS NOT NULL"), 1);
+	free(da);
+	free(db);
+	sqlite3_close(a);
+	sqlite3_close(b);
+}
+
+static void expect_error(const char *text, const char *want1, const char *want2)
+{
+	int rc = 0;
+	sqlite3 *h = run_text_rc(text, &rc);
+	CU_ASSERT_PTR_NULL(h);
+	if (h)
+		sqlite3_close(h);
+	CU_ASSERT_EQUAL(rc, 2);
+	CU_ASSERT(strstr(run_err, want1) && strstr(run_err, want2));
+	if (!strstr(run_err, want1) || !strstr(run_err, want2))
+		printf("\n    error '%s' lacks '%s' or '%s'\n", run_err, want1, want2);
+}
+
+static void test_errors(void)
+{
+	/* STAR is 14 lines: [traffic.x] is line 15, type 16, op 17, algorithm 18. */
+	expect_error(STAR(4, 1) "[multicast]\nreliable = off\n[traffic.x]\ntype = collective\nop = allgather\n"
+		     "algorithm = multicast\nsize = 1MB\n",
+		     ".ini:20: [traffic.x] algorithm = 'multicast'", "reliable = off");
+	expect_error(STAR(4, 1) "[multicast]\nenabled = off\n[traffic.x]\ntype = collective\nop = broadcast\n"
+		     "algorithm = multicast\nsize = 1MB\n",
+		     ".ini:20: [traffic.x] algorithm = 'multicast'", "enabled = off");
+	expect_error(STAR(4, 1) "[traffic.x]\ntype = collective\nop = reduce_scatter\nalgorithm = multicast\nsize = 1MB\n",
+		     ".ini:18: [traffic.x] algorithm = 'multicast'", "ring for reduce_scatter");
+	expect_error(STAR(4, 1) "[multicast]\nreliable = off\n[job.j]\nmodel = bert-large\nglobal_batch = 8\n"
+		     "dp = 4\nzero = 1\nallgather = multicast\n",
+		     ".ini:22: [job.j] allgather = 'multicast'", "reliable = off");
+}
+
 int main(void)
 {
 	static const struct test_case t[] = {
@@ -188,6 +425,12 @@ int main(void)
 		{ "plans, hosts shared: NVLink copies and relays, one network copy per piece", test_plans_shared_hosts },
 		{ "rounds; coll_check", test_rounds_and_checks },
 		{ "two hosts of four GPUs: each piece once over the network, relayed; S/2 against 7/8 S", test_two_hosts },
+		{ "groups on a star: broadcast and allgather closed forms, groups reused", test_groups_star },
+		{ "groups with hosts of two GPUs: landing GPU, relays", test_groups_shared_hosts },
+		{ "allreduce: ring reduce-scatter, then the multicast of each reduced segment", test_allreduce },
+		{ "job (ZeRO-1, TP with sequence parallelism): plan equals the flow table", test_job_plan_equals_run },
+		{ "determinism: same seed, same flow table", test_determinism },
+		{ "errors: located, exit 2", test_errors },
 		{ 0, 0 },
 	};
 	return test_run("coll_mcast", t);
