@@ -90,11 +90,11 @@ static int ep_of(const struct coll *c, int r)
 	return c->w ? world_gpu_ep(c->w, c->gpus[r]) : host_of(c, r);
 }
 
-static const struct coll *sort_c; /* qsort's context: layouts are built one at a time */
+struct ep_rank { int ep, rank; };
 
 static int ep_cmp(const void *a, const void *b)
 {
-	int x = ep_of(sort_c, *(const int *)a), y = ep_of(sort_c, *(const int *)b);
+	int x = ((const struct ep_rank *)a)->ep, y = ((const struct ep_rank *)b)->ep;
 	return (x > y) - (x < y);
 }
 
@@ -125,17 +125,20 @@ static void mc_layout(struct coll *c, bool whole)
 				break;
 			}
 	}
-	sort_c = c;
+	struct ep_rank *er = xmalloc((size_t)n * sizeof *er);
 	for (int s = 0; s < n; s++) {
-		int *row = &a->mem[(size_t)s * (size_t)n];
+		int k = 0;
 		for (int r = 0; r < n; r++)
 			if (a->landing[r] == r && a->host[r] != a->host[s])
-				row[a->n_mem[s]++] = r;
-		qsort(row, (size_t)a->n_mem[s], sizeof *row, ep_cmp);
-		for (int i = 0; i < a->n_mem[s]; i++)
-			a->mem_gpu[(size_t)s * (size_t)n + (size_t)i] = c->gpus[row[i]];
+				er[k++] = (struct ep_rank){ ep_of(c, r), r };
+		qsort(er, (size_t)k, sizeof *er, ep_cmp); /* distinct hosts: distinct endpoints */
+		a->n_mem[s] = k;
+		for (int i = 0; i < k; i++) {
+			a->mem[(size_t)s * (size_t)n + (size_t)i] = er[i].rank;
+			a->mem_gpu[(size_t)s * (size_t)n + (size_t)i] = c->gpus[er[i].rank];
+		}
 	}
-	sort_c = NULL;
+	free(er);
 	c->a = a;
 }
 

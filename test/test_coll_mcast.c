@@ -237,6 +237,26 @@ static void test_groups_star(void)
 	sqlite3_close(h);
 }
 
+/* A [multicast] group of the same source and members listed in another
+ * order is found and used in its own member order: member rows name the
+ * GPUs of their own hosts. */
+static void test_config_group_reused(void)
+{
+	sqlite3 *h = run_text(STAR(4, 1)
+			      "[multicast]\ngroup = g host0 host3 host1 host2\n"
+			      "[traffic.m]\ntype = multicast\ngroup = g\nsize = 100KB\n"
+			      "[traffic.ag]\ntype = collective\nop = allgather\nalgorithm = multicast\nsize = 1MB\n"
+			      "start = 1ms\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM multicast_group"), 4);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE source = 'traffic.ag' AND dst = 'g'"), 2 * 1);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE source = 'traffic.ag' AND dst_gpu IS NOT NULL"), 4 * 2 * 3);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE source = 'traffic.ag' AND dst_gpu IS NOT NULL "
+			      "AND dst_gpu <> dst || '.gpu0'"), 0);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM collective WHERE end_ps IS NOT NULL"), 1);
+	sqlite3_close(h);
+}
+
 /* Three hosts of two GPUs: per piece one NVLink copy to the source's
  * neighbour, a group of the two other hosts' first GPUs (3 rows), and a
  * relay on each of those hosts. */
@@ -427,6 +447,7 @@ int main(void)
 		{ "two hosts of four GPUs: each piece once over the network, relayed; S/2 against 7/8 S", test_two_hosts },
 		{ "groups on a star: broadcast and allgather closed forms, groups reused", test_groups_star },
 		{ "groups with hosts of two GPUs: landing GPU, relays", test_groups_shared_hosts },
+		{ "a [multicast] group of the same members is found and used in its order", test_config_group_reused },
 		{ "allreduce: ring reduce-scatter, then the multicast of each reduced segment", test_allreduce },
 		{ "job (ZeRO-1, TP with sequence parallelism): plan equals the flow table", test_job_plan_equals_run },
 		{ "determinism: same seed, same flow table", test_determinism },
