@@ -8,7 +8,8 @@
  *     its last PSN acknowledged by the aggregated ACK (every member has it;
  *     UD: when its last packet left the sender's NIC); recv_end_ps when the
  *     last member got its last byte; ideal = the slowest member's tree path
- *     alone, ACK return included.
+ *     alone, ACK return included (UD: the message's serialisation on the
+ *     source's link).
  *   - one row per member: dst = the member; recv_end_ps = end_ps = when its
  *     last byte arrived in order (the receive completion; a member's own
  *     ACK is aggregated, the sender never sees it alone); ideal = the
@@ -74,6 +75,10 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
 	}
 	sf->qp = g->sq;
 	sf->n_pkts = n_pkts;
+	if (!g->reliable) { /* UD completes when its last frame left the source's port */
+		struct ideal_hop src_link = { w->eps[g->src].port->rate_bps, 0 };
+		slowest = ideal_delivery_ps(&src_link, 1, m->size_b, mtu);
+	}
 	sf->ideal = slowest;
 	sf->job = m->job;
 	sf->iteration = m->iteration;

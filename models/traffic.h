@@ -12,6 +12,8 @@
  *   poisson      per host, exponential inter-arrivals at
  *                λ = load × host link rate / (8 × mean size), sizes from a
  *                CDF, destinations uniform among the other hosts
+ *   multicast    one message to the members of a [multicast] group
+ *                (traffic_multicast.c, mcast.h)
  *   collective   one collective (collective.h) over `gpus` or the GPUs of
  *                `hosts`, run `repeat` times back to back from `start`
  *                (traffic_collective.c)
@@ -31,7 +33,7 @@ struct world;
  * Returns 0, or -1 with *err (malloc'd, located with cfg_error_at) for input
  * that only the built world can reject: unknown host names, a sender equal to
  * the receiver, a CDF file that cannot be read, poisson with no stop, ...
- * Types whose models do not exist yet (hpcc, multicast) are
+ * Types whose models do not exist yet (hpcc) are
  * rejected here ("traffic type 'hpcc' is not supported by this version of
  * rocesim"). On failure nothing is left registered or scheduled. */
 int traffic_setup(struct world *w, char **err);

@@ -166,6 +166,7 @@ static void test_ud(void)
 	/* The sender completes when its last frame left: S at line rate. */
 	long long end = q_int(h, "SELECT end_ps FROM flow WHERE dst = 'g'");
 	CU_ASSERT(llabs(end - (long long)(msg_wire_s(S, 1000, 100 * GBPS) * 1e12)) <= 1);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT fct_ps = ideal_fct_ps FROM flow WHERE dst = 'g'"), 1);
 	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE recv_end_ps IS NOT NULL"), 4);
 	sqlite3_close(h);
 }
