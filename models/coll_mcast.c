@@ -20,11 +20,14 @@
  *
  * Delivery of one piece from rank src to every other rank:
  *   - ranks on src's host: NVLink messages from src (msg.h);
- *   - every other host gets ONE copy from the network, addressed to its
- *     first rank in rank order (the landing rank: its GPU and that GPU's
- *     NIC); the landing rank relays it over NVLink to its host's other
- *     ranks when it arrived (a NIC writes a received message to one
- *     buffer; a host does not need it twice from the network);
+ *   - every other host gets ONE copy from the network, addressed to one of
+ *     its ranks (the landing rank: its GPU and that GPU's NIC): the first
+ *     in rank order whose GPU uses the same NIC index as the source's (on
+ *     a rail-optimised fabric: the source's rail, as NCCL's PXN keeps
+ *     traffic on rails), else its first rank; the landing rank relays it
+ *     over NVLink to its host's other ranks when it arrived (a NIC writes
+ *     a received message to one buffer; a host does not need it twice
+ *     from the network);
  *   - the network copy goes to a multicast group rooted at src's NIC whose
  *     members are the landing ranks' NICs (sorted by endpoint id), found
  *     with mcast_group_find or created once and reused by every later
@@ -68,8 +71,9 @@ struct mc_post {
 
 struct mc_a {
 	int *host;                  /* [n] host of each rank */
-	int *landing;               /* [n] first rank (in rank order) on the same host */
-	int *mem;                   /* [n x n]: row r = the landing ranks of the other hosts, by endpoint */
+	int *first;                 /* [n] first rank (in rank order) on the same host */
+	int *pick;                  /* [n] scratch: the landing rank chosen for the host of first rank q */
+	int *mem;                   /* [n x n]: row s = source s's landing ranks on the other hosts, by endpoint */
 	int *mem_gpu;               /* [n x n]: their GPUs (mcast_msg.dst_gpus) */
 	int *n_mem;                 /* [n] */
 	struct mcast_group **grp;   /* [n] the group of each source rank (real pass, made on first use) */
@@ -88,6 +92,13 @@ static int host_of(const struct coll *c, int r)
 static int ep_of(const struct coll *c, int r)
 {
 	return c->w ? world_gpu_ep(c->w, c->gpus[r]) : host_of(c, r);
+}
+
+/* The NIC index of rank r's GPU on its host (0 in plans: any rank of a
+ * host lands the same rows). */
+static int nic_of(const struct coll *c, int r)
+{
+	return c->w ? world_gpu_ep(c->w, c->gpus[r]) - world_gpu_host(c->w, c->gpus[r]) * c->w->nics_per_host : 0;
 }
 
 struct ep_rank { int ep, rank; };
@@ -111,26 +122,34 @@ static void mc_layout(struct coll *c, bool whole)
 		a->p[p].m = coll_pieces(whole ? a->p[p].bc : coll_ceil_div(a->p[p].bc, (uint64_t)n), c->chunk_b);
 	}
 	a->host = xmalloc((size_t)n * sizeof *a->host);
-	a->landing = xmalloc((size_t)n * sizeof *a->landing);
+	a->first = xmalloc((size_t)n * sizeof *a->first);
+	a->pick = xmalloc((size_t)n * sizeof *a->pick);
 	a->n_mem = xcalloc((size_t)n, sizeof *a->n_mem);
 	a->mem = xmalloc((size_t)n * (size_t)n * sizeof *a->mem);
 	a->mem_gpu = xmalloc((size_t)n * (size_t)n * sizeof *a->mem_gpu);
 	a->grp = xcalloc((size_t)n, sizeof *a->grp);
 	for (int r = 0; r < n; r++) {
 		a->host[r] = host_of(c, r);
-		a->landing[r] = r;
+		a->first[r] = r;
 		for (int q = 0; q < r; q++)
 			if (a->host[q] == a->host[r]) {
-				a->landing[r] = q;
+				a->first[r] = q;
 				break;
 			}
 	}
 	struct ep_rank *er = xmalloc((size_t)n * sizeof *er);
 	for (int s = 0; s < n; s++) {
-		int k = 0;
+		int k = 0, nic = nic_of(c, s);
 		for (int r = 0; r < n; r++)
-			if (a->landing[r] == r && a->host[r] != a->host[s])
-				er[k++] = (struct ep_rank){ ep_of(c, r), r };
+			a->pick[r] = -1;
+		for (int r = 0; r < n; r++) {
+			int *p = &a->pick[a->first[r]];
+			if (a->host[r] != a->host[s] && (*p < 0 || (nic_of(c, *p) != nic && nic_of(c, r) == nic)))
+				*p = r;
+		}
+		for (int q = 0; q < n; q++)
+			if (a->pick[q] >= 0)
+				er[k++] = (struct ep_rank){ ep_of(c, a->pick[q]), a->pick[q] };
 		qsort(er, (size_t)k, sizeof *er, ep_cmp); /* distinct hosts: distinct endpoints */
 		a->n_mem[s] = k;
 		for (int i = 0; i < k; i++) {
@@ -146,7 +165,8 @@ static void mc_free_a(void *p)
 {
 	struct mc_a *a = p;
 	free(a->host);
-	free(a->landing);
+	free(a->first);
+	free(a->pick);
 	free(a->mem);
 	free(a->mem_gpu);
 	free(a->n_mem);
@@ -270,8 +290,8 @@ void coll_mcast_relay(struct coll *c, struct coll_slot *landing, uint64_t size_b
 	const struct mc_a *a = c->a;
 	int n = c->n, pipe = (int)(landing->pr / (uint32_t)n), l = (int)(landing->pr % (uint32_t)n);
 	int slot = (int)(landing - coll_slot_of(c, pipe, l, 0));
-	for (int r = l + 1; r < n; r++) /* ranks before l are on other hosts (l is its host's first) */
-		if (a->landing[r] == l)
+	for (int r = a->first[l]; r < n; r++) /* the source is on another host */
+		if (r != l && a->host[r] == a->host[l])
 			coll_send(c, pipe, l, r, slot, size_b);
 }
 

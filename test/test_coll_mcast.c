@@ -283,6 +283,27 @@ static void test_groups_shared_hosts(void)
 	sqlite3_close(h);
 }
 
+/* Rail-optimised, two NICs per host: a piece lands on each other host's
+ * GPU of the source's rail, so every tree stays under one rail leaf (its
+ * source link, one leaf, 3 member links: 4) and both NICs of a host take
+ * half of what the host receives. */
+static void test_rails(void)
+{
+	sqlite3 *h = run_text("[simulation]\nseed = 1\nprogress = off\n"
+			      "[topology]\ntype = rail_optimized\nhosts = 4\nspines = 2\ngpus_per_host = 2\n"
+			      "nics_per_host = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+			      "[traffic.ag]\ntype = collective\nop = allgather\nalgorithm = multicast\nsize = 8MB\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM multicast_group WHERE tree_links = 4 AND members = 3"), 8);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE src <> dst AND dst_gpu IS NOT NULL "
+			      "AND substr(src_gpu, -4) <> substr(dst_gpu, -4)"), 0);
+	/* Each GPU's shard (1 MB) reaches the 3 other hosts' GPUs of its rail. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(DISTINCT b) || max(b) FROM (SELECT sum(size_bytes) AS b FROM flow "
+			      "WHERE src <> dst AND dst_gpu IS NOT NULL GROUP BY dst_gpu)"), 1 * 10000000 + 3000000);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM collective WHERE end_ps IS NOT NULL"), 1);
+	sqlite3_close(h);
+}
+
 /* allreduce = multicast: the ring's reduce-scatter ((n-1)/n S to the
  * successor), then each rank's reduced segment multicast (S/n at its source). */
 static void test_allreduce(void)
@@ -448,6 +469,7 @@ int main(void)
 		{ "groups on a star: broadcast and allgather closed forms, groups reused", test_groups_star },
 		{ "groups with hosts of two GPUs: landing GPU, relays", test_groups_shared_hosts },
 		{ "a [multicast] group of the same members is found and used in its order", test_config_group_reused },
+		{ "rail-optimised, 2 NICs per host: pieces land on the source's rail", test_rails },
 		{ "allreduce: ring reduce-scatter, then the multicast of each reduced segment", test_allreduce },
 		{ "job (ZeRO-1, TP with sequence parallelism): plan equals the flow table", test_job_plan_equals_run },
 		{ "determinism: same seed, same flow table", test_determinism },
