@@ -362,11 +362,11 @@ static const char zero_job[] =
 	"global_batch = 16\ntp = 2\ndp = 8\nzero = 1\nsequence_parallel = on\niterations = 2\n"
 	"allgather = multicast\nallreduce = multicast\n";
 
-static void test_job_plan_equals_run(void)
+/* Plan bytes and messages per parallelism equal the flow table's, per iteration. */
+static sqlite3 *plan_equals_run(const char *text, struct job_plan_totals *t)
 {
-	struct job_plan_totals t;
-	plan_of(zero_job, &t);
-	sqlite3 *db = run_text(zero_job);
+	plan_of(text, t);
+	sqlite3 *db = run_text(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	char q[300];
 	for (int it = 0; it < 2; it++)
@@ -374,10 +374,38 @@ static void test_job_plan_equals_run(void)
 			snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) || ' ' || count(*) FROM flow "
 				 "WHERE job = 'z' AND iteration = %d AND parallelism = '%s'", it, job_par_name[p]);
 			char want[64];
-			snprintf(want, sizeof want, "%llu %llu", (unsigned long long)t.bytes[p],
-				 (unsigned long long)t.messages[p]);
+			snprintf(want, sizeof want, "%llu %llu", (unsigned long long)t->bytes[p],
+				 (unsigned long long)t->messages[p]);
 			CHECK_TEXT(db, q, want);
 		}
+	return db;
+}
+
+/* 8 hosts of 2 GPUs, PP 2 x DP 8, allreduce = multicast: each stage's DP
+ * group spans 4 hosts (groups of 3 members, relays), the tied-embedding
+ * pairs two hosts (reduce-scatter step, then one RC copy). */
+static const char dp_job[] =
+	"[simulation]\nprogress = off\n"
+	"[topology]\ntype = star\nhosts = 8\ngpus_per_host = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+	"[job.z]\nmodel = custom\nlayers = 2\nhidden = 256\nheads = 4\nvocab = 1000\nseq_len = 128\n"
+	"global_batch = 16\npp = 2\ndp = 8\niterations = 2\nallreduce = multicast\n";
+
+static void test_job_allreduce_plan(void)
+{
+	struct job_plan_totals t;
+	sqlite3 *db = plan_equals_run(dp_job, &t);
+	CU_ASSERT(t.bytes[JOB_PAR_DP] > 0 && t.bytes[JOB_PAR_PP] > 0);
+	CU_ASSERT(q_int(db, "SELECT count(*) FROM collective WHERE op = 'allreduce' AND algorithm = 'multicast' "
+			    "AND group_size = 8 AND end_ps IS NOT NULL") >= 4);
+	CU_ASSERT(q_int(db, "SELECT count(*) FROM flow WHERE parallelism = 'dp' AND dst_gpu IS NULL") > 0);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM run WHERE status = 'complete'"), 1);
+	sqlite3_close(db);
+}
+
+static void test_job_plan_equals_run(void)
+{
+	struct job_plan_totals t;
+	sqlite3 *db = plan_equals_run(zero_job, &t);
 	CU_ASSERT(t.bytes[JOB_PAR_TP] > 0 && t.bytes[JOB_PAR_DP] > 0);
 	/* The DP gathers used groups (sender rows); the TP ones, inside a host, none. */
 	CU_ASSERT(q_int(db, "SELECT count(*) FROM flow WHERE parallelism = 'dp' AND dst_gpu IS NULL") > 0);
@@ -478,6 +506,7 @@ int main(void)
 		{ "rail-optimised, 2 NICs per host: pieces land on the source's rail", test_rails },
 		{ "allreduce: ring reduce-scatter, then the multicast of each reduced segment", test_allreduce },
 		{ "job (ZeRO-1, TP with sequence parallelism): plan equals the flow table", test_job_plan_equals_run },
+		{ "job (PP 2 x DP 8, allreduce = multicast): plan equals the flow table", test_job_allreduce_plan },
 		{ "determinism: same seed, same flow table", test_determinism },
 		{ "errors: located, exit 2", test_errors },
 		{ 0, 0 },
