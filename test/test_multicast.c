@@ -149,6 +149,33 @@ static void test_lossy_branch_recovers(void)
 	sqlite3_close(h);
 }
 
+/* A congested branch (a unicast flow shares member host3's link) with
+ * DCQCN and PFC: the members' CNPs reach the sender through the tree, so
+ * the whole group slows to the congested branch (alone the other members
+ * would finish in S/B, at about half of host3's time), and nothing drops. */
+static void test_congested_branch_dcqcn(void)
+{
+	const uint64_t S = 4000000;
+	sqlite3 *h = run_fmt("[simulation]\nprogress = off\n[topology]\ntype = star\nhosts = 5\n"
+			     "link_rate = 100Gbps\nlink_delay = 1us\n[nic]\nmtu = 1000\n"
+			     "[multicast]\ngroup = g host0 host1 host2 host3\n"
+			     "[traffic.b]\ntype = multicast\ngroup = g\nsize = %lluB\n"
+			     "[traffic.u]\ntype = flows\nflow = host4 host3 %lluB 0us\n",
+			     (unsigned long long)S, (unsigned long long)S);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT sum(drops) FROM port_stats"), 0);
+	CU_ASSERT(q_int(h, "SELECT cnp_received FROM flow WHERE dst = 'g'") > 0);
+	double slow = (double)q_int(h, "SELECT recv_end_ps FROM flow WHERE source = 'traffic.b' AND dst = 'host3'");
+	/* host3's link carries 2 S: its last byte cannot come before 2 S/B. */
+	CU_ASSERT(slow * 1e-12 >= 2 * msg_wire_s(S, 1000, 100 * GBPS));
+	for (int m = 1; m <= 2; m++) {
+		double t = (double)qf(h, "SELECT recv_end_ps FROM flow WHERE source = 'traffic.b' AND dst = 'host%d'", m);
+		printf("\n    host%d %.1f us, host3 %.1f us", m, t * 1e-6, slow * 1e-6);
+		CU_ASSERT(t >= 0.95 * slow);
+	}
+	sqlite3_close(h);
+}
+
 /* UD (reliable = off): no feedback at all, every member still gets every
  * frame on a lossless fabric. */
 static void test_ud(void)
@@ -367,6 +394,7 @@ TEST_MAIN("multicast",
 	  { "broadcast on an idle fabric: S once, every byte, S/B", test_broadcast_idle },
 	  { "aggregated ACKs: one stream to the sender", test_aggregated_acks },
 	  { "lossy branch recovered by go-back-N", test_lossy_branch_recovers },
+	  { "congested branch: CNPs through the tree slow the group", test_congested_branch_dcqcn },
 	  { "UD multicast: no feedback", test_ud },
 	  { "bad members: located errors", test_errors },
 	  { "same seed, same tables", test_determinism },
