@@ -167,6 +167,12 @@ static void group_free(struct world *w, struct mcast_group *g)
 	free(g);
 }
 
+/* An endpoint as users name it: its host, or host:port with several NICs. */
+static const char *ep_name(const struct world *w, int ep)
+{
+	return w->nics_per_host == 1 ? w->eps[ep].host->name : w->eps[ep].port->name;
+}
+
 static char *check_members(const struct world *w, int src, const int *dst, int n)
 {
 	if (src < 0 || src >= w->n_eps)
@@ -179,9 +185,9 @@ static char *check_members(const struct world *w, int src, const int *dst, int n
 		if (dst[i] < 0 || dst[i] >= w->n_eps)
 			err = str_printf("member endpoint %d does not exist (0..%d)", dst[i], w->n_eps - 1);
 		else if (dst[i] == src)
-			err = str_printf("member %s is the group's source", w->eps[src].port->name);
+			err = str_printf("member %s is the group's source", ep_name(w, src));
 		else if (seen[dst[i]]++)
-			err = str_printf("member %s is listed twice", w->eps[dst[i]].port->name);
+			err = str_printf("member %s is listed twice", ep_name(w, dst[i]));
 	}
 	free(seen);
 	return err;
@@ -200,7 +206,7 @@ static int build_tree(struct world *w, struct mcast_group *g, char **err)
 		int n = walk(w, g, m, h);
 		if (n <= 0) {
 			*err = str_printf("no route of at most %d links from %s to member %s", IDEAL_MAX_HOPS,
-					 w->eps[g->src].port->name, w->eps[m].port->name);
+					 ep_name(w, g->src), ep_name(w, m));
 			rc = -1;
 			break;
 		}
@@ -291,7 +297,7 @@ struct mcast_group *mcast_group_create(struct world *w, const char *name, int sr
 	for (int i = 0; i < n_dst; i++)
 		if (tree_path(w, g, i) < 0) {
 			*err = str_printf("the tree path to member %s is longer than %d links",
-					 w->eps[g->dst[i]].port->name, IDEAL_MAX_HOPS);
+					 ep_name(w, g->dst[i]), IDEAL_MAX_HOPS);
 			group_free(w, g);
 			return NULL;
 		}
