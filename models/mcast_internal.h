@@ -20,6 +20,7 @@
 #include "ideal.h"
 #include "mcast.h"
 #include "sim.h"
+#include "world.h"
 
 struct qp;
 struct flow;
@@ -70,8 +71,11 @@ struct mcast {
 	struct mcast_xfer *live; /* messages whose sender has not completed */
 };
 
-/* The group of a packet's mgroup (the id is valid: switches and NICs assert it). */
-static inline struct mcast_group *mcast_of(const struct world *w, int gid);
+/* The group of id gid (a packet's mgroup or a QP's: valid by construction). */
+static inline struct mcast_group *mcast_of(const struct world *w, int gid)
+{
+	return w->mcast->g[gid];
+}
 
 /* ---- Hooks (one branch each in the unicast path). ---- */
 /* qp.c: a group's sender built data packet p (flag and group; UD completion). */
@@ -91,15 +95,9 @@ void mcast_write_unfinished(struct world *w);
 /* mcast.c: frees the messages still live (mcast_msg.c), before the groups. */
 void mcast_msgs_free(struct world *w);
 
-/* traffic_multicast.c: the groups of [multicast] (made once); the group
- * named name, NULL when none. */
+/* traffic_multicast.c: the groups of [multicast] (made once). */
 int mcast_cfg_groups(struct world *w, char **err);
+/* mcast.c: the group named name, NULL when none. */
 struct mcast_group *mcast_group_by_name(const struct world *w, const char *name);
-
-#include "world.h"
-static inline struct mcast_group *mcast_of(const struct world *w, int gid)
-{
-	return w->mcast->g[gid];
-}
 
 #endif
