@@ -3,7 +3,8 @@
  * one key at a time (SCENARIO.md "Keys", scenarios/README.md "Rules"): ep
  * divides dp, global_batch is a multiple of micro_batch x dp, ecn_kmin <=
  * ecn_kmax, an incast receiver is not a sender, a collective's algorithm
- * suits its op, multicast names a group and needs [multicast] enabled.
+ * suits its op, multicast names a group and needs [multicast] enabled (and
+ * reliable, for collectives).
  *
  * cfg_section_rules runs on each section once its values are typed;
  * cfg_global_rules once every section is, for rules across sections and
@@ -186,6 +187,19 @@ int cfg_global_rules(struct config *cfg, struct cfg_raw_section *ss, size_t n_s,
 			if (!found) {
 				*err = cfg_err_value(s, cfg_raw_find(s, "group"), "the NAME of a `group = NAME SRC DST...` line of [multicast]");
 				return -1;
+			}
+		}
+		if (cfg->multicast.enabled && !cfg->multicast.reliable) {
+			/* Collectives need every byte; an unreliable (UD) group never
+			 * recovers a lost one (coll_mcast.c). */
+			for (int k = 0; k < 5; k++) {
+				struct cfg_raw_entry *e = cfg_raw_find(s, k < 4 ? mc_keys[k] : "algorithm");
+				if ((k < 4 ? s->kind == SEC_JOB : s->kind == SEC_TRAFFIC) && e &&
+				    strcmp(e->value, "multicast") == 0) {
+					*err = cfg_err_value(s, e, "a unicast algorithm while [multicast] reliable = off "
+							     "(a collective needs every byte; an unreliable group loses some)");
+					return -1;
+				}
 			}
 		}
 		if (cfg->multicast.enabled)

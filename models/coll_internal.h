@@ -1,7 +1,7 @@
 /*
  * coll_internal.h — what the collective engine (collective.c) shares with
  * the algorithm families (coll_ring.c, coll_hd.c, coll_tree.c,
- * coll_direct.c). Not for callers of collective.h.
+ * coll_direct.c, coll_mcast.c). Not for callers of collective.h.
  *
  * A collective is `pipes` independent pipelines (a channel, or a channel x
  * tree for the double binary tree) over n ranks. Each (pipe, rank) has the
@@ -62,6 +62,7 @@ struct coll {
 	int *gpus;                  /* [n], owned */
 	uint64_t *a2a;              /* [n x n], owned; NULL unless alltoall */
 	int root;
+	int plan_gph;               /* plans without a world: GPU g is on host g / plan_gph */
 	const char *source, *parallelism, *job;
 	int64_t iteration;
 	coll_done_fn on_done;
@@ -112,9 +113,27 @@ static inline uint64_t coll_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1
  * src to dst rank, addressed to dst's receive slot `slot` of `pipe`. */
 void coll_send(struct coll *c, int pipe, int src, int dst, int slot, uint64_t size_b);
 
+/* ---- Multicast delivery (coll_mcast.c, with two engine hooks) ----
+ * coll_mcast posts one piece of size_b bytes from rank src to slot `slot`
+ * of every other rank of `pipe` (each receiver counts one arrival): NVLink
+ * to the source host's GPUs, one network copy per other host (a multicast
+ * group, or plain RC when one host is left) landing on that host's first
+ * rank, which relays it over NVLink to the host's other ranks
+ * (coll_mcast_relay, called when the landing copy arrived, before it is
+ * counted). */
+void coll_mcast(struct coll *c, int pipe, int src, int slot, uint64_t size_b);
+void coll_mcast_relay(struct coll *c, struct coll_slot *landing, uint64_t size_b);
+/* Engine (collective.c): the virtual pass's network copies of a multicast
+ * piece from src to ranks dst[0..n_dst) (one transmission at the source,
+ * each member at its own path's delivery time, relay_b on arrival); and the
+ * real pass's arrival of a piece at slot s now. */
+void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot, uint64_t size_b);
+void coll_recv(struct coll *c, struct coll_slot *s);
+
 /* The algorithm families' registry entries. */
 extern const struct coll_algo coll_ring_allreduce, coll_ring_reduce_scatter, coll_ring_allgather,
 	coll_chain_broadcast, coll_hd_allreduce, coll_tree_allreduce, coll_direct_alltoall,
-	coll_direct_sendrecv_ring, coll_direct_sendrecv;
+	coll_direct_sendrecv_ring, coll_direct_sendrecv, coll_mcast_allreduce, coll_mcast_allgather,
+	coll_mcast_broadcast;
 
 #endif

@@ -2,7 +2,7 @@
  * collective.c — the collective engine: registry, message posting,
  * completion, the `collective` row and the ideal time (see collective.h;
  * the algorithms are in coll_ring.c, coll_hd.c, coll_tree.c, coll_direct.c,
- * their state layout in coll_internal.h).
+ * coll_mcast.c, their state layout in coll_internal.h).
  *
  * Pipelining and chunking (NCCL, REFERENCE.md "Collectives"): the buffer is
  * split over `channels` independent pipelines (rings, chains, or pairs of
@@ -38,7 +38,10 @@
  * messages are serialised per sending GPU at nvlink_rate plus nvlink_delay.
  * Ignored: contention between the collective's own messages inside the
  * fabric and at receiving links (an alltoall onto one hot rank is limited
- * by that rank's ingress; the ideal does not see it), and NIC round-robin
+ * by that rank's ingress; the ideal does not see it) — except between
+ * multicast copies, which a receiving NIC takes in one after another
+ * (coll_vmcast: a multicast allgather is bound by its members' links) —
+ * and NIC round-robin
  * between QPs (FIFO is never slower for the last message of a stream).
  * ideal_ps is therefore a lower bound of the idle-fabric run up to those
  * approximations, and within a few percent of it for bandwidth-bound rings.
@@ -65,16 +68,17 @@ static const struct coll_algo *const registry[] = {
 	&coll_ring_allreduce, &coll_hd_allreduce, &coll_tree_allreduce,
 	&coll_ring_reduce_scatter, &coll_ring_allgather, &coll_chain_broadcast,
 	&coll_direct_alltoall, &coll_direct_sendrecv_ring, &coll_direct_sendrecv,
+	&coll_mcast_allreduce, &coll_mcast_allgather, &coll_mcast_broadcast,
 };
 #define N_REGISTRY (sizeof registry / sizeof *registry)
 
 /* What each op accepts, for coll_check's message (kept beside the registry). */
 static const char *const op_accepts[] = {
-	[COLL_ALLREDUCE] = "ring, halving_doubling or tree for allreduce",
+	[COLL_ALLREDUCE] = "ring, halving_doubling, tree or multicast for allreduce",
 	[COLL_REDUCE_SCATTER] = "ring for reduce_scatter",
-	[COLL_ALLGATHER] = "ring for allgather",
+	[COLL_ALLGATHER] = "ring or multicast for allgather",
 	[COLL_ALLTOALL] = "direct for alltoall",
-	[COLL_BROADCAST] = "ring for broadcast",
+	[COLL_BROADCAST] = "ring or multicast for broadcast",
 	[COLL_SENDRECV] = "ring or direct for sendrecv",
 };
 
@@ -104,8 +108,6 @@ const char *coll_check(enum coll_op op, const char *algorithm, int n)
 {
 	if ((unsigned)op > COLL_SENDRECV)
 		return "one of allreduce, reduce_scatter, allgather, alltoall, broadcast, sendrecv";
-	if (algorithm && !strcmp(algorithm, "multicast"))
-		return "multicast collectives are not supported by this version";
 	const struct coll_algo *a = algo_find(op, algorithm);
 	if (!a)
 		return op_accepts[op];
@@ -143,6 +145,7 @@ static struct coll *coll_new(struct world *w, const struct coll_spec *s)
 		memcpy(c->a2a, s->a2a_b, nn * sizeof *c->a2a);
 	}
 	c->root = s->root;
+	c->plan_gph = s->gpus_per_host > 0 ? s->gpus_per_host : 1;
 	c->source = s->source;
 	c->parallelism = s->parallelism;
 	c->job = s->job;
@@ -215,6 +218,7 @@ struct vmsg {
 	struct coll_slot *slot;
 	int32_t ack_nic;            /* dense NIC index that returns ACKs, -1 none */
 	simtime_t ack_ps;
+	uint64_t relay_b;           /* a multicast piece landing on its host: relayed on arrival (0 none) */
 };
 
 struct vmemo { int dst; uint64_t size_b; simtime_t del, ser0, ack_ps; };
@@ -226,6 +230,7 @@ struct coll_virtual {
 	uint64_t seq;
 	int *nic;                   /* [n] dense NIC index of each rank */
 	simtime_t *tx_free;         /* [distinct NICs] */
+	simtime_t *rx_free;         /* [distinct NICs] last multicast copy taken in (coll_vmcast) */
 	simtime_t *nv_free;         /* [n] NVLink egress of each GPU */
 	struct vmemo *memo;         /* [n] last message timed per sender */
 };
@@ -327,6 +332,37 @@ static void vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint
 	vpush(v, m);
 }
 
+void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot, uint64_t size_b)
+{
+	struct coll_virtual *v = c->v;
+	simtime_t start = v->now;
+	struct vmemo t = { 0 };
+	if (v->timing) {
+		/* One copy leaves the source NIC (the switches replicate): its
+		 * link time is that of any member's path, whose first hop it is. */
+		vtime(c, src, dst[0], size_b, &t);
+		simtime_t *free_at = &v->tx_free[v->nic[src]];
+		start = *free_at > v->now ? *free_at : v->now;
+		*free_at = start + t.ser0;
+	}
+	for (int i = 0; i < n_dst; i++) {
+		struct vmsg m = { .t = v->now, .slot = coll_slot_of(c, pipe, dst[i], slot), .ack_nic = -1,
+				  .relay_b = size_b };
+		if (v->timing) {
+			/* A multicast allgather's bound is the members' links (each
+			 * takes n-1 shards while it sends one): copies are taken in
+			 * one after another there, each for its source-link time. */
+			vtime(c, src, dst[i], size_b, &t);
+			simtime_t *rx = &v->rx_free[v->nic[dst[i]]];
+			m.t = start + t.del > *rx + t.ser0 ? start + t.del : *rx + t.ser0;
+			*rx = m.t;
+			m.ack_nic = v->nic[dst[i]];
+			m.ack_ps = t.ack_ps;
+		}
+		vpush(v, m);
+	}
+}
+
 static int int_cmp(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -369,6 +405,7 @@ static simtime_t coll_virtual_run(struct coll *c, bool timing)
 		}
 		free(eps);
 		v.tx_free = xcalloc((size_t)distinct, sizeof *v.tx_free);
+		v.rx_free = xcalloc((size_t)distinct, sizeof *v.rx_free);
 		v.nv_free = xcalloc((size_t)n, sizeof *v.nv_free);
 		v.memo = xcalloc((size_t)n, sizeof *v.memo);
 		for (int r = 0; r < n; r++)
@@ -386,12 +423,15 @@ static simtime_t coll_virtual_run(struct coll *c, bool timing)
 			simtime_t from = *f > m.t - m.ack_ps ? *f : m.t - m.ack_ps;
 			*f = from + m.ack_ps;
 		}
+		if (m.relay_b)
+			coll_mcast_relay(c, m.slot, m.relay_b);
 		arrived(c, m.slot);
 	}
 	c->v = NULL;
 	free(v.heap);
 	free(v.nic);
 	free(v.tx_free);
+	free(v.rx_free);
 	free(v.nv_free);
 	free(v.memo);
 	return v.now;
@@ -437,16 +477,20 @@ static void drain(struct coll *c)
 		arrived(c, c->work[--c->n_work]);
 }
 
-static void coll_flow_recv(struct sim *sim, struct flow *f, void *ctx)
+void coll_recv(struct coll *c, struct coll_slot *s)
 {
-	(void)f;
-	struct coll_slot *s = ctx;
-	struct coll *c = s->c;
-	c->end = sim->now;
+	c->end = c->w->sim->now;
 	arrived(c, s);
 	drain(c);
 	if (c->pending == 0)
 		coll_finish(c);
+}
+
+static void coll_flow_recv(struct sim *sim, struct flow *f, void *ctx)
+{
+	(void)sim; (void)f;
+	struct coll_slot *s = ctx;
+	coll_recv(s->c, s);
 }
 
 static void coll_finish_ev(struct sim *sim, void *obj, uintptr_t arg)

@@ -14,7 +14,9 @@
  *                  double binary tree)
  *   reduce_scatter ring          allgather ring          broadcast ring (chain)
  *   alltoall       direct        sendrecv  ring or direct (same: rank 0 -> 1)
- * `multicast` is accepted by the config but not by this version.
+ *   multicast      broadcast, allgather, and allreduce = ring reduce-scatter
+ *                  then multicast all-gather (coll_mcast.c; needs the
+ *                  world's multicast groups, mcast.h)
  * The dependency rules of each are in collective.c's header comment.
  *
  * Timing of callbacks: coll_start posts the first messages and returns; it
@@ -50,6 +52,9 @@ struct coll_spec {
 				     * (copied; diagonal ignored, zeros send nothing);
 				     * NULL = size_b / n to each other rank */
 	int root;                   /* broadcast root; sendrecv: rank 0 sends to rank 1 */
+	int gpus_per_host;          /* plans without a world (coll_plan): GPU g is on host
+				     * g / gpus_per_host (0 = one GPU per host); multicast's
+				     * messages depend on it. Ignored when running. */
 	uint64_t chunk_b;           /* [job] chunk */
 	int channels;               /* [job] channels */
 	const char *source, *parallelism, *job; /* static strings, kept by reference (flow rows) */

@@ -146,6 +146,7 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const struct cfg
 	}
 	s->tp = j->tp, s->pp = j->pp, s->dp = j->dp, s->ep = j->ep, s->edp = j->dp / j->ep;
 	s->zero = j->zero;
+	s->gpus_per_host = cfg->topology.gpus_per_host > 0 ? cfg->topology.gpus_per_host : 1;
 	s->sp = j->sequence_parallel && j->tp > 1;
 	s->b = j->micro_batch;
 	long long need = (long long)j->tp * j->pp * j->dp;
@@ -222,43 +223,75 @@ bool job_coll_empty(enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a
 }
 
 /* coll_plan results of the distinct collectives of a plan (a plan repeats
- * the same few shapes thousands of times). */
+ * the same few shapes thousands of times). A multicast collective's
+ * messages depend on which of its ranks share a host (coll_mcast.c): its
+ * entries also key on the group's host pattern (each rank's host numbered
+ * by first appearance), NULL for the others. */
 struct plan_cache {
-	struct { enum coll_op op; int n; uint64_t size_b, bytes, messages; uint64_t *a2a; } e[64];
+	struct { enum coll_op op; int n; uint64_t size_b, bytes, messages; uint64_t *a2a; int *pat; } e[64];
 	int n;
 };
 
+/* ranks: the group's job ranks (multicast algorithms), NULL = any ranks on
+ * hosts of their own. */
 static void add(struct job_plan_totals *t, struct plan_cache *pc, enum job_par par, uint64_t times,
-		const struct job_spec *s, enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a)
+		const struct job_spec *s, enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a,
+		const int *ranks)
 {
 	size_t nn = (size_t)n * (size_t)n;
 	if (job_coll_empty(op, n, size_b, a2a))
 		return; /* job_exec.c starts nothing for these either */
+	int *pat = NULL;
+	if (ranks) {
+		pat = xmalloc((size_t)n * sizeof *pat);
+		for (int i = 0; i < n; i++) {
+			pat[i] = i;
+			for (int k = 0; k < i; k++)
+				if (ranks[k] / s->gpus_per_host == ranks[i] / s->gpus_per_host) {
+					pat[i] = pat[k];
+					break;
+				}
+		}
+	}
 	int hit = -1;
 	for (int i = 0; i < pc->n && hit < 0; i++)
 		if (pc->e[i].op == op && pc->e[i].n == n && pc->e[i].size_b == size_b &&
-		    (!a2a ? !pc->e[i].a2a : pc->e[i].a2a && !memcmp(a2a, pc->e[i].a2a, nn * sizeof *a2a)))
+		    (!a2a ? !pc->e[i].a2a : pc->e[i].a2a && !memcmp(a2a, pc->e[i].a2a, nn * sizeof *a2a)) &&
+		    (!pat ? !pc->e[i].pat : pc->e[i].pat && !memcmp(pat, pc->e[i].pat, (size_t)n * sizeof *pat)))
 			hit = i;
 	if (hit < 0) {
 		int *gpus = xmalloc((size_t)n * sizeof *gpus);
 		for (int i = 0; i < n; i++)
-			gpus[i] = i;
+			gpus[i] = ranks ? ranks[i] : i;
 		struct coll_spec cs = { .op = op, .algorithm = job_coll_alg(s, op), .gpus = gpus, .n = n,
 					.size_b = size_b, .a2a_b = a2a, .chunk_b = s->cfg->chunk_b,
-					.channels = s->cfg->channels, .iteration = -1 };
+					.channels = s->cfg->channels, .iteration = -1,
+					.gpus_per_host = ranks ? s->gpus_per_host : 1 };
 		hit = pc->n < 64 ? pc->n++ : 63;
 		free(pc->e[hit].a2a);
+		free(pc->e[hit].pat);
 		pc->e[hit].op = op;
 		pc->e[hit].n = n;
 		pc->e[hit].size_b = size_b;
 		pc->e[hit].a2a = a2a ? xmalloc(nn * sizeof *a2a) : NULL;
 		if (a2a)
 			memcpy(pc->e[hit].a2a, a2a, nn * sizeof *a2a);
+		pc->e[hit].pat = pat;
+		pat = NULL;
 		coll_plan(&cs, &pc->e[hit].bytes, &pc->e[hit].messages);
 		free(gpus);
 	}
+	free(pat);
 	t->bytes[par] += times * pc->e[hit].bytes;
 	t->messages[par] += times * pc->e[hit].messages;
+}
+
+/* Multicast plans walk the job's real groups (which ranks share a host
+ * decides their messages); with one GPU per host every group is alike. */
+static bool mc_groups(const struct job_spec *s, enum coll_op op)
+{
+	const char *alg = job_coll_alg(s, op);
+	return s->gpus_per_host > 1 && alg && strcmp(alg, "multicast") == 0;
 }
 
 void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
@@ -268,6 +301,7 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 	uint64_t dp = (uint64_t)s->dp, edp = (uint64_t)s->edp;
 	size_t ep2 = (size_t)s->ep * (size_t)s->ep;
 	uint64_t *mat = xcalloc(ep2, sizeof *mat), *shard = xcalloc(ep2, sizeof *shard);
+	int *ranks = xmalloc((size_t)s->layout.n_ranks * sizeof *ranks);
 	wl_ep_expected(s, mat);
 	for (int st = 0; st < s->pp; st++) {
 		const struct job_prog *p = &s->prog[st];
@@ -275,21 +309,37 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 			const struct job_op *op = &p->op[i];
 			switch ((enum job_op_kind)op->kind) {
 			case JOP_TP:   /* each of the stage's dp workers */
-				add(t, pc, JOB_PAR_TP, dp, s, op->coll, s->tp, op->val, NULL);
+				if (!mc_groups(s, op->coll)) {
+					add(t, pc, JOB_PAR_TP, dp, s, op->coll, s->tp, op->val, NULL, NULL);
+					break;
+				}
+				for (int d = 0; d < s->dp; d++) {
+					for (int r = 0; r < s->tp; r++)
+						ranks[r] = job_layout_rank_dp(&s->layout, r, d, st);
+					add(t, pc, JOB_PAR_TP, 1, s, op->coll, s->tp, op->val, NULL, ranks);
+				}
 				break;
 			case JOP_SEND: /* each worker: tp sendrecvs of 1/tp of the tensor */
 				for (int r = 0; r < s->tp; r++)
 					add(t, pc, JOB_PAR_PP, dp, s, COLL_SENDRECV, 2,
-					    coll_split(op->val, (uint64_t)s->tp, (uint64_t)r), NULL);
+					    coll_split(op->val, (uint64_t)s->tp, (uint64_t)r), NULL, NULL);
 				break;
 			case JOP_EP:   /* each of the stage's edp ep groups: tp all-to-alls */
 				for (int r = 0; r < s->tp; r++) {
 					wl_ep_shard(mat, s->ep, op->transpose, s->tp, r, shard);
-					add(t, pc, JOB_PAR_EP, edp, s, COLL_ALLTOALL, s->ep, 0, shard);
+					add(t, pc, JOB_PAR_EP, edp, s, COLL_ALLTOALL, s->ep, 0, shard, NULL);
 				}
 				break;
 			case JOP_ZERO_AG: /* one dp group per tp index */
-				add(t, pc, JOB_PAR_DP, (uint64_t)s->tp, s, op->coll, s->dp, op->val, NULL);
+				if (!mc_groups(s, op->coll)) {
+					add(t, pc, JOB_PAR_DP, (uint64_t)s->tp, s, op->coll, s->dp, op->val, NULL, NULL);
+					break;
+				}
+				for (int r = 0; r < s->tp; r++) {
+					for (int d = 0; d < s->dp; d++)
+						ranks[d] = job_layout_rank_dp(&s->layout, r, d, st);
+					add(t, pc, JOB_PAR_DP, 1, s, op->coll, s->dp, op->val, NULL, ranks);
+				}
 				break;
 			case JOP_GRAD: {
 				const struct job_bucket *b = &s->bucket[op->idx];
@@ -297,10 +347,23 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 				uint64_t size;
 				uint64_t groups = (uint64_t)s->tp * (b->expert ? (uint64_t)s->ep : 1);
 				wl_dp_reduce(s, b, &cop, &size);
-				add(t, pc, JOB_PAR_DP, groups, s, cop, wl_dp_group_size(s, b), size, NULL);
 				uint64_t g = wl_zero_gather_b(s, b);
-				if (g)
-					add(t, pc, JOB_PAR_DP, groups, s, COLL_ALLGATHER, wl_dp_group_size(s, b), g, NULL);
+				if (!mc_groups(s, cop) && (!g || !mc_groups(s, COLL_ALLGATHER))) {
+					add(t, pc, JOB_PAR_DP, groups, s, cop, wl_dp_group_size(s, b), size, NULL, NULL);
+					if (g)
+						add(t, pc, JOB_PAR_DP, groups, s, COLL_ALLGATHER, wl_dp_group_size(s, b), g,
+						    NULL, NULL);
+					break;
+				}
+				/* The groups job_exec.c's dp_group_gpus builds: per ep index, per tp index. */
+				for (int e = 0; e < (b->expert ? s->ep : 1); e++)
+					for (int r = 0; r < s->tp; r++) {
+						int n = job_layout_group(&s->layout, b->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
+									 job_layout_rank(&s->layout, r, e, 0, b->stage), ranks);
+						add(t, pc, JOB_PAR_DP, 1, s, cop, n, size, NULL, ranks);
+						if (g)
+							add(t, pc, JOB_PAR_DP, 1, s, COLL_ALLGATHER, n, g, NULL, ranks);
+					}
 				break;
 			}
 			case JOP_COMPUTE:
@@ -310,10 +373,19 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 			}
 		}
 	}
-	if (s->emb_b)
-		add(t, pc, JOB_PAR_DP, dp * (uint64_t)s->tp, s, COLL_ALLREDUCE, 2, s->emb_b, NULL);
-	for (int i = 0; i < pc->n; i++)
+	if (s->emb_b && !mc_groups(s, COLL_ALLREDUCE))
+		add(t, pc, JOB_PAR_DP, dp * (uint64_t)s->tp, s, COLL_ALLREDUCE, 2, s->emb_b, NULL, NULL);
+	for (int d = 0; s->emb_b && mc_groups(s, COLL_ALLREDUCE) && d < s->dp; d++)
+		for (int r = 0; r < s->tp; r++) { /* job_exec.c's embedding pair */
+			ranks[0] = job_layout_rank_dp(&s->layout, r, d, 0);
+			ranks[1] = job_layout_rank_dp(&s->layout, r, d, s->pp - 1);
+			add(t, pc, JOB_PAR_DP, 1, s, COLL_ALLREDUCE, 2, s->emb_b, NULL, ranks);
+		}
+	free(ranks);
+	for (int i = 0; i < pc->n; i++) {
 		free(pc->e[i].a2a);
+		free(pc->e[i].pat);
+	}
 	free(pc);
 	free(mat);
 	free(shard);

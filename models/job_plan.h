@@ -83,6 +83,8 @@ struct job_spec {
 	struct job_bucket *bucket; int n_buckets;
 	struct job_prog *prog;       /* [pp] */
 	struct job_layout layout;
+	int gpus_per_host;           /* [topology]: rank r runs on the job's host r / gpus_per_host
+				      * (multicast plans depend on which ranks share a host) */
 };
 
 /* Resolves the model, checks what needs the model and the GPU count

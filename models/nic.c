@@ -18,6 +18,7 @@
 #include "config.h"
 #include "ideal.h"
 #include "log.h"
+#include "mcast_internal.h"
 #include "nic.h"
 #include "nic_rx.h"
 #include "port.h"
@@ -133,6 +134,7 @@ static struct qp *qp_new(struct nic *n, int peer)
 	q->prio = (uint8_t)cfg->nic.priority;
 	q->sr = cfg->nic.loss_recovery == LR_SR;
 	q->last_cnp = -1;
+	q->mgroup = -1;
 	n->qps[n->n_qps++] = q;
 	return q;
 }
@@ -488,6 +490,10 @@ void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint3
 			      .sport = q->sport, .frame_b = cnp ? PKT_CNP_FRAME_B : PKT_ACK_FRAME_B,
 			      .type = (uint8_t)type, .opcode = cnp ? OP_CNP : OP_ACK,
 			      .prio = PORT_CTRL_PRIO, .ttl = 64 };
+	if (q->mgroup >= 0 && !mcast_feedback_stamp(n->w, q, a)) {
+		pool_put(&n->w->pkt_pool, a);
+		return;
+	}
 	port_enqueue(sim, n->port, a);
 }
 
@@ -547,6 +553,17 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx)
 {
 	for (uint32_t i = 0; i < n->n_qps; i++)
-		for (struct flow *f = n->qps[i]->head; f; f = f->next)
-			fn(f, ctx);
+		for (struct flow *f = n->qps[i]->mgroup < 0 ? n->qps[i]->head : NULL; f; f = f->next)
+			fn(f, ctx); /* a group's sender: mcast_write_unfinished */
+}
+
+struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester)
+{
+	struct nic *n = w->eps[ep].nic;
+	struct qp *q = qp_new(n, peer);
+	if (requester && n->cc) {
+		q->cc = xcalloc(1, n->cc->state_b);
+		n->cc->init(q->cc, w->cfg, n->port->rate_bps, w->sim->now);
+	}
+	return q;
 }

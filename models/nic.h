@@ -41,6 +41,10 @@ void nic_receive(struct sim *sim, struct node *host, struct port *in, struct pac
 bool nic_quiet(const struct nic *n);
 /* Lossless frames its receive buffer had to drop. */
 uint64_t nic_lossless_drops(const struct nic *n);
+/* A queue pair on endpoint ep's NIC toward endpoint peer outside the pair
+ * table (multicast groups, mcast.c); a requester gets congestion control. */
+struct qp;
+struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester);
 /* Visit every unfinished flow (for the final write). */
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx);
 

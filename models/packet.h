@@ -55,6 +55,8 @@ enum pkt_flags {
 	PKT_F_ACKREQ = 1 << 2,  /* BTH AckReq */
 	PKT_F_ECT = 1 << 3,     /* ECN-capable transport */
 	PKT_F_CE = 1 << 4,      /* congestion experienced (set by a switch) */
+	PKT_F_MCAST = 1 << 5,   /* multicast: mgroup names the group (mcast.h); data on fabric
+				 * links, and the members' feedback toward the source */
 };
 
 struct flow;
@@ -77,6 +79,8 @@ struct packet {
 	uint8_t prio;           /* priority class 0..7 */
 	uint8_t flags;          /* enum pkt_flags */
 	uint8_t ttl;            /* IPv4 TTL, decremented per switch */
+	uint16_t mgroup;        /* PKT_F_MCAST: group id (mcast_group_by_id; its IPv4 address is
+				 * mcast_group_ip) */
 };
 
 #endif

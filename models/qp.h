@@ -91,6 +91,8 @@ struct qp {
 	struct qp_last *lasts;     /* sr: last PSNs of messages received out of order */
 	uint32_t n_lasts, cap_lasts;
 	uint64_t pair_posts;       /* first QP of a pair: messages posted to the peer */
+	int32_t mgroup;            /* multicast group it serves (mcast.h), -1 for unicast */
+	int32_t mmember;           /* a group's responder: the member index */
 };
 
 struct qp_last { uint32_t psn; struct flow *f; };

@@ -7,6 +7,7 @@
 #include "hash.h"
 #include "ideal.h"
 #include "log.h"
+#include "mcast_internal.h"
 #include "mmu.h"
 #include "port.h"
 #include "rng.h"
@@ -140,6 +141,10 @@ void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct pa
 	if (pkt->type == PKT_PFC) {
 		port_pfc_receive(sim, in, pkt);
 		pool_put(&w->pkt_pool, pkt);
+		return;
+	}
+	if (pkt->flags & PKT_F_MCAST) { /* replication and feedback aggregation */
+		mcast_switch_receive(sim, sw, in, pkt);
 		return;
 	}
 	int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;

@@ -41,7 +41,7 @@ static const traffic_create_fn traffic_creators[] = {
 	[TRAFFIC_ALL_TO_ALL] = traffic_all_to_all_create,
 	[TRAFFIC_FLOWS] = traffic_flows_create,
 	[TRAFFIC_HPCC] = traffic_hpcc_create,
-	[TRAFFIC_MULTICAST] = NULL,
+	[TRAFFIC_MULTICAST] = traffic_multicast_create,
 	[TRAFFIC_COLLECTIVE] = traffic_collective_create,
 };
 

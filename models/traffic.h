@@ -12,6 +12,8 @@
  *   poisson      per host, exponential inter-arrivals at
  *                λ = load × host link rate / (8 × mean size), sizes from a
  *                CDF, destinations uniform among the other hosts
+ *   multicast    one message to the members of a [multicast] group
+ *                (traffic_multicast.c, mcast.h)
  *   collective   one collective (collective.h) over `gpus` or the GPUs of
  *                `hosts`, run `repeat` times back to back from `start`
  *                (traffic_collective.c)
@@ -31,9 +33,7 @@ struct world;
  * Returns 0, or -1 with *err (malloc'd, located with cfg_error_at) for input
  * that only the built world can reject: unknown host names, a sender equal to
  * the receiver, a CDF file that cannot be read, poisson with no stop, ...
- * Types whose models do not exist yet (multicast) are
- * rejected here ("traffic type 'multicast' is not supported by this version of
- * rocesim"). On failure nothing is left registered or scheduled. */
+ * On failure nothing is left registered or scheduled. */
 int traffic_setup(struct world *w, char **err);
 void traffic_free(struct world *w);
 /* Total flows the static sources will post (0 when unknown, e.g. poisson). */
@@ -75,6 +75,8 @@ struct traffic_src *traffic_all_to_all_create(struct world *w, const struct cfg_
 struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 /* HPCC ns-3 flow.txt: traffic_hpcc.c. */
 struct traffic_src *traffic_hpcc_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
+/* [traffic.X] type = multicast: traffic_multicast.c. */
+struct traffic_src *traffic_multicast_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_collective_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 
 /* Host ids of a host-name list (key `key` of section), in list order; n = 0

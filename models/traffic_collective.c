@@ -9,6 +9,9 @@
  * back-to-back iterations). Chunking and channels are [job]'s defaults
  * (512 KiB, 2 channels; a [traffic] section has no such keys). Broadcast's
  * root is rank 0; sendrecv needs exactly two GPUs (the first sends).
+ * `algorithm = multicast` (broadcast, allgather, allreduce) runs over the
+ * world's multicast groups (coll_mcast.c); config_rules.c refuses it when
+ * [multicast] is disabled or unreliable.
  *
  * Rows: every message is a flow with source "traffic.NAME", parallelism
  * "micro", job NULL and iteration = the repetition (0-based), the same in

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "job.h"
 #include "log.h"
+#include "mcast_internal.h"
 #include "nic.h"
 #include "nvlink.h"
 #include "packet.h"
@@ -126,6 +127,7 @@ void world_free(struct world *w)
 		jobs_free(w);
 	if (w->traffic)
 		traffic_free(w);
+	mcast_free(w);
 	for (int u = 0; w->nodes && u < w->n_nodes; u++)
 		switch_free(&w->nodes[u]);
 	for (int e = 0; w->eps && e < w->n_eps; e++)
@@ -202,6 +204,7 @@ void world_write_topology(const struct world *w, struct results *res)
 		results_link(res, l, lk->a, pa[l], lk->b, tp->peer_port, lk->rate_bps, lk->delay_ps);
 	}
 	free(pa);
+	mcast_write_rows(w, res); /* groups made before the database opened */
 }
 
 static void write_unfinished(const struct flow *f, void *ctx)
@@ -226,6 +229,7 @@ void world_write_final(struct world *w, struct results *res)
 		nic_foreach_flow(w->eps[e].nic, write_unfinished, w);
 	if (w->nvlink)
 		nvlink_write_unfinished(w);
+	mcast_write_unfinished(w);
 }
 
 char *world_gpu_name(const struct world *w, int gpu, char *buf, size_t size)

@@ -91,6 +91,7 @@ struct world {
 	struct nvlink *nvlink;     /* owned by nvlink.c (NULL with one GPU per host) */
 	int64_t next_collective_id; /* last collective id handed out */
 	struct coll *colls_live;   /* collectives running (collective.c) */
+	struct mcast *mcast;       /* multicast groups (mcast.c); NULL when none */
 	char *setup_err;           /* set by a builder step that found bad input (switch_setup) */
 	/* Posts a message between hosts (host ids; the traffic sources use
 	 * NIC 0 of each host): world_post_host unless a test replaces it. */

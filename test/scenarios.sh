@@ -89,6 +89,19 @@ check "fat_tree_moe every parallelism" "SELECT group_concat(parallelism) = 'dp,e
 check "fat_tree_moe two iterations" "SELECT count(*) = 2 FROM iteration WHERE end_ps IS NOT NULL"
 check "fat_tree_moe lossless" "SELECT packets_dropped = 0 AND packets_sent = packets_delivered FROM run"
 
+# Multicast collectives: the same ZeRO-3 job with ring and with multicast
+# all-gathers (4 hosts x 8 GPUs, one NIC each, per leaf). Both jobs gather
+# the same bytes; the multicast ones finish first, but not faster than the
+# bandwidth bound their ideal holds (24/32 of each buffer into every NIC)
+# and not more than 31/24 faster than the ring (which moves 31/32).
+db=$tmp/mcag.db
+"$SIM" -q -o "$db" "$SRCDIR/scenarios/multicast_allgather.ini" >/dev/null 2>>"$tmp/stderr" || fail "multicast_allgather: exit $?"
+check "multicast_allgather complete, lossless" "SELECT status = 'complete' AND packets_dropped = 0 FROM run"
+check "multicast_allgather same all-gathers" "SELECT count(DISTINCT n || ':' || b) = 1 FROM (SELECT job, count(*) n, sum(size_bytes) b FROM collective WHERE op = 'allgather' GROUP BY job)"
+check "multicast_allgather faster, within the bound" "SELECT r > m AND r < m * 31 / 24.0 FROM (SELECT sum(CASE job WHEN 'ring' THEN end_ps - start_ps END) r, sum(CASE job WHEN 'mc' THEN end_ps - start_ps END) m FROM collective WHERE op = 'allgather')"
+check "multicast_allgather at most its ideal" "SELECT count(*) = 0 FROM collective WHERE ideal_ps > end_ps - start_ps"
+check "multicast_allgather one group per source host, 4 links each" "SELECT count(*) = 4 AND min(tree_links) = 4 AND max(tree_links) = 4 AND min(members) = 3 FROM multicast_group"
+
 if [ $fails -ne 0 ]; then
 	echo "scenarios.sh: $fails failures"
 	exit 1

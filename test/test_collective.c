@@ -126,8 +126,10 @@ static void test_rounds_and_checks(void)
 	CU_ASSERT_PTR_NOT_NULL(coll_check(COLL_ALLGATHER, "tree", 8));
 	CU_ASSERT_PTR_NOT_NULL(coll_check(COLL_SENDRECV, "ring", 3));
 	CU_ASSERT_PTR_NOT_NULL(coll_check(COLL_ALLREDUCE, "ring", 1));
-	const char *mc = coll_check(COLL_BROADCAST, "multicast", 8);
-	CU_ASSERT(mc && strstr(mc, "multicast collectives are not supported by this version"));
+	/* multicast: broadcast, allgather, allreduce (test_coll_mcast.c); not reduce_scatter. */
+	CU_ASSERT_PTR_NULL(coll_check(COLL_BROADCAST, "multicast", 8));
+	const char *mc = coll_check(COLL_REDUCE_SCATTER, "multicast", 8);
+	CU_ASSERT(mc && strstr(mc, "ring for reduce_scatter"));
 	CU_ASSERT_EQUAL(coll_op_by_name("reduce_scatter"), COLL_REDUCE_SCATTER);
 	CU_ASSERT_EQUAL(coll_op_by_name("nope"), -1);
 }
@@ -469,8 +471,8 @@ static void test_errors(void)
 		     ".ini:16: [traffic.x] op = 'allsum'", "allreduce");
 	expect_error(STAR(4) "[traffic.x]\ntype = collective\nop = allgather\nalgorithm = tree\nsize = 1MB\n",
 		     ".ini:17: [traffic.x] algorithm = 'tree'", "ring");
-	expect_error(STAR(4) "[traffic.x]\ntype = collective\nop = allreduce\nalgorithm = multicast\nsize = 1MB\n",
-		     ".ini:17: [traffic.x] algorithm = 'multicast'", "multicast collectives are not supported by this version");
+	expect_error(STAR(4) "[traffic.x]\ntype = collective\nop = alltoall\nalgorithm = multicast\nsize = 1MB\n",
+		     ".ini:17: [traffic.x] algorithm = 'multicast'", "direct");
 	expect_error(STAR(4) "[traffic.x]\ntype = collective\nop = allreduce\nsize = 1MB\ngpus = host0.gpu0 host9.gpu0\n",
 		     ".ini:18: [traffic.x] gpus = ", "unknown GPU 'host9.gpu0'");
 	expect_error(STAR(4) "[traffic.x]\ntype = collective\nop = allreduce\nsize = 1MB\ngpus = host0.gpu0 host1.gpu1\n",
