@@ -10,6 +10,7 @@
 #include <zlib.h>
 #include "flow.h"
 #include "frame.h"
+#include "mcast.h"
 #include "switch.h"
 
 static const uint8_t pfc_dst_mac[6] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x01 }; /* 802.1Qbb */
@@ -101,18 +102,18 @@ size_t frame_len(const struct packet *pkt)
 }
 
 /* The destination IPv4 address and MAC of pkt on hop: the one place where
- * a multicast frame differs from a unicast one.
- * MULTICAST (models/mcast.h, another branch; the integrator wires it): a
- * packet to a group carries the group's address on fabric links and, after
- * the last hop's rewrite, the receiver's (REFERENCE.md "Multicast"):
- *	if (pkt->group && !hop->to_host) {
- *		uint32_t ip = mcast_group_ip(pkt->group);
- *		frame_mcast_mac(ip, mac);
- *		return ip;
- *	}
- */
+ * a multicast frame differs from a unicast one. Data to a group carries the
+ * group's address and MAC on fabric links; the last switch rewrites it to
+ * the receiver's (and clears PKT_F_MCAST), so a host's link shows unicast
+ * RC traffic (REFERENCE.md "Multicast"). Members' feedback toward the
+ * source is unicast to the source. */
 static uint32_t frame_dst(const struct packet *pkt, const struct frame_hop *hop, uint8_t mac[6])
 {
+	if ((pkt->flags & PKT_F_MCAST) && pkt->type == PKT_DATA && !hop->to_host) {
+		uint32_t ip = mcast_ip_of_id(pkt->mgroup);
+		frame_mcast_mac(ip, mac);
+		return ip;
+	}
 	memcpy(mac, hop->dst_mac, 6);
 	return host_ip(pkt->dst);
 }

@@ -281,7 +281,7 @@ struct mcast_group *mcast_group_create(struct world *w, const char *name, int sr
 	g->dst = xmalloc((size_t)n_dst * sizeof *g->dst);
 	memcpy(g->dst, dst_eps, (size_t)n_dst * sizeof *g->dst);
 	/* 239.1.0.0/16, administratively scoped (RFC 2365); id + 1 so no group is .0.0 */
-	g->ip = 0xEF010000u | (uint32_t)(g->id + 1);
+	g->ip = mcast_ip_of_id(g->id);
 	/* A UDP source port per group in the RoCE range 0xC000-0xFFFF, as the
 	 * QPN-derived ports of unicast are (REFERENCE.md): the tree's entropy. */
 	uint32_t k = (uint32_t)g->id;

@@ -311,6 +311,32 @@ static void test_addresses(void)
 	CU_ASSERT_EQUAL(memcmp(m, mc, 6), 0);
 	frame_mcast_mac(0xEF810203u, m);                     /* 239.129.2.3: bit 23 is not mapped */
 	CU_ASSERT_EQUAL(memcmp(m, mc, 6), 0);
+
+	/* Multicast data (group 4 = 239.1.0.5) carries the group's address and
+	 * MAC on a fabric link; on the link to a host (after the last switch's
+	 * rewrite) the receiver's; members' feedback is unicast to the source. */
+	struct packet d = data_pkt(OP_WRITE_MIDDLE, 1024, 5);
+	d.flags |= PKT_F_MCAST;
+	d.mgroup = 4;
+	d.dqpn = 0xFFFFFF;
+	frame_build(&d, &hop, buf);
+	static const uint8_t gmac[6] = { 0x01, 0x00, 0x5E, 0x01, 0x00, 0x05 };
+	CU_ASSERT_EQUAL(memcmp(buf, gmac, 6), 0);
+	CU_ASSERT_EQUAL(be32(buf + 14 + 16), 0xEF010005u);
+	CU_ASSERT_EQUAL(be24(buf + 42 + 5), 0xFFFFFF);
+	CU_ASSERT_EQUAL(ip_sum(buf + 14), 0xFFFF);
+	struct frame_hop last = hop;
+	last.to_host = true;
+	d.flags &= (uint8_t)~PKT_F_MCAST;                    /* the rewrite clears it */
+	d.dqpn = 0x123;
+	frame_build(&d, &last, buf);
+	CU_ASSERT_EQUAL(memcmp(buf, hop.dst_mac, 6), 0);
+	CU_ASSERT_EQUAL(be32(buf + 14 + 16), 0x0b000101u);   /* host 1 */
+	struct packet a = ctrl_pkt(PKT_ACK, 9);
+	a.flags |= PKT_F_MCAST;
+	a.mgroup = 4;
+	frame_build(&a, &hop, buf);
+	CU_ASSERT_EQUAL(be32(buf + 14 + 16), 0x0b000001u);   /* the source, host 0 */
 }
 
 /* Frames through kernel/pcap.c and back through libpcap: nanosecond
