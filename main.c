@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	};
 	struct run_report rep;
 	rc = run_scenario(&cfg, &o, &rep, &err);
-	if (rc) {
+	if (rc && rc != EXIT_STALLED) {
 		fprintf(stderr, "sim: %s\n", err ? err : "failed");
 	} else {
 		printf("%s: hosts %d, switches %d, links %d\n", cli.scenario, rep.hosts, rep.switches, rep.links);
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 			printf("valid; %llu flows known in advance\n", (unsigned long long)rep.flows_expected);
 		else
 			print_summary(&rep);
-		if (!cli.check && rep.flows_done < rep.flows_posted && !interrupted &&
+		if (!cli.check && rep.flows_done < rep.flows_posted && !interrupted && rc != EXIT_STALLED &&
 		    cfg.simulation.stop == SIMTIME_NEVER)
 			warnx_sim("%llu flows did not finish (%llu data packets dropped)",
 				  (unsigned long long)(rep.flows_posted - rep.flows_done),

@@ -20,6 +20,7 @@
 #include "run.h"
 #include "sim.h"
 #include "traffic.h"
+#include "watchdog.h"
 #include "world.h"
 #include "xalloc.h"
 
@@ -126,6 +127,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 {
 	struct sim sim;
 	struct world w;
+	struct watchdog wd = { 0 };
 	int rc = 0;
 	memset(rep, 0, sizeof *rep);
 	sim_init(&sim, cfg->simulation.seed);
@@ -162,6 +164,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.interrupt = o->interrupt;
 	sim.done = world_done;
 	sim.done_ctx = &w;
+	watchdog_start(&wd, &w, cfg->simulation.watchdog); /* last element registered */
 	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected };
 	progress_init(&pc.p, o->progress, sim.stop_at);
 	if (o->progress) {
@@ -171,6 +174,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	double t0 = wall_seconds();
 	int stopped = sim_run(&sim);
 	simtime_t end = sim.now;
+	watchdog_stop(&wd);
 	if (stopped == SIM_DONE) {
 		/* Every message is complete; let the last control frames (ACKs of
 		 * duplicates, PFC resumes) land so the fabric is empty, without
@@ -193,7 +197,13 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 
 	coll_write_unfinished(&w);
 	world_write_final(&w, res);
-	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : "complete";
+	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&wd);
+	if (wd_status) {
+		watchdog_report(&wd, stderr);
+		watchdog_write(&wd, res);
+		rc = EXIT_STALLED;
+	}
+	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status : "complete";
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
 	rep->packet_hops = sim.packet_hops;
@@ -213,6 +223,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INTERNAL;
 	}
 out:
+	watchdog_free(&wd);
 	coll_free_all(&w);
 	world_free(&w);
 	sim_free(&sim);

@@ -35,8 +35,9 @@ struct run_report {
 	char *output;               /* malloc'd database path, NULL with check */
 };
 
-/* Returns 0 (see report->status), 2 (*err: input error, nothing written)
- * or 1 (*err: internal failure). */
+/* Returns 0 (see report->status), 2 (*err: input error, nothing written),
+ * 3 (a PFC deadlock or a stall stopped the run: status 'deadlock' or
+ * 'stalled', the database written; watchdog.h) or 1 (*err: internal failure). */
 int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err);
 void run_report_free(struct run_report *rep);
 
