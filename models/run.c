@@ -10,6 +10,7 @@
 #include "autoconfig.h"
 #include "collective.h"
 #include "config.h"
+#include "estimate.h"
 #include "job.h"
 #include "log.h"
 #include "mmu.h"
@@ -115,6 +116,35 @@ static void warn_lossless_drops(const struct world *w)
 			  "([nic] rx_buffer too small for rx_rate)", (unsigned long long)nic_drops);
 }
 
+/* A scenario the machine cannot hold is refused before its world is built
+ * (estimate.h), at --check as before a run. */
+static int check_memory(const struct config *cfg, struct run_report *rep, char **err)
+{
+	struct topo t;
+	char *terr = NULL;
+	if (topology_build(cfg, &t, &terr) < 0) {
+		free(terr);   /* world_build reports it, located */
+		return 0;
+	}
+	struct mem_estimate e;
+	estimate_memory(cfg, &t, &e);
+	int n_nodes = t.n_nodes;
+	topology_free(&t);
+	rep->mem_estimate_b = e.total_b;
+	rep->mem_machine_b = estimate_machine_memory();
+	if (!rep->mem_machine_b || e.total_b <= rep->mem_machine_b)
+		return 0;
+	const double gib = 1024.0 * 1024 * 1024;
+	*err = str_printf("%s: [topology] %s with %d nodes, %llu flows known in advance: needs about "
+			  "%.1f GiB of memory, this machine has %.1f GiB (routing %.1f GiB, flows %.1f GiB, "
+			  "fabric %.1f GiB, packets %.1f GiB); use a smaller topology or less traffic",
+			  cfg->path ? cfg->path : "scenario", cfg_topo_type_name(cfg->topology.type),
+			  n_nodes, (unsigned long long)e.flows, (double)e.total_b / gib,
+			  (double)rep->mem_machine_b / gib, (double)e.routing_b / gib, (double)e.flows_b / gib,
+			  (double)e.fabric_b / gib, (double)e.packets_b / gib);
+	return -1;
+}
+
 static void fill_world(struct run_report *rep, const struct world *w)
 {
 	rep->hosts = w->n_hosts;
@@ -130,6 +160,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	struct watchdog wd = { 0 };
 	int rc = 0;
 	memset(rep, 0, sizeof *rep);
+	if (check_memory(cfg, rep, err) < 0)
+		return EXIT_INPUT;
 	sim_init(&sim, cfg->simulation.seed);
 	sim.cfg = cfg;
 	sim.stop_at = cfg->simulation.stop;

@@ -31,6 +31,8 @@ struct run_report {
 	double wall_s;
 	uint64_t events, packet_hops, packets_sent, packets_delivered, packets_dropped;
 	int run_id;
+	uint64_t mem_estimate_b;    /* estimate.h, before the world was built */
+	uint64_t mem_machine_b;     /* memory the machine allows (0: unknown) */
 	const char *status;         /* 'complete', 'interrupted', ... (static) */
 	char *output;               /* malloc'd database path, NULL with check */
 };
