@@ -43,9 +43,10 @@ static void print_summary(const struct run_report *r)
 	printf("events %llu (%.2f M/s), packet-hops %llu (%.2f M/s)\n",
 	       (unsigned long long)r->events, (double)r->events / wall / 1e6,
 	       (unsigned long long)r->packet_hops, (double)r->packet_hops / wall / 1e6);
-	printf("packets sent %llu, delivered %llu, dropped %llu; peak memory %.1f MB\n",
+	printf("packets sent %llu, delivered %llu, dropped %llu, in the network %llu; peak memory %.1f MB\n",
 	       (unsigned long long)r->packets_sent, (unsigned long long)r->packets_delivered,
-	       (unsigned long long)r->packets_dropped, peak_rss_mb());
+	       (unsigned long long)r->packets_dropped, (unsigned long long)r->packets_in_network,
+	       peak_rss_mb());
 	printf("results: %s (run %d, %s)\n", r->output, r->run_id, r->status);
 }
 

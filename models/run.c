@@ -11,6 +11,7 @@
 #include "collective.h"
 #include "config.h"
 #include "estimate.h"
+#include "invariants.h"
 #include "job.h"
 #include "log.h"
 #include "mmu.h"
@@ -222,6 +223,18 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	/* Once per run, in every build: finished means nothing left anywhere. */
 	if (stopped == SIM_RAN_DRY || stopped == SIM_DONE)
 		world_check_drained(&w);
+	/* Conservation, once per run in every build (invariants.h): what was
+	 * sent and neither delivered nor dropped is still in the network. */
+#ifdef SIM_DEBUG
+	inv_check(&w);
+#endif
+	rep->packets_in_network = inv_data_in_network(&w);
+	if (inv_conservation_checkable(&w) &&
+	    sim.packets_sent != sim.packets_delivered + sim.packets_dropped + rep->packets_in_network)
+		warnx_sim("packet conservation broken (a bug): sent %llu, delivered %llu, dropped %llu, "
+			  "in the network %llu", (unsigned long long)sim.packets_sent,
+			  (unsigned long long)sim.packets_delivered, (unsigned long long)sim.packets_dropped,
+			  (unsigned long long)rep->packets_in_network);
 	for (int i = 0; i < w.n_ports; i++)
 		port_pfc_close(&sim, &w.ports[i]);
 	warn_lossless_drops(&w);

@@ -30,6 +30,7 @@ struct run_report {
 	simtime_t sim_end_ps;
 	double wall_s;
 	uint64_t events, packet_hops, packets_sent, packets_delivered, packets_dropped;
+	uint64_t packets_in_network; /* data packets still queued or on links at the end */
 	int run_id;
 	uint64_t mem_estimate_b;    /* estimate.h, before the world was built */
 	uint64_t mem_machine_b;     /* memory the machine allows (0: unknown) */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include "config.h"
 #include "flow.h"
+#include "invariants.h"
 #include "log.h"
 #include "mmu.h"
 #include "nic.h"
@@ -223,6 +224,9 @@ static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
 	(void)arg;
 	if (!wd->active)
 		return;
+#ifdef SIM_DEBUG
+	inv_check(w);   /* debug builds: the accounting identities, every period */
+#endif
 	uint64_t progress = sim->packets_delivered + w->flows_done;
 	bool idle = w->flows_done == w->flows_posted;
 	if (progress != wd->last_progress || idle) {
