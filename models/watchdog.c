@@ -246,6 +246,8 @@ static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
 		}
 	} else {
 		wd->silent_since = sim->now;   /* only NVLink messages: they always drain */
+		if (sim->q.n == 0)
+			return;
 	}
 	sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
 }
