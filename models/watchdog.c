@@ -177,16 +177,13 @@ void watchdog_cycle_name(const struct wd_cycles *c, int i, char *buf, size_t siz
 {
 	size_t n = 0;
 	buf[0] = '\0';
-	for (int h = c->start[i]; h <= c->start[i + 1] && n < size; h++) {
-		const struct wd_hop *hop = &c->hops[h < c->start[i + 1] ? h : c->start[i]];
-		int k = h < c->start[i + 1]
-			? snprintf(buf + n, size - n, "%s%s (prio %d)", h > c->start[i] ? " -> " : "",
-				   hop->port->name, hop->prio)
-			: snprintf(buf + n, size - n, " -> %s", hop->port->name);
-		if (k < 0)
-			break;
-		n += (size_t)k;
+	for (int h = c->start[i]; h < c->start[i + 1] && n < size; h++) {
+		int k = snprintf(buf + n, size - n, "%s%s (prio %d)", h > c->start[i] ? " -> " : "",
+				 c->hops[h].port->name, c->hops[h].prio);
+		n += k > 0 ? (size_t)k : 0;
 	}
+	if (n < size)   /* back to where it started */
+		snprintf(buf + n, size - n, " -> %s", c->hops[c->start[i]].port->name);
 }
 
 /* ---- the tick ----------------------------------------------------------- */

@@ -190,6 +190,37 @@ static void test_deadlock_detected(void)
 	free(err);
 }
 
+/* The shipped scenario, as a user runs it: the default 1 ms watchdog finds
+ * the cycle at its second tick. */
+static void test_shipped_scenario(void)
+{
+	struct config cfg;
+	char *err = NULL;
+	char db[256];
+	snprintf(db, sizeof db, "%s/shipped.db", run_tmpdir);
+	CU_ASSERT_FATAL(config_load(&cfg, ROCESIM_SRCDATADIR "/../scenarios/pfc_deadlock.ini", NULL, 0, &err) == 0);
+	struct run_opts o = { .scenario = cfg.path, .output = db };
+	struct run_report rep;
+	fflush(stderr);
+	int saved = dup(2), fd = open("/dev/null", O_WRONLY);
+	dup2(fd, 2);
+	close(fd);
+	int rc = run_scenario(&cfg, &o, &rep, &err);
+	dup2(saved, 2);
+	close(saved);
+	CU_ASSERT_EQUAL(rc, EXIT_STALLED);
+	CU_ASSERT_STRING_EQUAL(rep.status, "deadlock");
+	CU_ASSERT_EQUAL(rep.sim_end_ps, 2 * cfg.simulation.watchdog);
+	CU_ASSERT_EQUAL(rep.packets_sent, rep.packets_delivered + rep.packets_dropped + rep.packets_in_network);
+	free(err);
+	run_report_free(&rep);
+	config_free(&cfg);
+	sqlite3 *h = db_open(db);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM deadlock"), 5);
+	CHECK_TEXT(h, "SELECT status FROM run", "deadlock");
+	sqlite3_close(h);
+}
+
 /* Four of the five flows: the same congestion and PFC pauses, but sw0's
  * ingress from sw4 holds bytes for host0 only, which always drain, so the
  * chain of pauses has an end. Not flagged; every flow finishes. */
@@ -282,6 +313,7 @@ static void test_tables_identical(void)
 TEST_MAIN("watchdog",
 	  { "ring numbering", test_ring_numbering },
 	  { "deadlock detected and named", test_deadlock_detected },
+	  { "pfc_deadlock.ini", test_shipped_scenario },
 	  { "congested ring not flagged", test_congested_not_flagged },
 	  { "slow receiver stalls", test_stall_slow_receiver },
 	  { "flow tables identical", test_tables_identical })
