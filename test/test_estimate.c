@@ -59,8 +59,8 @@ static void test_k64_refused(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "4294901760 flows known in advance"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "needs about"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "this machine has"));
-	/* The flows alone: 65536 x 65535 x (flow + queue pair) bytes. */
-	double need_gib = 4294901760.0 * (double)(sizeof(struct flow) + sizeof(struct qp)) / 1073741824.0;
+	/* The flows alone: 65536 x 65535 x (flow + two queue pairs) bytes. */
+	double need_gib = 4294901760.0 * (double)(sizeof(struct flow) + 2 * sizeof(struct qp)) / 1073741824.0;
 	const char *p = strstr(err, "needs about ");
 	CU_ASSERT(p && strtod(p + 12, NULL) >= need_gib);
 	printf("\n  refused in %.2f s, peak RSS +%ld KB: %s\n", s, peak_rss_kb() - rss0, err);
