@@ -18,10 +18,13 @@ static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
 	/* First signal: finish the current event and write what we have. A second
-	 * one takes the default action; the temporary database is then left beside
-	 * the previous results, which stay intact. */
+	 * one (SIGINT or SIGTERM, whichever came first) takes the default action;
+	 * the temporary database is then left beside the previous results, which
+	 * stay intact (results.h). */
 	interrupted = 1;
-	signal(sig, SIG_DFL);
+	(void)sig;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 }
 
 static double peak_rss_mb(void)
@@ -40,9 +43,10 @@ static void print_summary(const struct run_report *r)
 	printf("events %llu (%.2f M/s), packet-hops %llu (%.2f M/s)\n",
 	       (unsigned long long)r->events, (double)r->events / wall / 1e6,
 	       (unsigned long long)r->packet_hops, (double)r->packet_hops / wall / 1e6);
-	printf("packets sent %llu, delivered %llu, dropped %llu; peak memory %.1f MB\n",
+	printf("packets sent %llu, delivered %llu, dropped %llu, in the network %llu; peak memory %.1f MB\n",
 	       (unsigned long long)r->packets_sent, (unsigned long long)r->packets_delivered,
-	       (unsigned long long)r->packets_dropped, peak_rss_mb());
+	       (unsigned long long)r->packets_dropped, (unsigned long long)r->packets_in_network,
+	       peak_rss_mb());
 	printf("results: %s (run %d, %s)\n", r->output, r->run_id, r->status);
 	/* For make bench (test/bench/run.sh): CPU time beside wall time (the
 	 * machine may be shared), events per packet-hop, and what a host and
@@ -82,8 +86,14 @@ int main(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* Each signal blocks the other while the handler runs, so two sent at
+	 * once are still first and second (the second meets SIG_DFL). */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	struct run_opts o = {
 		.scenario = cli.scenario, .output = cli.output, .append = cli.append, .check = cli.check,
 		.pcap_dir = cli.pcap_dir,
@@ -93,15 +103,18 @@ int main(int argc, char **argv)
 	};
 	struct run_report rep;
 	rc = run_scenario(&cfg, &o, &rep, &err);
-	if (rc) {
+	if (rc && rc != EXIT_STALLED) {
 		fprintf(stderr, "sim: %s\n", err ? err : "failed");
 	} else {
 		printf("%s: hosts %d, switches %d, links %d\n", cli.scenario, rep.hosts, rep.switches, rep.links);
-		if (cli.check)
+		if (cli.check) {
 			printf("valid; %llu flows known in advance\n", (unsigned long long)rep.flows_expected);
+			printf("memory: about %.1f MiB estimated; this machine allows %.1f GiB\n",
+			       (double)rep.mem_estimate_b / 1048576.0, (double)rep.mem_machine_b / 1073741824.0);
+		}
 		else
 			print_summary(&rep);
-		if (!cli.check && rep.flows_done < rep.flows_posted && !interrupted &&
+		if (!cli.check && rep.flows_done < rep.flows_posted && !interrupted && rc != EXIT_STALLED &&
 		    cfg.simulation.stop == SIMTIME_NEVER)
 			warnx_sim("%llu flows did not finish (%llu data packets dropped)",
 				  (unsigned long long)(rep.flows_posted - rep.flows_done),

@@ -356,5 +356,5 @@ const char *cfg_traffic_type_name(enum cfg_traffic_type t)
 
 const char *cfg_topo_type_name(enum cfg_topo_type t)
 {
-	return (unsigned)t <= TOPO_HPCC ? cfg_topo_type_names[t] : "unknown";
+	return (unsigned)t <= TOPO_RING ? cfg_topo_type_names[t] : "unknown";
 }

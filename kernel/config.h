@@ -38,7 +38,8 @@ struct cfg_rate_map {
 };
 
 enum cfg_progress { CFG_PROGRESS_AUTO, CFG_PROGRESS_ON, CFG_PROGRESS_OFF };
-enum cfg_topo_type { TOPO_FAT_TREE, TOPO_LEAF_SPINE, TOPO_RAIL_OPTIMIZED, TOPO_DUMBBELL, TOPO_STAR, TOPO_HPCC };
+enum cfg_topo_type { TOPO_FAT_TREE, TOPO_LEAF_SPINE, TOPO_RAIL_OPTIMIZED, TOPO_DUMBBELL, TOPO_STAR, TOPO_HPCC,
+		     TOPO_RING /* robust: cyclic topology for PFC deadlock studies */ };
 enum cfg_ecmp { ECMP_FLOW, ECMP_PACKET };
 enum cfg_cc { CC_NONE, CC_DCQCN };
 enum cfg_loss_recovery { LR_GBN, LR_SR };
@@ -70,6 +71,7 @@ struct cfg_topology {
 	int hosts;                     /* star, rail_optimized */
 	int hosts_left, hosts_right;   /* dumbbell */
 	char *file;                    /* hpcc: resolved path */
+	int switches, hosts_per_switch; /* ring */
 };
 
 struct cfg_switch {

@@ -46,7 +46,7 @@ const char *const cfg_sec_names[SEC_N] = {
 	"multicast", "pcap", "output", "job", "traffic",
 };
 const char *const cfg_topo_type_names[] = {
-	"fat_tree", "leaf_spine", "rail_optimized", "dumbbell", "star", "hpcc", NULL,
+	"fat_tree", "leaf_spine", "rail_optimized", "dumbbell", "star", "hpcc", "ring", NULL,
 };
 const char *const cfg_traffic_type_names[] = {
 	"poisson", "incast", "permutation", "all_to_all", "flows", "hpcc",
@@ -135,6 +135,10 @@ const struct cfg_key cfg_keys[] = {
 	  .required = T(TOPO_DUMBBELL), GE(1), .off = TOP(hosts_right), .help = "hosts on sw1" },
 	{ SEC_TOPOLOGY, "file", KT_PATH_IN, .applies = T(TOPO_HPCC), .required = T(TOPO_HPCC),
 	  .off = TOP(file), .help = "HPCC ns-3 topology.txt" },
+	{ SEC_TOPOLOGY, "switches", KT_INT, .applies = T(TOPO_RING), .required = T(TOPO_RING), GE(3),
+	  .off = TOP(switches), .help = "switches around the ring" },
+	{ SEC_TOPOLOGY, "hosts_per_switch", KT_INT, .applies = T(TOPO_RING), .required = T(TOPO_RING),
+	  GE(1), .off = TOP(hosts_per_switch), .help = "hosts under each ring switch" },
 
 	/* [switch] */
 	{ SEC_SWITCH, "buffer", KT_SIZE, "32MiB", POS, .off = SW(buffer_b), .help = "shared buffer" },

@@ -11,6 +11,8 @@
 #include "collective.h"
 #include "config.h"
 #include "hpcc_fct.h"
+#include "estimate.h"
+#include "invariants.h"
 #include "job.h"
 #include "log.h"
 #include "mmu.h"
@@ -23,6 +25,7 @@
 #include "sim.h"
 #include "tap.h"
 #include "traffic.h"
+#include "watchdog.h"
 #include "world.h"
 #include "xalloc.h"
 
@@ -109,6 +112,35 @@ static void warn_lossless_drops(const struct world *w)
 			  "([nic] rx_buffer too small for rx_rate)", (unsigned long long)nic_drops);
 }
 
+/* A scenario the machine cannot hold is refused before its world is built
+ * (estimate.h), at --check as before a run. */
+static int check_memory(const struct config *cfg, struct run_report *rep, char **err)
+{
+	struct topo t;
+	char *terr = NULL;
+	if (topology_build(cfg, &t, &terr) < 0) {
+		free(terr);   /* world_build reports it, located */
+		return 0;
+	}
+	struct mem_estimate e;
+	estimate_memory(cfg, &t, &e);
+	int n_nodes = t.n_nodes;
+	topology_free(&t);
+	rep->mem_estimate_b = e.total_b;
+	rep->mem_machine_b = estimate_machine_memory();
+	if (!rep->mem_machine_b || e.total_b <= rep->mem_machine_b)
+		return 0;
+	const double gib = 1024.0 * 1024 * 1024;
+	*err = str_printf("%s: [topology] %s with %d nodes, %llu flows known in advance: needs about "
+			  "%.1f GiB of memory, this machine has %.1f GiB (routing %.1f GiB, flows %.1f GiB, "
+			  "fabric %.1f GiB, packets %.1f GiB); use a smaller topology or less traffic",
+			  cfg->path ? cfg->path : "scenario", cfg_topo_type_name(cfg->topology.type),
+			  n_nodes, (unsigned long long)e.flows, (double)e.total_b / gib,
+			  (double)rep->mem_machine_b / gib, (double)e.routing_b / gib, (double)e.flows_b / gib,
+			  (double)e.fabric_b / gib, (double)e.packets_b / gib);
+	return -1;
+}
+
 static void fill_world(struct run_report *rep, const struct world *w)
 {
 	rep->hosts = w->n_hosts;
@@ -122,8 +154,11 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	struct sim sim;
 	struct world w;
 	struct taps *taps = NULL;
+	struct watchdog wd = { 0 };
 	int rc = 0;
 	memset(rep, 0, sizeof *rep);
+	if (check_memory(cfg, rep, err) < 0)
+		return EXIT_INPUT;
 	sim_init(&sim, cfg->simulation.seed);
 	sim.cfg = cfg;
 	sim.stop_at = cfg->simulation.stop;
@@ -180,6 +215,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.interrupt = o->interrupt;
 	sim.done = world_done;
 	sim.done_ctx = &w;
+	watchdog_start(&wd, &w, cfg->simulation.watchdog); /* last element registered */
 	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected };
 	progress_init(&pc.p, o->progress, sim.stop_at);
 	if (o->progress) {
@@ -190,6 +226,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	int stopped = sim_run(&sim);
 	simtime_t end = sim.now;
 	sampler_stop(&w); /* samples end with the run's work, before the drain */
+	watchdog_stop(&wd);
 	if (stopped == SIM_DONE) {
 		/* Every message is complete; let the last control frames (ACKs of
 		 * duplicates, PFC resumes) land so the fabric is empty, without
@@ -205,6 +242,18 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	/* Once per run, in every build: finished means nothing left anywhere. */
 	if (stopped == SIM_RAN_DRY || stopped == SIM_DONE)
 		world_check_drained(&w);
+	/* Conservation, once per run in every build (invariants.h): what was
+	 * sent and neither delivered nor dropped is still in the network. */
+#ifdef SIM_DEBUG
+	inv_check(&w);
+#endif
+	rep->packets_in_network = inv_data_in_network(&w);
+	if (inv_conservation_checkable(&w) &&
+	    sim.packets_sent != sim.packets_delivered + sim.packets_dropped + rep->packets_in_network)
+		warnx_sim("packet conservation broken (a bug): sent %llu, delivered %llu, dropped %llu, "
+			  "in the network %llu", (unsigned long long)sim.packets_sent,
+			  (unsigned long long)sim.packets_delivered, (unsigned long long)sim.packets_dropped,
+			  (unsigned long long)rep->packets_in_network);
 	for (int i = 0; i < w.n_ports; i++)
 		port_pfc_close(&sim, &w.ports[i]);
 	tap_close(taps);   /* after the drain, so the last control frames are in */
@@ -214,7 +263,13 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 
 	coll_write_unfinished(&w);
 	world_write_final(&w, res);
-	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : "complete";
+	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&wd);
+	if (wd_status) {
+		watchdog_report(&wd, stderr);
+		watchdog_write(&wd, res);
+		rc = EXIT_STALLED;
+	}
+	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status : "complete";
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
 	rep->packet_hops = sim.packet_hops;
@@ -241,6 +296,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 out:
 	tap_close(taps);   /* --check or an input error: nothing was opened */
 	sampler_free(&w);
+	watchdog_free(&wd);
 	coll_free_all(&w);
 	world_free(&w);
 	sim_free(&sim);

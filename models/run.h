@@ -32,13 +32,17 @@ struct run_report {
 	uint64_t events, packet_hops, packets_sent, packets_delivered, packets_dropped;
 	uint64_t pkt_peak;          /* most packets alive at once (packet pool high-water mark) */
 	uint64_t pkt_bytes;         /* bytes per packet record in the pool (no per-object header) */
+	uint64_t packets_in_network; /* data packets still queued or on links at the end */
 	int run_id;
+	uint64_t mem_estimate_b;    /* estimate.h, before the world was built */
+	uint64_t mem_machine_b;     /* memory the machine allows (0: unknown) */
 	const char *status;         /* 'complete', 'interrupted', ... (static) */
 	char *output;               /* malloc'd database path, NULL with check */
 };
 
-/* Returns 0 (see report->status), 2 (*err: input error, nothing written)
- * or 1 (*err: internal failure). */
+/* Returns 0 (see report->status), 2 (*err: input error, nothing written),
+ * 3 (a PFC deadlock or a stall stopped the run: status 'deadlock' or
+ * 'stalled', the database written; watchdog.h) or 1 (*err: internal failure). */
 int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err);
 void run_report_free(struct run_report *rep);
 

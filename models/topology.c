@@ -46,6 +46,7 @@ static const struct topo_type {
 	[TOPO_DUMBBELL] = { topo_build_dumbbell, TOPO_NICS_SAME_SWITCH },
 	[TOPO_STAR] = { topo_build_star, TOPO_NICS_SAME_SWITCH },
 	[TOPO_HPCC] = { topo_build_hpcc, TOPO_NICS_ONE },
+	[TOPO_RING] = { topo_build_ring, TOPO_NICS_SAME_SWITCH },
 };
 
 int topo_reserve(struct topo *t, int n_nodes, int n_links)

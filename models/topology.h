@@ -103,6 +103,8 @@ int topo_build_star(const struct cfg_topology *c, uint64_t host_rate_bps, struct
 int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 /* HPCC ns-3 topology.txt from [topology] file: topo_hpcc.c. */
 int topo_build_hpcc(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
+/* A ring of switches (PFC deadlock studies): topo_ring.c. */
+int topo_build_ring(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 static inline int topo_n_ports(const struct topo *t, int u) { return t->port_off[u + 1] - t->port_off[u]; }
 /* Endpoints of the topology: n_hosts x nics_per_host (n_hosts when 0). */
 static inline int topo_n_eps(const struct topo *t)

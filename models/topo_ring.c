@@ -1,0 +1,57 @@
+/*
+ * topo_ring.c — a ring of switches with hosts under each: the smallest
+ * fabric in which shortest-path routing under PFC can form a cyclic buffer
+ * dependency (the PFC deadlock of Hu et al., "Deadlocks in Datacenter
+ * Networks: Why Do They Form, and How to Avoid Them", HotNets 2016), which
+ * scenarios/pfc_deadlock.ini reproduces and models/watchdog.c detects.
+ *
+ * Shape ([topology] keys): `switches` S >= 3, `hosts_per_switch` H.
+ * Numbering, left to right (topology.h):
+ *   nodes: host0..host{S*H-1}, sw0..sw{S-1} (tier 1); host h hangs off
+ *          sw{h / H};
+ *   links: every host link first (host order), then the ring links
+ *          sw0-sw1, sw1-sw2, ..., sw{S-1}-sw0, which gives
+ *   sw i:  ports 0..H-1 = its hosts; for i >= 1 port H = sw{i-1} and port
+ *          H+1 = sw{i+1 mod S}; sw0's port H = sw1 and port H+1 = sw{S-1}
+ *          (a cycle has no link order in which every switch meets its
+ *          predecessor first).
+ * Routing is routing.c's shortest path: a switch two hops away is reached
+ * one way round when S >= 5; with S = 4 the opposite switch has two
+ * equal-cost paths and ECMP picks one per flow.
+ * Host links run at host_link_rate, ring links at link_rate.
+ */
+#include <stdint.h>
+
+#include "topology.h"
+#include "xalloc.h"
+
+int topo_build_ring(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
+{
+	int ns = c->switches, hps = c->hosts_per_switch;
+	if (ns < 3 || hps < 1)
+		return err_printf(err, "[topology] switches = %d, hosts_per_switch = %d: ring needs "
+				 "at least 3 switches and 1 host per switch", ns, hps);
+	if ((int64_t)hps + 2 > TOPO_MAX_PORTS)
+		return err_printf(err, "[topology] hosts_per_switch = %d: a switch would have more "
+				 "than %d ports", hps, TOPO_MAX_PORTS);
+	int64_t nh = (int64_t)ns * hps;
+	if (nh + ns > TOPO_MAX_NODES || nh + ns > INT32_MAX / 2)
+		return err_printf(err, "[topology] switches = %d, hosts_per_switch = %d: more than %d nodes",
+				 ns, hps, TOPO_MAX_NODES);
+	TOPO_TRY(topo_reserve(t, (int)(nh + ns), (int)(nh + ns)));
+	TOPO_TRY(topo_add_tier(t, "host", (int)nh, NODE_HOST, 0));
+	t->n_hosts = (int)nh;
+	int sw0 = topo_add_tier(t, "sw", ns, NODE_SWITCH, 1);
+	TOPO_TRY(sw0);
+	for (int h = 0; h < (int)nh; h++)
+		TOPO_TRY(topo_add_link(t, h, sw0 + h / hps, host_rate_bps, c->link_delay));
+	for (int i = 0; i < ns; i++) {
+		int j = (i + 1) % ns;
+		/* End a is the lower id (topology.h), so the closing link is sw0-sw{S-1}. */
+		TOPO_TRY(topo_add_link(t, sw0 + (i < j ? i : j), sw0 + (i < j ? j : i), c->link_rate_bps,
+				       c->link_delay));
+	}
+	return 0;
+oom:
+	return err_printf(err, "[topology] ring: out of memory building the topology");
+}

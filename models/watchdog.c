@@ -1,0 +1,330 @@
+/*
+ * watchdog.c — stall and PFC deadlock detection (see watchdog.h).
+ *
+ * The wait-for graph. A vertex is a switch egress (port, class c) that is
+ * paused by its peer in class c, holds frames of class c, and has stayed
+ * paused since the silence began. Its peer switch's ingress (peer port, c)
+ * is in XOFF (mmu.h) because it holds bytes; those bytes sit in egress
+ * queues of that switch, each frame recording its ingress (packet.in_port).
+ * An edge v -> u joins v to every vertex u of the peer switch whose queue c
+ * holds a frame that entered on the peer port: v cannot move until u moves.
+ * A cycle is the cyclic buffer dependency of a PFC deadlock (Hu et al.,
+ * HotNets 2016). Hosts never forward, so a host ingress (the NIC's own
+ * rx_buffer PFC) ends every chain. The graph is built only when the
+ * progress count has stood still for a period, so its cost (a walk of the
+ * queues of the switches involved) is paid at most once per period of a
+ * silent run, never per packet.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "flow.h"
+#include "invariants.h"
+#include "log.h"
+#include "mmu.h"
+#include "nic.h"
+#include "port.h"
+#include "results.h"
+#include "watchdog.h"
+#include "world.h"
+#include "xalloc.h"
+
+#define WD_REPORT_MAX 10   /* flows and ports named in a stall report */
+
+static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg);
+
+void watchdog_start(struct watchdog *wd, struct world *w, simtime_t period_ps)
+{
+	struct sim *sim = w->sim;
+	memset(wd, 0, sizeof *wd);
+	wd->w = w;
+	wd->period_ps = period_ps > 0 ? period_ps : SIMTIME_NEVER;
+	simtime_t two_rto = 2 * w->cfg->nic.rto;
+	wd->stall_ps = two_rto > wd->period_ps ? two_rto : wd->period_ps;
+	wd->silent_since = sim->now;
+	wd->active = period_ps > 0;
+	sim_elem_register(sim, &wd->elem, "watchdog");
+	if (wd->active)
+		sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
+}
+
+void watchdog_free(struct watchdog *wd)
+{
+	wd_cycles_free(&wd->cycles);
+}
+
+void wd_cycles_free(struct wd_cycles *c)
+{
+	free(c->hops);
+	free(c->start);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- the wait-for graph ------------------------------------------------- */
+
+struct wd_graph {
+	const struct world *w;
+	simtime_t since;
+};
+
+static bool wd_vertex(const struct wd_graph *g, const struct port *p, int c)
+{
+	return p->node->kind == NODE_SWITCH && (p->paused & (1u << c)) && p->q[c].head &&
+	       p->paused_since[c] <= g->since;
+}
+
+/* Does queue c of o hold a frame that entered its switch on port `in`? */
+static bool wd_holds_from(const struct port *o, int c, int in)
+{
+	for (const struct packet *pkt = o->q[c].head; pkt; pkt = pkt->next)
+		if (pkt->in_port == in)
+			return true;
+	return false;
+}
+
+/* The next successor of (p, c) at or after port index *it of the peer
+ * switch; -1 when none. */
+static int wd_next_succ(const struct wd_graph *g, const struct port *p, int c, int *it)
+{
+	const struct port *in = p->peer;
+	const struct node *sw = in->node;
+	if (sw->kind != NODE_SWITCH || !sw->mmu || !(sw->mmu->port[in->idx].xoff & (1u << c)))
+		return -1;
+	for (; *it < sw->n_ports; (*it)++) {
+		const struct port *o = &sw->ports[*it];
+		if (wd_vertex(g, o, c) && wd_holds_from(o, c, in->idx)) {
+			int v = (int)(o - g->w->ports) * PORT_PRIOS + c;
+			(*it)++;
+			return v;
+		}
+	}
+	return -1;
+}
+
+static void wd_push_hop(struct wd_cycles *out, const struct port *p, int c)
+{
+	if (out->n_hops == out->cap_hops) {
+		out->cap_hops = out->cap_hops ? 2 * out->cap_hops : 16;
+		out->hops = xrealloc(out->hops, (size_t)out->cap_hops * sizeof *out->hops);
+	}
+	out->hops[out->n_hops++] = (struct wd_hop){ .port = p, .prio = c };
+}
+
+/* Records stack[from..top] as a cycle, rotated to start at its lowest vertex. */
+static void wd_record(const struct world *w, struct wd_cycles *out, const int *stack, int from, int top)
+{
+	int len = top - from + 1, low = 0;
+	for (int i = 1; i < len; i++)
+		if (stack[from + i] < stack[from + low])
+			low = i;
+	if (out->n + 1 >= out->cap) {
+		out->cap = out->cap ? 2 * out->cap : 8;
+		out->start = xrealloc(out->start, (size_t)out->cap * sizeof *out->start);
+	}
+	out->start[out->n] = out->n_hops;
+	for (int i = 0; i < len; i++) {
+		int v = stack[from + (low + i) % len];
+		wd_push_hop(out, &w->ports[v / PORT_PRIOS], v % PORT_PRIOS);
+	}
+	out->n++;
+	out->start[out->n] = out->n_hops;
+}
+
+int watchdog_find_cycles(const struct world *w, simtime_t since, struct wd_cycles *out)
+{
+	memset(out, 0, sizeof *out);
+	struct wd_graph g = { .w = w, .since = since };
+	int nv = w->n_ports * PORT_PRIOS;
+	/* Iterative DFS: colour 0 new, 1 on the stack, 2 finished; pos[v] its
+	 * stack slot; it[slot] the next peer port to try. */
+	uint8_t *colour = xcalloc((size_t)nv + 1, 1);
+	int *pos = xmalloc(((size_t)nv + 1) * sizeof *pos);
+	int *stack = xmalloc(((size_t)nv + 1) * sizeof *stack);
+	int *it = xmalloc(((size_t)nv + 1) * sizeof *it);
+	for (int root = 0; root < nv && out->n < WD_MAX_CYCLES; root++) {
+		if (colour[root] || !wd_vertex(&g, &w->ports[root / PORT_PRIOS], root % PORT_PRIOS))
+			continue;
+		int top = 0;
+		stack[0] = root;
+		it[0] = 0;
+		colour[root] = 1;
+		pos[root] = 0;
+		while (top >= 0) {
+			int v = stack[top];
+			int u = wd_next_succ(&g, &w->ports[v / PORT_PRIOS], v % PORT_PRIOS, &it[top]);
+			if (u < 0) {
+				colour[v] = 2;
+				top--;
+			} else if (colour[u] == 1) {
+				if (out->n < WD_MAX_CYCLES)
+					wd_record(w, out, stack, pos[u], top);
+			} else if (colour[u] == 0) {
+				colour[u] = 1;
+				stack[++top] = u;
+				pos[u] = top;
+				it[top] = 0;
+			}
+		}
+	}
+	free(colour);
+	free(pos);
+	free(stack);
+	free(it);
+	return out->n;
+}
+
+void watchdog_cycle_name(const struct wd_cycles *c, int i, char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int h = c->start[i]; h < c->start[i + 1] && n < size; h++) {
+		int k = snprintf(buf + n, size - n, "%s%s (prio %d)", h > c->start[i] ? " -> " : "",
+				 c->hops[h].port->name, c->hops[h].prio);
+		n += k > 0 ? (size_t)k : 0;
+	}
+	if (n < size)   /* back to where it started */
+		snprintf(buf + n, size - n, " -> %s", c->hops[c->start[i]].port->name);
+}
+
+/* ---- the tick ----------------------------------------------------------- */
+
+static void wd_count_flow(const struct flow *f, void *ctx)
+{
+	(void)f;
+	(*(uint64_t *)ctx)++;
+}
+
+/* Flows carried by queue pairs that have not finished (NVLink messages,
+ * a fluid that always drains, are not counted). */
+static uint64_t wd_nic_flows(const struct world *w)
+{
+	uint64_t n = 0;
+	for (int e = 0; e < w->n_eps; e++)
+		nic_foreach_flow(w->eps[e].nic, wd_count_flow, &n);
+	return n;
+}
+
+static void wd_verdict(struct sim *sim, struct watchdog *wd, enum watchdog_verdict v)
+{
+	wd->verdict = v;
+	wd->verdict_at = sim->now;
+	wd->active = false;
+	/* Stop after the events of this instant: sim_run ends before the first
+	 * event past stop_at (SIM_STOP_TIME); run.c reads the verdict. */
+	sim->stop_at = sim->now;
+}
+
+static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
+{
+	struct watchdog *wd = obj;
+	struct world *w = wd->w;
+	(void)arg;
+	if (!wd->active)
+		return;
+#ifdef SIM_DEBUG
+	inv_check(w);   /* debug builds: the accounting identities, every period */
+#endif
+	uint64_t progress = sim->packets_delivered + w->flows_done;
+	bool idle = w->flows_done == w->flows_posted;
+	if (progress != wd->last_progress || idle) {
+		wd->last_progress = progress;
+		wd->silent_since = sim->now;
+		if (idle && sim->q.n == 0)
+			return;   /* the last event: let the run end as it would without us */
+	} else if (wd_nic_flows(w) > 0) {
+		if (watchdog_find_cycles(w, wd->silent_since, &wd->cycles) > 0) {
+			wd_verdict(sim, wd, WD_DEADLOCK);
+			return;
+		}
+		wd_cycles_free(&wd->cycles);
+		if (sim->now - wd->silent_since >= wd->stall_ps || sim->q.n == 0) {
+			wd_verdict(sim, wd, WD_STALLED);
+			return;
+		}
+	} else {
+		wd->silent_since = sim->now;   /* only NVLink messages: they always drain */
+		if (sim->q.n == 0)
+			return;
+	}
+	sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
+}
+
+/* ---- reporting ---------------------------------------------------------- */
+
+const char *watchdog_status(const struct watchdog *wd)
+{
+	return wd->verdict == WD_DEADLOCK ? "deadlock" : wd->verdict == WD_STALLED ? "stalled" : NULL;
+}
+
+struct wd_flow_list {
+	FILE *f;
+	const struct world *w;
+	int shown;
+};
+
+static void wd_print_flow(const struct flow *fl, void *ctx)
+{
+	struct wd_flow_list *l = ctx;
+	if (l->shown++ >= WD_REPORT_MAX)
+		return;
+	fprintf(l->f, "  flow %llu %s -> %s, %llu bytes, posted at %.3f us by %s\n",
+		(unsigned long long)fl->id, l->w->eps[fl->src].host->name, l->w->eps[fl->dst].host->name,
+		(unsigned long long)fl->size_b, (double)fl->start / 1e6, fl->source ? fl->source : "?");
+}
+
+void watchdog_report(struct watchdog *wd, FILE *f)
+{
+	const struct world *w = wd->w;
+	double t_us = (double)wd->verdict_at / 1e6;
+	double silent_us = (double)(wd->verdict_at - wd->silent_since) / 1e6;
+	uint64_t left = w->flows_posted - w->flows_done;
+	if (wd->verdict == WD_DEADLOCK) {
+		fprintf(f, "sim: PFC deadlock at %.3f us: no data delivered for %.3f us while %llu flows "
+			"remain; %d cycle%s of paused ports:\n", t_us, silent_us, (unsigned long long)left,
+			wd->cycles.n, wd->cycles.n == 1 ? "" : "s");
+		char buf[1024];
+		for (int i = 0; i < wd->cycles.n; i++) {
+			watchdog_cycle_name(&wd->cycles, i, buf, sizeof buf);
+			fprintf(f, "  cycle %d: %s\n", i, buf);
+		}
+		return;
+	}
+	if (wd->verdict != WD_STALLED)
+		return;
+	fprintf(f, "sim: stalled at %.3f us: no data delivered for %.3f us while %llu flows remain, "
+		"and no cycle of paused ports holds them ([simulation] watchdog)\n", t_us, silent_us,
+		(unsigned long long)left);
+	struct wd_flow_list l = { .f = f, .w = w };
+	for (int e = 0; e < w->n_eps; e++)
+		nic_foreach_flow(w->eps[e].nic, wd_print_flow, &l);
+	if (l.shown > WD_REPORT_MAX)
+		fprintf(f, "  ... and %d more flows\n", l.shown - WD_REPORT_MAX);
+	int ports = 0;
+	for (int i = 0; i < w->n_ports; i++) {
+		const struct port *p = &w->ports[i];
+		if (!p->queued_bytes && !p->paused)
+			continue;
+		if (ports++ < WD_REPORT_MAX)
+			fprintf(f, "  port %s: %llu bytes queued, paused classes 0x%02x, XOFF sent 0x%02x\n",
+				p->name, (unsigned long long)p->queued_bytes, p->paused, p->xoff);
+	}
+	if (ports > WD_REPORT_MAX)
+		fprintf(f, "  ... and %d more ports\n", ports - WD_REPORT_MAX);
+	if (!ports)
+		fprintf(f, "  no port holds a frame or is paused\n");
+}
+
+void watchdog_write(const struct watchdog *wd, struct results *res)
+{
+	if (!res || wd->verdict != WD_DEADLOCK)
+		return;
+	struct results_table *t = results_table(res, "deadlock", "cycle, position, node, port, priority");
+	if (!t)
+		return;
+	for (int i = 0; i < wd->cycles.n; i++)
+		for (int h = wd->cycles.start[i]; h < wd->cycles.start[i + 1]; h++) {
+			const struct wd_hop *hop = &wd->cycles.hops[h];
+			results_row(res, t, "iisii", i, h - wd->cycles.start[i], hop->port->node->name,
+				    hop->port->idx, hop->prio);
+		}
+}
