@@ -131,6 +131,14 @@ void evq_insert_slow(struct evq *q, const struct event *e)
 	file_event(q, e);
 }
 
+/* Appends n events from v (NULL when n is 0: a bucket never used) at all + k. */
+static size_t gather(struct event *all, size_t k, const struct event *v, size_t n)
+{
+	if (n)
+		memcpy(all + k, v, n * sizeof *all);
+	return k + n;
+}
+
 /* Re-files every event for a new width and wheel size (order is untouched:
  * it is decided by (t, key) alone). */
 static void rebuild(struct evq *q, int shift, uint32_t nb)
@@ -139,16 +147,11 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 	struct event *all = malloc((n ? n : 1) * sizeof *all);
 	if (!all)
 		die_internal("out of memory for the event queue (%zu events)", n);
-	memcpy(all, q->hot.v, q->hot.n * sizeof *all);
-	k = q->hot.n;
-	memcpy(all + k, q->now.v + q->head, (q->now.n - q->head) * sizeof *all);
-	k += q->now.n - q->head;
-	memcpy(all + k, q->far.v, q->far.n * sizeof *all);
-	k += q->far.n;
-	for (uint32_t i = 0; i < q->nb; i++) {
-		memcpy(all + k, q->wheel[i].v, q->wheel[i].n * sizeof *all);
-		k += q->wheel[i].n;
-	}
+	k = gather(all, k, q->hot.v, q->hot.n);
+	k = gather(all, k, q->now.v ? q->now.v + q->head : NULL, q->now.n - q->head);
+	k = gather(all, k, q->far.v, q->far.n);
+	for (uint32_t i = 0; i < q->nb; i++)
+		k = gather(all, k, q->wheel[i].v, q->wheel[i].n);
 	if (k != n)
 		die_internal("event queue lost count: %zu held, %zu counted", k, n);
 	simtime_t tmin = n ? all[0].t : 0;
