@@ -331,6 +331,14 @@ void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
 	if (p->flags & PKT_F_CE)
 		notify_ce(sim, q, p);
 	if (p->psn == q->rcv_nxt) {
+		/* Debug invariant (issue 8): what a responder accepts in order is
+		 * one message after another, each from its first packet to its
+		 * last (with sr, stored packets join without passing here). */
+		SIM_DEBUG_ASSERT(sim, q->elem, q->sr || !(p->flags & PKT_F_FIRST) == q->rx_mid,
+				 "QP %u accepted PSN %u: %s", q->qpn, p->psn,
+				 q->rx_mid ? "a message's first packet before the last one's end"
+					   : "a packet that does not start a message after a message ended");
+		q->rx_mid = !(p->flags & PKT_F_LAST);
 		q->rcv_nxt++;
 		q->nak_sent = false;
 		bool ack = (p->flags & PKT_F_LAST) || ++q->rx_since_ack >= (uint32_t)cfg->nic.ack_every;

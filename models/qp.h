@@ -86,6 +86,7 @@ struct qp {
 	uint32_t rcv_nxt;          /* next PSN expected */
 	uint32_t rx_since_ack;     /* packets accepted since the last ACK */
 	bool nak_sent;             /* gbn: a NAK for the current gap is out */
+	bool rx_mid;               /* the last PSN accepted in order was not a message's last */
 	simtime_t last_cnp;        /* when the last CNP was sent */
 	struct psn_set ooo;        /* sr: PSNs received beyond rcv_nxt */
 	struct qp_last *lasts;     /* sr: last PSNs of messages received out of order */
