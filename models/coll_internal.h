@@ -125,10 +125,21 @@ void coll_mcast(struct coll *c, int pipe, int src, int slot, uint64_t size_b);
 void coll_mcast_relay(struct coll *c, struct coll_slot *landing, uint64_t size_b);
 /* Engine (collective.c): the virtual pass's network copies of a multicast
  * piece from src to ranks dst[0..n_dst) (one transmission at the source,
- * each member at its own path's delivery time, relay_b on arrival); and the
- * real pass's arrival of a piece at slot s now. */
+ * each member at its own path's delivery time, relay_b on arrival;
+ * coll_virtual.c); and the real pass's arrival of a piece at slot s now. */
 void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot, uint64_t size_b);
 void coll_recv(struct coll *c, struct coll_slot *s);
+
+/* Engine internals shared by the real pass (collective.c) and the virtual
+ * pass (coll_virtual.c): counters back to zero; a piece counted at slot s
+ * (the algorithm's progress runs); every (pipe, rank) started; a piece of
+ * the virtual pass; the virtual pass itself, returning its last arrival
+ * (relative to the start; timing = false: order only, for plans). */
+void coll_reset(struct coll *c);
+void coll_arrived(struct coll *c, struct coll_slot *s);
+void coll_start_all(struct coll *c);
+void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64_t size_b);
+simtime_t coll_virtual_run(struct coll *c, bool timing);
 
 /* The algorithm families' registry entries. */
 extern const struct coll_algo coll_ring_allreduce, coll_ring_reduce_scatter, coll_ring_allgather,
