@@ -7,6 +7,7 @@
 #ifndef ROCESIM_RUN_FIXTURE_H
 #define ROCESIM_RUN_FIXTURE_H
 
+#include <CUnit/CUnit.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,70 @@ static inline sqlite3 *run_text(const char *text)
 	if (!h)
 		printf("run failed (%d): %s\n", rc, run_err);
 	return h;
+}
+
+/* The scenario text must fail as bad input (exit 2, no database) with a
+ * message holding both want1 and want2. */
+static inline void run_expect_error(const char *text, const char *want1, const char *want2)
+{
+	int rc = 0;
+	sqlite3 *h = run_text_rc(text, &rc);
+	CU_ASSERT_PTR_NULL(h);
+	if (h)
+		sqlite3_close(h);
+	CU_ASSERT_EQUAL(rc, 2);
+	CU_ASSERT(strstr(run_err, want1) && strstr(run_err, want2));
+	if (!strstr(run_err, want1) || !strstr(run_err, want2))
+		printf("\n    error '%s' lacks '%s' or '%s'\n", run_err, want1, want2);
+}
+
+/* Every row of sql as one line of space-separated values (NULL as ""), for
+ * comparing whole tables of two runs; malloc'd. */
+static inline char *run_dump(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *st;
+	size_t cap = 1 << 16, len = 0;
+	char *out = malloc(cap);
+	out[0] = 0;
+	CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+			size_t k = v ? strlen(v) : 0;
+			while (len + k + 2 > cap)
+				out = realloc(out, cap *= 2);
+			memcpy(out + len, v ? v : "", k);
+			len += k;
+			out[len++] = i + 1 < sqlite3_column_count(st) ? ' ' : '\n';
+		}
+		out[len] = 0;
+	}
+	sqlite3_finalize(st);
+	return out;
+}
+
+/* Runs text twice: the rows of sql must be identical, and more than
+ * min_len bytes so the comparison means something (determinism). Returns
+ * the first run's database (the caller closes it), NULL when a run failed. */
+static inline sqlite3 *run_twice_same(const char *text, const char *sql, size_t min_len)
+{
+	sqlite3 *a = run_text(text), *b = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL(a);
+	CU_ASSERT_PTR_NOT_NULL(b);
+	if (a && b) {
+		char *da = run_dump(a, sql), *db = run_dump(b, sql);
+		CU_ASSERT(strlen(da) > min_len);
+		CU_ASSERT_STRING_EQUAL(da, db);
+		free(da);
+		free(db);
+	}
+	if (b)
+		sqlite3_close(b);
+	if (!b && a) {
+		sqlite3_close(a);
+		a = NULL;
+	}
+	return a;
 }
 
 /* Appends n random `flow = SRC DST SIZE START` lines among hosts host0..

@@ -32,8 +32,12 @@
 #include "job_plan.h"
 #include "packet.h"
 #include "run_fixture.h"
+#include "plan_fixture.h"
 #include "sqlutil.h"
 #include "testutil.h"
+
+/* The flow columns two runs of one input must share. */
+#define FLOW_DUMP_SQL "SELECT flow_id, src, dst, ifnull(dst_gpu, '-'), size_bytes, start_ps, ifnull(end_ps, -1), ifnull(recv_end_ps, -1) FROM flow ORDER BY flow_id"
 
 static const uint64_t K = 1024;
 
@@ -336,22 +340,6 @@ static void test_allreduce(void)
 
 /* ---- jobs: --check's plan equals the flow table ---- */
 
-static void plan_of(const char *text, struct job_plan_totals *t)
-{
-	char path[300], *err = NULL;
-	snprintf(path, sizeof path, "%s/plan.ini", run_tmpdir);
-	FILE *f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-	struct config cfg;
-	CU_ASSERT_EQUAL_FATAL(config_load(&cfg, path, NULL, 0, &err), 0);
-	struct job_spec s;
-	CU_ASSERT_EQUAL_FATAL(job_spec_init(&s, &cfg, &cfg.jobs[0], 1 << 20, &err), 0);
-	job_plan_totals(&s, t);
-	job_spec_free(&s);
-	config_free(&cfg);
-}
-
 /* 4 hosts of 4 GPUs; TP 2 with sequence parallelism (all-gathers inside a
  * host: NVLink only), DP 8 with ZeRO-1 (parameter all-gathers over two
  * GPUs on each of four hosts: groups, landing GPUs, relays). */
@@ -365,7 +353,7 @@ static const char zero_job[] =
 /* Plan bytes and messages per parallelism equal the flow table's, per iteration. */
 static sqlite3 *plan_equals_run(const char *text, struct job_plan_totals *t)
 {
-	plan_of(text, t);
+	plan_of(text, t, NULL);
 	sqlite3 *db = run_text(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	char q[300];
@@ -421,29 +409,6 @@ static void test_job_plan_equals_run(void)
 	sqlite3_close(db);
 }
 
-static char *flow_dump(sqlite3 *h)
-{
-	sqlite3_stmt *st;
-	size_t cap = 1 << 16, len = 0;
-	char *out = malloc(cap);
-	out[0] = 0;
-	sqlite3_prepare_v2(h, "SELECT flow_id, src, dst, ifnull(dst_gpu, '-'), size_bytes, start_ps, ifnull(end_ps, -1), "
-			      "ifnull(recv_end_ps, -1) FROM flow ORDER BY flow_id", -1, &st, NULL);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		char line[512];
-		int k = snprintf(line, sizeof line, "%lld %s %s %s %lld %lld %lld %lld\n", sqlite3_column_int64(st, 0),
-				 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-				 sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6),
-				 sqlite3_column_int64(st, 7));
-		if (len + (size_t)k + 1 > cap)
-			out = realloc(out, cap *= 2);
-		memcpy(out + len, line, (size_t)k + 1);
-		len += (size_t)k;
-	}
-	sqlite3_finalize(st);
-	return out;
-}
-
 /* Same seed, same flow table, on a fat tree with DCQCN and PFC (the defaults). */
 static void test_determinism(void)
 {
@@ -451,44 +416,24 @@ static void test_determinism(void)
 			   "[topology]\ntype = fat_tree\nk = 4\ngpus_per_host = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n"
 			   "[traffic.ag]\ntype = collective\nop = allgather\nalgorithm = multicast\nsize = 2MB\n"
 			   "hosts = host0 host5 host6 host11 host15\n";
-	sqlite3 *a = run_text(text), *b = run_text(text);
+	sqlite3 *a = run_twice_same(text, FLOW_DUMP_SQL, 1000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-	char *da = flow_dump(a), *db = flow_dump(b);
-	CU_ASSERT(strlen(da) > 1000);
-	CU_ASSERT_STRING_EQUAL(da, db);
 	CU_ASSERT_EQUAL(q_int(a, "SELECT count(*) FROM collective WHERE end_ps IS NOT NULL"), 1);
-	free(da);
-	free(db);
 	sqlite3_close(a);
-	sqlite3_close(b);
-}
-
-static void expect_error(const char *text, const char *want1, const char *want2)
-{
-	int rc = 0;
-	sqlite3 *h = run_text_rc(text, &rc);
-	CU_ASSERT_PTR_NULL(h);
-	if (h)
-		sqlite3_close(h);
-	CU_ASSERT_EQUAL(rc, 2);
-	CU_ASSERT(strstr(run_err, want1) && strstr(run_err, want2));
-	if (!strstr(run_err, want1) || !strstr(run_err, want2))
-		printf("\n    error '%s' lacks '%s' or '%s'\n", run_err, want1, want2);
 }
 
 static void test_errors(void)
 {
 	/* STAR is 14 lines: [traffic.x] is line 15, type 16, op 17, algorithm 18. */
-	expect_error(STAR(4, 1) "[multicast]\nreliable = off\n[traffic.x]\ntype = collective\nop = allgather\n"
+	run_expect_error(STAR(4, 1) "[multicast]\nreliable = off\n[traffic.x]\ntype = collective\nop = allgather\n"
 		     "algorithm = multicast\nsize = 1MB\n",
 		     ".ini:20: [traffic.x] algorithm = 'multicast'", "reliable = off");
-	expect_error(STAR(4, 1) "[multicast]\nenabled = off\n[traffic.x]\ntype = collective\nop = broadcast\n"
+	run_expect_error(STAR(4, 1) "[multicast]\nenabled = off\n[traffic.x]\ntype = collective\nop = broadcast\n"
 		     "algorithm = multicast\nsize = 1MB\n",
 		     ".ini:20: [traffic.x] algorithm = 'multicast'", "enabled = off");
-	expect_error(STAR(4, 1) "[traffic.x]\ntype = collective\nop = reduce_scatter\nalgorithm = multicast\nsize = 1MB\n",
+	run_expect_error(STAR(4, 1) "[traffic.x]\ntype = collective\nop = reduce_scatter\nalgorithm = multicast\nsize = 1MB\n",
 		     ".ini:18: [traffic.x] algorithm = 'multicast'", "ring for reduce_scatter");
-	expect_error(STAR(4, 1) "[multicast]\nreliable = off\n[job.j]\nmodel = bert-large\nglobal_batch = 8\n"
+	run_expect_error(STAR(4, 1) "[multicast]\nreliable = off\n[job.j]\nmodel = bert-large\nglobal_batch = 8\n"
 		     "dp = 4\nzero = 1\nallgather = multicast\n",
 		     ".ini:22: [job.j] allgather = 'multicast'", "reliable = off");
 }

@@ -17,6 +17,16 @@ static int ref_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* The reference: a linear scan for the minimum of n > 0 events. */
+static size_t ref_min(const struct event *ref, size_t n)
+{
+	size_t min = 0;
+	for (size_t i = 1; i < n; i++)
+		if (ref_cmp(&ref[i], &ref[min]) < 0)
+			min = i;
+	return min;
+}
+
 /* 10^5 random inserts and pops with many equal times: the heap must pop
  * exactly what a sorted array pops, in (time, element, sequence) order. */
 static void test_heap_vs_sorted_reference(void)
@@ -37,10 +47,7 @@ static void test_heap_vs_sorted_reference(void)
 			evq_insert(&q, &e);
 			ref[n++] = e;
 		} else {
-			size_t min = 0; /* the reference: a linear scan for the minimum */
-			for (size_t i = 1; i < n; i++)
-				if (ref_cmp(&ref[i], &ref[min]) < 0)
-					min = i;
+			size_t min = ref_min(ref, n);
 			struct event got;
 			const struct event *top = evq_peek(&q);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(top);
@@ -107,10 +114,7 @@ static void test_wheel_vs_reference(void)
 				ref[n++] = e;
 			}
 		} else {
-			size_t min = 0;
-			for (size_t i = 1; i < n; i++)
-				if (ref_cmp(&ref[i], &ref[min]) < 0)
-					min = i;
+			size_t min = ref_min(ref, n);
 			struct event got;
 			CU_ASSERT_FATAL(evq_pop(&q, &got));
 			if (got.t != ref[min].t || got.key != ref[min].key || got.arg != ref[min].arg)

@@ -1,0 +1,35 @@
+/*
+ * plan_fixture.h — a job's plan as `sim --check` computes it, for the tests
+ * that compare it with the flow table of a run (test_jobs, test_coll_mcast).
+ * Include after run_fixture.h (its temporary folder).
+ */
+#ifndef ROCESIM_TEST_PLAN_FIXTURE_H
+#define ROCESIM_TEST_PLAN_FIXTURE_H
+
+#include "job.h"
+#include "job_plan.h"
+
+/* The job's plan as --check computes it (jobs_print_plan's totals). */
+static inline void plan_of(const char *text, struct job_plan_totals *t, struct job_spec *spec_out)
+{
+	char path[300], *err = NULL;
+	snprintf(path, sizeof path, "%s/plan.ini", run_tmpdir);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	struct config cfg;
+	CU_ASSERT_EQUAL_FATAL(config_load(&cfg, path, NULL, 0, &err), 0);
+	struct job_spec s;
+	CU_ASSERT_EQUAL_FATAL(job_spec_init(&s, &cfg, &cfg.jobs[0], 1 << 20, &err), 0);
+	job_plan_totals(&s, t);
+	if (spec_out) {  /* the scalar parts only */
+		*spec_out = s;
+		spec_out->prog = NULL;
+		spec_out->bucket = NULL;
+		spec_out->cfg = NULL;
+	}
+	job_spec_free(&s);
+	config_free(&cfg);
+}
+
+#endif
