@@ -45,6 +45,7 @@
 
 #include <sqlite3.h>
 
+#include "mkdirs.h"
 #include "results_internal.h"
 
 static const char *const run_statuses[] = {
@@ -99,50 +100,19 @@ int results_exec(struct results *r, const char *sql, const char *what)
 
 /* ---- opening ------------------------------------------------------------ */
 
-/* mkdir -p of the folder holding path, remembering what it created so a
- * failed open can take it back. Returns 0 or an errno with *where set. */
+/* mkdir -p of the folder holding path (mkdirs.h), remembering what it
+ * created so a failed open can take it back. Returns 0 or an errno with
+ * *where set. */
 static int make_parent(struct results *r, const char *path, char **where)
 {
 	char *dir = strdup(path);
 	if (!dir)
 		return ENOMEM;
 	char *slash = strrchr(dir, '/');
-	if (!slash || slash == dir) {   /* current folder, or a file in / */
-		free(dir);
-		return 0;
-	}
-	*slash = '\0';
 	int err = 0;
-	struct stat sb;
-	for (char *p = dir + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(dir, 0777) == 0) {
-			char **m = realloc(r->made_dirs, (r->n_made_dirs + 1) * sizeof *m);
-			char *copy = strdup(dir);
-			if (!m || !copy) {
-				free(copy);
-				if (m)
-					r->made_dirs = m;
-				rmdir(dir);
-				err = ENOMEM;
-				break;
-			}
-			r->made_dirs = m;
-			r->made_dirs[r->n_made_dirs++] = copy;
-		} else if (errno != EEXIST && !(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))) {
-			/* EEXIST also covers a regular file in the way: opening the
-			 * database inside it then fails with ENOTDIR, which says why.
-			 * An existing folder may also answer EACCES or EROFS. */
-			err = errno;
-			*where = strdup(dir);
-			break;
-		}
-		*p = saved;
-		if (saved == '\0')
-			break;
+	if (slash && slash != dir) {   /* not the current folder, nor a file in / */
+		*slash = '\0';
+		err = mkdirs(dir, &r->made_dirs, &r->n_made_dirs, where);
 	}
 	free(dir);
 	return err;

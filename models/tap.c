@@ -8,10 +8,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "log.h"
+#include "mkdirs.h"
 #include "pcap.h"
 #include "port.h"
 #include "tap.h"
@@ -26,7 +26,7 @@ struct taps {
 	struct tap *tap;           /* [n] */
 	int n;
 	char **made;               /* folders and files tap_open created, in order */
-	int n_made;
+	size_t n_made;
 	uint8_t *buf;              /* FRAME_MAX_B */
 };
 
@@ -96,37 +96,11 @@ int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **er
 
 const char *tap_dir(const struct taps *t) { return t->dir; }
 
+/* A file tap_open created, to remove if the run never starts. */
 static void remember(struct taps *t, const char *path)
 {
-	t->made = xrealloc(t->made, (size_t)(t->n_made + 1) * sizeof *t->made);
+	t->made = xrealloc(t->made, (t->n_made + 1) * sizeof *t->made);
 	t->made[t->n_made++] = xstrdup(path);
-}
-
-/* mkdir -p, remembering each folder it creates. Returns 0 or errno with
- * *where set to the folder that failed. */
-static int make_dir(struct taps *t, char **where)
-{
-	char *d = xstrdup(t->dir);
-	int e = 0;
-	struct stat sb;
-	for (char *p = d + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(d, 0777) == 0) {
-			remember(t, d);
-		} else if (!(stat(d, &sb) == 0 && S_ISDIR(sb.st_mode))) {
-			e = errno == EEXIST ? ENOTDIR : errno;
-			*where = xstrdup(d);
-			break;
-		}
-		*p = saved;
-		if (!saved)
-			break;
-	}
-	free(d);
-	return e;
 }
 
 /* "[pcap] dir = 'x': ", "--pcap 'x': " or the derived folder: who chose it. */
@@ -167,7 +141,7 @@ int tap_open(struct taps *t, const char *db_path, char **err)
 		why = xstrdup("expected a folder name");
 		goto fail;
 	}
-	if ((e = make_dir(t, &where)) != 0) {
+	if ((e = mkdirs(t->dir, &t->made, &t->n_made, &where)) != 0) {
 		why = str_printf("cannot create folder %s: %s", where, strerror(e));
 		free(where);
 		goto fail;
@@ -213,7 +187,7 @@ static void release(struct taps *t, bool discard)
 			warnx_sim("%s", err);
 		free(err);
 	}
-	for (int i = t->n_made - 1; i >= 0; i--) {
+	for (size_t i = t->n_made; i-- > 0; ) {
 		if (discard)
 			remove(t->made[i]);   /* files, then the folders that held them */
 		free(t->made[i]);
