@@ -12,8 +12,11 @@
 #define EVQ_SHIFT0 10            /* initial bucket width 1024 ps */
 #define EVQ_TUNE_EVERY 16384     /* buckets moved between width checks */
 #define EVQ_LOAD_HIGH 16         /* events per moved bucket above which buckets narrow */
-#define EVQ_LOAD_LOW 4           /* ... below which they widen, if far holds many */
+#define EVQ_LOAD_LOW 2           /* ... below which they widen, if far holds many */
 #define EVQ_NOW_MAX 64           /* a larger current bucket is run from the hot heap */
+#define EVQ_FAR_SHARE 16         /* the wheel grows when more than 1/16 of inserts go far */
+
+#define EVQ_CHUNK 4096           /* nodes per allocation */
 
 static void wheel_alloc(struct evq *q, uint32_t nb)
 {
@@ -24,105 +27,185 @@ static void wheel_alloc(struct evq *q, uint32_t nb)
 		die_internal("out of memory for the event queue (%u buckets)", nb);
 }
 
+static void cur_reserve(struct evq *q, uint32_t m);
+
 void evq_init(struct evq *q)
 {
 	memset(q, 0, sizeof *q);
 	evheap_init(&q->hot, 256);
 	evheap_init(&q->far, 256);
 	wheel_alloc(q, EVQ_NB0);
+	cur_reserve(q, EVQ_NOW_MAX + 1);
+	q->far_a = UINT64_MAX;
 	q->shift = EVQ_SHIFT0;
+	q->sub_shift = EVQ_SHIFT0 - 6;
+	q->cur_sub = -1;
 	q->next_tune = EVQ_TUNE_EVERY / 16; /* first look early: the width starts as a guess */
-}
-
-static void wheel_free(struct evq *q)
-{
-	for (uint32_t i = 0; i < q->nb; i++)
-		free(q->wheel[i].v);
-	free(q->wheel);
-	free(q->bits);
-	q->wheel = NULL;
-	q->bits = NULL;
 }
 
 void evq_free(struct evq *q)
 {
-	free(q->now.v);
-	q->now.v = NULL;
-	q->now.n = q->head = 0;
+	free(q->cur);
+	q->cur = NULL;
+	q->cn = q->head = q->ccap = 0;
 	evheap_free(&q->hot);
 	evheap_free(&q->far);
-	wheel_free(q);
+	free(q->wheel);
+	free(q->bits);
+	q->wheel = NULL;
+	q->bits = NULL;
+	for (size_t i = 0; i < q->n_chunks; i++)
+		free(q->chunks[i]);
+	free(q->chunks);
+	q->chunks = NULL;
+	q->n_chunks = 0;
+	q->free = NULL;
 	q->n = q->wheel_n = 0;
 }
 
-static __attribute__((noinline)) void bucket_grow(struct evq_bucket *b, size_t held)
+/* A chunk of free nodes, threaded in address order. */
+static __attribute__((noinline)) void nodes_grow(struct evq *q)
 {
-	uint32_t cap = b->cap ? b->cap * 2 : 4;
-	struct event *v = realloc(b->v, cap * sizeof *v);
+	void **c = realloc(q->chunks, (q->n_chunks + 1) * sizeof *c);
+	if (!c)
+		die_internal("out of memory for the event queue (%zu events)", q->n);
+	q->chunks = c;
+	struct evq_node *v = malloc(EVQ_CHUNK * sizeof *v);
 	if (!v)
-		die_internal("out of memory for the event queue (%zu events)", held);
-	b->v = v;
-	b->cap = cap;
+		die_internal("out of memory for the event queue (%zu events)", q->n);
+	q->chunks[q->n_chunks++] = v;
+	for (size_t i = EVQ_CHUNK; i-- > 0;) {
+		v[i].next = q->free;
+		q->free = &v[i];
+	}
+}
+
+static inline struct evq_node *node_get(struct evq *q, const struct event *e)
+{
+	if (!q->free)
+		nodes_grow(q);
+	struct evq_node *nd = q->free;
+	q->free = nd->next;
+	nd->e = *e;
+	return nd;
 }
 
 static inline void bucket_add(struct evq *q, uint64_t a, const struct event *e)
 {
 	uint32_t i = (uint32_t)a & (q->nb - 1);
-	struct evq_bucket *b = &q->wheel[i];
-	if (b->n == b->cap)
-		bucket_grow(b, q->n);
-	b->v[b->n++] = *e;
+	struct evq_node *nd = node_get(q, e);
+	nd->next = q->wheel[i];
+	q->wheel[i] = nd;
 	q->bits[i >> 6] |= 1ull << (i & 63);
 	q->wheel_n++;
+}
+
+static inline void far_add(struct evq *q, const struct event *e)
+{
+	q->far_in++;
+	evheap_insert(&q->far, e);
+	q->far_a = (uint64_t)q->far.v[0].t >> q->shift;
+}
+
+static inline void far_pop(struct evq *q, struct event *out)
+{
+	evheap_pop(&q->far, out);
+	q->far_a = q->far.n ? (uint64_t)q->far.v[0].t >> q->shift : UINT64_MAX;
+}
+
+/* Room for m more slots in the current bucket (its live part moved to the front). */
+static void cur_reserve(struct evq *q, uint32_t m)
+{
+	if (q->head) {
+		memmove(q->cur, q->cur + q->head, (q->cn - q->head) * sizeof *q->cur);
+		q->cn -= q->head;
+		q->head = 0;
+	}
+	if (q->cn + m <= q->ccap)
+		return;
+	uint32_t cap = q->ccap ? q->ccap : 64;
+	while (cap < q->cn + m)
+		cap *= 2;
+	struct evq_slot *v = realloc(q->cur, cap * sizeof *v);
+	if (!v)
+		die_internal("out of memory for the event queue (%zu events)", q->n);
+	q->cur = v;
+	q->ccap = cap;
 }
 
 /* Moves what is left of the current bucket into the hot heap. */
 static void now_to_hot(struct evq *q)
 {
-	for (uint32_t k = q->head; k < q->now.n; k++)
-		evheap_insert(&q->hot, &q->now.v[k]);
-	q->now.n = q->head = 0;
+	for (uint32_t k = q->head; k < q->cn; k++) {
+		evheap_insert(&q->hot, &q->cur[k].nd->e);
+		evq_release(q, q->cur[k].nd);
+	}
+	q->cn = q->head = 0;
 }
 
-/* An event of the current bucket: sorted into `now` from its end (new
- * events are usually the latest), or into the hot heap when that is in use
- * or `now` grew large. */
+/* Slot a before slot b: by time, then by the events' keys. */
+static inline int slot_before(const struct evq_slot *a, const struct evq_slot *b)
+{
+	return a->t < b->t || (a->t == b->t && a->nd->e.key < b->nd->e.key);
+}
+
+/* Sorts v[0..m) (insertion, for the few events of a bucket). */
+static inline void sort_small(struct evq_slot *v, uint32_t m)
+{
+	for (uint32_t k = 1; k < m; k++) {
+		struct evq_slot x = v[k];
+		uint32_t j = k;
+		while (j > 0 && slot_before(&x, &v[j - 1])) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+/* An event of the current bucket: into a later sub-bucket's list, or sorted
+ * into the current sub-bucket's run from its end (new events are usually
+ * the latest), or into the hot heap when that is in use or the run grew
+ * large. An event of an earlier bucket (inserted after a peek moved on)
+ * joins the run, which it precedes. */
 static void now_insert(struct evq *q, const struct event *e)
 {
-	if (q->hot.n || q->now.n - q->head >= EVQ_NOW_MAX) {
+	uint64_t a = (uint64_t)e->t >> q->shift;
+	int k = (int)(((uint64_t)e->t >> q->sub_shift) & (EVQ_SUBS - 1));
+	if (a == q->cur_a && k > q->cur_sub) {
+		struct evq_node *nd = node_get(q, e);
+		nd->next = q->sub[k];
+		q->sub[k] = nd;
+		q->sub_mask |= 1ull << k;
+		return;
+	}
+	if (q->hot.n || q->cn - q->head >= EVQ_NOW_MAX) {
 		now_to_hot(q);
 		evheap_insert(&q->hot, e);
 		return;
 	}
-	struct evq_bucket *b = &q->now;
-	if (b->n == b->cap) {
-		if (q->head) {
-			memmove(b->v, b->v + q->head, (b->n - q->head) * sizeof *b->v);
-			b->n -= q->head;
-			q->head = 0;
-		} else {
-			bucket_grow(b, q->n);
-		}
-	}
-	uint32_t j = b->n++;
-	unsigned __int128 r = evq_rank(e);
-	while (j > q->head && r < evq_rank(&b->v[j - 1])) {
-		b->v[j] = b->v[j - 1];
+	if (q->cn == q->ccap)
+		cur_reserve(q, 1);
+	struct evq_slot x = { e->t, node_get(q, e) };
+	struct evq_slot *v = q->cur;
+	uint32_t j = q->cn++;
+	while (j > q->head && slot_before(&x, &v[j - 1])) {
+		v[j] = v[j - 1];
 		j--;
 	}
-	b->v[j] = *e;
+	v[j] = x;
 }
 
 /* Files e by its bucket (q->n is not touched). */
 static inline void file_event(struct evq *q, const struct event *e)
 {
 	uint64_t a = (uint64_t)e->t >> q->shift;
-	if (a <= q->cur)
+	if (a <= q->cur_a)
 		now_insert(q, e);
-	else if (a - q->cur < q->nb)
+	else if (a - q->cur_a < q->nb)
 		bucket_add(q, a, e);
 	else
-		evheap_insert(&q->far, e);
+		far_add(q, e);
 }
 
 void evq_insert_slow(struct evq *q, const struct event *e)
@@ -131,12 +214,18 @@ void evq_insert_slow(struct evq *q, const struct event *e)
 	file_event(q, e);
 }
 
-/* Appends n events from v (NULL when n is 0: a bucket never used) at all + k. */
-static size_t gather(struct event *all, size_t k, const struct event *v, size_t n)
+/* Takes the events out of a node list into all + k, freeing the nodes. */
+static size_t drain_list(struct evq *q, struct evq_node *nd, struct event *all, size_t k, size_t n)
 {
-	if (n)
-		memcpy(all + k, v, n * sizeof *all);
-	return k + n;
+	while (nd) {
+		struct evq_node *next = nd->next;
+		if (k < n)
+			all[k] = nd->e;
+		k++;
+		evq_release(q, nd);
+		nd = next;
+	}
+	return k;
 }
 
 /* Re-files every event for a new width and wheel size (order is untouched:
@@ -147,11 +236,25 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 	struct event *all = malloc((n ? n : 1) * sizeof *all);
 	if (!all)
 		die_internal("out of memory for the event queue (%zu events)", n);
-	k = gather(all, k, q->hot.v, q->hot.n);
-	k = gather(all, k, q->now.v ? q->now.v + q->head : NULL, q->now.n - q->head);
-	k = gather(all, k, q->far.v, q->far.n);
+	for (size_t i = 0; i < q->hot.n && k < n; i++)
+		all[k++] = q->hot.v[i];
+	for (uint32_t i = q->head; i < q->cn; i++) {
+		if (k < n)
+			all[k] = q->cur[i].nd->e;
+		k++;
+		evq_release(q, q->cur[i].nd);
+	}
+	for (size_t i = 0; i < q->far.n; i++, k++)
+		if (k < n)
+			all[k] = q->far.v[i];
 	for (uint32_t i = 0; i < q->nb; i++)
-		k = gather(all, k, q->wheel[i].v, q->wheel[i].n);
+		k = drain_list(q, q->wheel[i], all, k, n);
+	for (int i = 0; i < EVQ_SUBS; i++) {
+		k = drain_list(q, q->sub[i], all, k, n);
+		q->sub[i] = NULL;
+	}
+	q->sub_mask = 0;
+	q->cur_sub = -1;
 	if (k != n)
 		die_internal("event queue lost count: %zu held, %zu counted", k, n);
 	simtime_t tmin = n ? all[0].t : 0;
@@ -159,26 +262,30 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 		if (all[i].t < tmin)
 			tmin = all[i].t;
 	q->hot.n = q->far.n = 0;
-	q->now.n = q->head = 0;
+	q->far_a = UINT64_MAX;
+	q->cn = q->head = 0;
 	if (nb != q->nb) {
-		wheel_free(q);
+		free(q->wheel);
+		free(q->bits);
 		wheel_alloc(q, nb);
 	} else {
-		for (uint32_t i = 0; i < q->nb; i++)
-			q->wheel[i].n = 0;
+		memset(q->wheel, 0, q->nb * sizeof *q->wheel);
 		memset(q->bits, 0, q->nb / 64 * sizeof *q->bits);
 	}
 	q->wheel_n = 0;
 	q->shift = shift;
-	q->cur = (uint64_t)tmin >> shift;
+	q->sub_shift = shift > 6 ? shift - 6 : 0;
+	q->cur_a = (uint64_t)tmin >> shift;
 	for (size_t i = 0; i < n; i++)
 		file_event(q, &all[i]);
 	free(all);
 }
 
-/* Every EVQ_TUNE_EVERY moved buckets: narrow the buckets when they hold
- * many events (the hot heap grows), widen them when they hold few while
- * many events wait beyond the wheel (the far heap does the work). */
+/* Every EVQ_TUNE_EVERY entered buckets: narrow the buckets when they hold
+ * many events (sorting grows quadratically), widen them when they hold few
+ * while many events wait beyond the wheel (the far heap does the work);
+ * grow the wheel while it holds fewer buckets than half the events, or when
+ * many inserts fall beyond it. */
 static void tune(struct evq *q)
 {
 	uint64_t load = q->moved / (q->moves ? q->moves : 1);
@@ -190,18 +297,20 @@ static void tune(struct evq *q)
 	uint32_t nb = q->nb;
 	while (nb < EVQ_NB_MAX && q->n > 2 * (size_t)nb)
 		nb *= 2;
-	q->moves = q->moved = 0;
+	if (nb < EVQ_NB_MAX && q->far_in * EVQ_FAR_SHARE > q->moved)
+		nb *= 2;
+	q->moves = q->moved = q->far_in = 0;
 	q->next_tune = EVQ_TUNE_EVERY;
 	if (shift != q->shift || nb != q->nb)
 		rebuild(q, shift, nb);
 }
 
-/* The next non-empty wheel bucket after cur, as an absolute bucket number;
- * the wheel must not be empty. */
-static uint64_t next_bucket(const struct evq *q)
+/* The next non-empty wheel bucket after cur_a, as an absolute bucket
+ * number, its bit cleared; the wheel must not be empty. */
+static inline uint64_t next_bucket(struct evq *q)
 {
 	uint32_t mask = q->nb - 1, words = q->nb / 64;
-	uint32_t start = (uint32_t)(q->cur + 1) & mask;
+	uint32_t start = (uint32_t)(q->cur_a + 1) & mask;
 	uint32_t w = start >> 6;
 	uint64_t bits = q->bits[w] & (~0ull << (start & 63));
 	for (uint32_t k = 0; !bits; k++) {
@@ -210,76 +319,131 @@ static uint64_t next_bucket(const struct evq *q)
 		if (k > words)
 			die_internal("event queue: wheel count %zu but no bucket set", q->wheel_n);
 	}
+	q->bits[w] &= ~(bits & -bits); /* clear the bit found */
 	uint32_t i = (w << 6) | (uint32_t)__builtin_ctzll(bits);
-	return q->cur + 1 + ((i - start) & mask);
+	return q->cur_a + 1 + ((i - start) & mask);
 }
 
-void evq_advance(struct evq *q)
+/* Makes the next bucket current, its events spread over the sub-buckets;
+ * the current one is used up and the queue is not empty. */
+static void advance(struct evq *q)
 {
-	if (q->next_tune == 0)
+	if (__builtin_expect(q->next_tune == 0, 0)) {
 		tune(q);
-	if (q->head < q->now.n || q->hot.n || !q->n)
-		return;
+		if (q->head < q->cn || q->hot.n || q->sub_mask)
+			return;
+	}
 	uint64_t a;
-	if (q->wheel_n)
+	if (__builtin_expect(q->wheel_n != 0, 1)) {
 		a = next_bucket(q);
-	else
-		a = (uint64_t)q->far.v[0].t >> q->shift; /* jump to the far heap's first event */
-	q->cur = a;
-	q->now.n = q->head = 0;
-	/* Far events now inside the window: to their bucket, or to `now` if in
-	 * a. None is before bucket a: far events were beyond the old window. */
-	while (q->far.n && ((uint64_t)q->far.v[0].t >> q->shift) - a < q->nb) {
-		struct event e;
-		evheap_pop(&q->far, &e);
-		file_event(q, &e);
+	} else {
+		a = q->far_a; /* jump to the far heap's first event */
 	}
-	uint32_t i = (uint32_t)a & (q->nb - 1);
-	uint64_t bit = 1ull << (i & 63);
-	if (q->bits[i >> 6] & bit) {
-		struct evq_bucket *b = &q->wheel[i];
-		uint32_t m = b->n;
-		q->wheel_n -= m;
-		q->moved += m;
-		q->bits[i >> 6] &= ~bit;
-		if (q->now.n == 0 && m <= EVQ_NOW_MAX) {
-			/* The usual case: swap the bucket's array in and sort it. */
-			struct evq_bucket t = q->now;
-			q->now = *b;
-			*b = t;
-			b->n = 0;
-			struct event *v = q->now.v;
-			for (uint32_t k = 1; k < m; k++) {
-				struct event e = v[k];
-				unsigned __int128 r = evq_rank(&e);
-				uint32_t j = k;
-				while (j > 0 && r < evq_rank(&v[j - 1])) {
-					v[j] = v[j - 1];
-					j--;
-				}
-				v[j] = e;
-			}
-		} else {
-			for (uint32_t k = 0; k < m; k++)
-				now_insert(q, &b->v[k]);
-			b->n = 0;
+	/* Far events now inside the window go to their buckets, bucket a
+	 * included (far events lie beyond the old window, so none is before a). */
+	if (__builtin_expect(q->far_a - a < q->nb, 0)) {
+		uint32_t ia = (uint32_t)a & (q->nb - 1);
+		while (q->far_a - a < q->nb) {
+			struct event e;
+			far_pop(q, &e);
+			bucket_add(q, (uint64_t)e.t >> q->shift, &e);
 		}
+		q->bits[ia >> 6] &= ~(1ull << (ia & 63));
 	}
+	q->cur_a = a;
+	q->cur_sub = -1;
+	q->head = q->cn = 0;
+	uint32_t i = (uint32_t)a & (q->nb - 1);
+	struct evq_node *nd = q->wheel[i];
+	q->wheel[i] = NULL;
+	int ss = q->sub_shift;
+	uint64_t mask = 0;
+	uint32_t m = 0;
+	while (nd) {
+		struct evq_node *next = nd->next;
+		__builtin_prefetch(nd->e.obj); /* its handler reads it soon */
+		unsigned k = (unsigned)((uint64_t)nd->e.t >> ss) & (EVQ_SUBS - 1);
+		nd->next = q->sub[k];
+		q->sub[k] = nd;
+		mask |= 1ull << k;
+		m++;
+		nd = next;
+	}
+	q->sub_mask = mask;
+	q->wheel_n -= m;
+	q->moved += m;
 	q->moves++;
 	q->next_tune--;
 }
 
-int evq_pop_slow(struct evq *q, struct event *out)
+/* Makes the next sub-bucket the sorted run (or the hot heap, if large);
+ * the run is used up and sub_mask is not empty. */
+static void next_sub(struct evq *q)
 {
-	if (q->head == q->now.n && !q->hot.n) {
-		if (!q->n)
-			return 0;
-		evq_advance(q);
+	int k = __builtin_ctzll(q->sub_mask);
+	q->sub_mask &= q->sub_mask - 1;
+	q->cur_sub = k;
+	struct evq_node *nd = q->sub[k];
+	q->sub[k] = NULL;
+	struct evq_slot *v = q->cur;
+	uint32_t m = 0, cap = q->ccap;
+	q->head = 0;
+	while (nd) {
+		if (__builtin_expect(m == cap, 0)) {
+			q->cn = m;
+			cur_reserve(q, 1);
+			v = q->cur;
+			cap = q->ccap;
+		}
+		v[m].t = nd->e.t;
+		v[m].nd = nd;
+		m++;
+		nd = nd->next;
 	}
-	if (q->head < q->now.n)
-		*out = q->now.v[q->head++];
-	else
-		evheap_pop(&q->hot, out);
+	q->cn = m;
+	if (__builtin_expect(m <= EVQ_NOW_MAX, 1))
+		sort_small(v, m);
+	else /* a burst of simultaneous events */
+		now_to_hot(q);
+}
+
+/* Brings the minimum to the head of the run or the top of the hot heap;
+ * 0 when the queue is empty. */
+static __attribute__((noinline)) int ready(struct evq *q)
+{
+	for (;;) {
+		if (q->head < q->cn || q->hot.n)
+			return 1;
+		if (q->sub_mask)
+			next_sub(q);
+		else if (q->n)
+			advance(q);
+		else
+			return 0;
+	}
+}
+
+/* The hot heap's minimum, in a node. */
+static struct evq_node *hot_pop(struct evq *q)
+{
+	struct event e;
+	evheap_pop(&q->hot, &e);
+	return node_get(q, &e);
+}
+
+struct evq_node *evq_pop_node_slow(struct evq *q)
+{
+	if (!ready(q))
+		return NULL;
 	q->n--;
-	return 1;
+	if (q->head < q->cn)
+		return q->cur[q->head++].nd;
+	return hot_pop(q);
+}
+
+const struct event *evq_peek(struct evq *q)
+{
+	if (!ready(q))
+		return NULL;
+	return q->head < q->cn ? &q->cur[q->head].nd->e : &q->hot.v[0];
 }

@@ -10,21 +10,26 @@
  *
  * Structure: a timing wheel (a calendar queue with one year in view)
  * between a sorted current bucket and a 4-ary heap (evq_heap.h) for the far
- * future. Time is cut into buckets of 2^shift ps; `cur` is the bucket being
+ * future. Time is cut into buckets of 2^shift ps; `cur_a` is the bucket being
  * run.
- *   now    the events of buckets <= cur, a sorted array popped from its
- *          head; a small one (the usual case) takes inserts by insertion
- *          from the end; a large one (a burst of simultaneous events)
- *          moves into the `hot` heap until it is used up;
- *   wheel  nb unsorted buckets for cur+1 .. cur+nb-1, each an array the
- *          events are appended to, with a bitmap of the non-empty ones;
+ *   cur    the events of buckets <= cur_a: the current bucket is cut into
+ *          64 sub-buckets (lists, with a mask of the non-empty ones) and
+ *          each sub-bucket in turn, usually one event, becomes a sorted
+ *          array of (time, node) popped from its head; it takes inserts by
+ *          insertion from the end; a large one (a burst of simultaneous
+ *          events) moves into the `hot` heap until it is used up;
+ *   wheel  nb unsorted buckets for cur_a+1 .. cur_a+nb-1, each a list of
+ *          nodes (struct evq_node), with a bitmap of the non-empty ones;
  *   far    a heap of the events beyond the wheel (timers, late starts).
  * When the current bucket is used up, far events that entered the wheel's
  * window go to their buckets and the next non-empty bucket (found through
- * the bitmap) becomes current: its array is swapped in and sorted. An event
- * thus costs an append, its share of a small sort and a pop from an array,
+ * the bitmap) becomes current: its list is spread over the sub-buckets. An
+ * event thus costs two pushes, rarely a sort, and a pop from an array,
  * instead of the O(log n) sifts of one heap over everything pending. The
- * bucket width adapts to the event density (a few events per bucket); a
+ * bucket width adapts to the event density (up to about 16 events per
+ * bucket, each sub-bucket then holding one or none, so the times of a
+ * bucket are ordered without comparisons, which random times would
+ * mispredict), and the wheel grows while many inserts fall beyond it; a
  * rebuild re-files every event and cannot change the order.
  *
  * Tuned for: a few thousand pending events (about one per port, NIC and
@@ -59,72 +64,137 @@ struct evheap {
 	size_t cap;       /* allocated slots */
 };
 
-struct evq_bucket {
-	struct event *v;  /* unsorted */
-	uint32_t n, cap;
+/* An event held by the wheel or the current bucket: nodes come from a free
+ * list, last freed first, so an insert writes a line that a pop has just
+ * read (arrays per bucket would be walked cyclically and, sized by their
+ * busiest moment, outgrow the cache). */
+struct evq_node {
+	struct event e;
+	struct evq_node *next;
 };
 
+/* The current bucket's order: its nodes by time (ties by the node's key),
+ * so sorting moves 16 bytes, not whole events. */
+struct evq_slot {
+	simtime_t t;
+	struct evq_node *nd;
+};
+
+#define EVQ_SUBS 64                /* sub-buckets of the current bucket */
+
 struct evq {
-	struct evq_bucket now;    /* buckets <= cur, sorted; v[head..n) pending */
-	uint32_t head;
-	struct evheap hot;        /* instead of `now` while a large current bucket lasts */
-	struct evq_bucket *wheel; /* [nb]: bucket a > cur at wheel[a & (nb - 1)] */
+	/* The current sub-bucket: cur[head..cn) sorted, popped from the head. */
+	struct evq_slot *cur;
+	uint32_t head, cn, ccap;
+	/* The rest of the current bucket, cut into EVQ_SUBS sub-buckets of
+	 * 2^sub_shift ps (lists; bit k of sub_mask: sub[k] holds events);
+	 * cur_sub is the sub-bucket in cur (-1 before the first). */
+	uint64_t sub_mask;
+	int cur_sub;
+	int sub_shift;
+	struct evq_node *sub[EVQ_SUBS];
+	struct evheap hot;        /* instead of cur while a large current bucket lasts */
+	struct evq_node **wheel;  /* [nb]: bucket a > cur_a at wheel[a & (nb - 1)], unsorted */
 	uint64_t *bits;           /* [nb / 64]: non-empty wheel buckets */
-	struct evheap far;        /* buckets >= cur + nb */
-	uint64_t cur;             /* absolute number (t >> shift) of the current bucket */
+	struct evq_node *free;    /* free nodes */
+	struct evheap far;        /* buckets >= cur_a + nb */
+	uint64_t far_a;           /* bucket of far's first event (UINT64_MAX: far is empty) */
+	uint64_t cur_a;           /* absolute number (t >> shift) of the current bucket */
+	size_t n;                 /* events held in all three */
 	uint32_t nb;              /* wheel buckets, a power of two */
 	int shift;                /* bucket width 2^shift ps */
-	size_t n;                 /* events held in all three */
+	/* (n and wheel_n are apart: adjacent, the compiler updates them with
+	 * one 16-byte access that cannot take the 8-byte store of the last
+	 * pop, and waits for it.) */
 	size_t wheel_n;           /* events in the wheel */
-	/* Width tuning: buckets moved to hot and the events they held. */
-	uint64_t moves, moved, next_tune;
+	/* Width tuning: buckets entered, the events they held, far-heap inserts. */
+	uint64_t moves, moved, far_in, next_tune;
+	void **chunks;            /* node chunks, freed with the queue */
+	size_t n_chunks;
 };
 
 void evq_init(struct evq *q);
 void evq_free(struct evq *q);
-/* Inserts e: inline when it goes to a wheel bucket with room (the usual
- * case), else evq_insert_slow. */
+/* Inserts e: inline when it goes to a wheel bucket and a node is free (the
+ * usual case), else evq_insert_slow. */
 void evq_insert_slow(struct evq *q, const struct event *e);
 static inline void evq_insert(struct evq *q, const struct event *e)
 {
 	uint64_t a = (uint64_t)e->t >> q->shift;
-	if (a - q->cur - 1 < (uint64_t)q->nb - 1) { /* cur < a < cur + nb */
-		uint32_t i = (uint32_t)a & (q->nb - 1);
-		struct evq_bucket *b = &q->wheel[i];
-		if (b->n < b->cap) {
-			b->v[b->n++] = *e;
-			q->bits[i >> 6] |= 1ull << (i & 63);
-			q->wheel_n++;
-			q->n++;
-			return;
-		}
+	uint64_t cur = q->cur_a;
+	uint32_t nb = q->nb;
+	struct evq_node *nd = q->free;
+	if (a - cur - 1 < (uint64_t)nb - 1 && nd) { /* cur < a < cur + nb */
+		uint32_t i = (uint32_t)a & (nb - 1);
+		struct evq_node **w = &q->wheel[i];
+		uint64_t *bw = &q->bits[i >> 6];
+		q->free = nd->next;
+		q->wheel_n++;
+		q->n++;
+		nd->e = *e;
+		nd->next = *w;
+		*w = nd;
+		*bw |= 1ull << (i & 63);
+		return;
 	}
 	evq_insert_slow(q, e);
 }
-/* Makes the next bucket current (the current one is used up). */
-void evq_advance(struct evq *q);
-/* The minimum, or NULL when empty. */
-static inline const struct event *evq_peek(struct evq *q)
+/* Removes the minimum and hands back its node (NULL when the queue is
+ * empty); the caller reads it, then gives it back with evq_release before
+ * inserting anything. */
+struct evq_node *evq_pop_node_slow(struct evq *q);
+static inline struct evq_node *evq_pop_node(struct evq *q)
 {
-	if (q->head < q->now.n)
-		return &q->now.v[q->head];
-	if (!q->hot.n && q->n)
-		evq_advance(q);
-	if (q->head < q->now.n)
-		return &q->now.v[q->head];
-	return q->hot.n ? &q->hot.v[0] : NULL;
+	if (q->head < q->cn) {
+		q->n--;
+		return q->cur[q->head++].nd;
+	}
+	/* The usual case: the next sub-bucket holds one event. */
+	uint64_t mask = q->sub_mask;
+	if (mask && !q->hot.n) {
+		int k = __builtin_ctzll(mask);
+		struct evq_node *nd = q->sub[k];
+		if (!nd->next) {
+			q->sub[k] = NULL;
+			q->sub_mask = mask & (mask - 1);
+			q->cur_sub = k;
+			q->head = q->cn = 0;
+			q->n--;
+			return nd;
+		}
+	}
+	return evq_pop_node_slow(q);
+}
+static inline void evq_release(struct evq *q, struct evq_node *nd)
+{
+	nd->next = q->free;
+	q->free = nd;
 }
 /* Removes the minimum into *out; returns 0 when the queue is empty. */
-int evq_pop_slow(struct evq *q, struct event *out);
 static inline int evq_pop(struct evq *q, struct event *out)
 {
-	if (q->head < q->now.n) {
-		*out = q->now.v[q->head++];
-		q->n--;
-		return 1;
-	}
-	return evq_pop_slow(q, out);
+	struct evq_node *nd = evq_pop_node(q);
+	if (!nd)
+		return 0;
+	*out = nd->e;
+	evq_release(q, nd);
+	return 1;
 }
+/* About the d-th event after the next one (d = 0: the next), or NULL: a
+ * hint for prefetching, exact when the sub-buckets ahead hold one event
+ * each, and cheaper than evq_peek, which may advance the wheel. */
+static inline const struct event *evq_ahead(const struct evq *q, uint32_t d)
+{
+	uint32_t run = q->head < q->cn ? q->cn - q->head : 0;
+	if (d < run)
+		return &q->cur[q->head + d].nd->e;
+	uint64_t mask = q->sub_mask;
+	for (d -= run; mask && d; d--)
+		mask &= mask - 1;
+	return mask ? &q->sub[__builtin_ctzll(mask)]->e : NULL;
+}
+/* The minimum, or NULL when empty (it stays in the queue). */
+const struct event *evq_peek(struct evq *q);
 static inline size_t evq_size(const struct evq *q) { return q->n; }
 
 /* (t, key) as one unsigned 128-bit number: a single compare, no branch on

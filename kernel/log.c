@@ -60,7 +60,9 @@ void sim_assert_fail(const struct sim *sim, const struct sim_elem *e, const char
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "sim: internal error at t=%lld ps in %s (%s:%d, %s): ",
-		sim ? (long long)sim->now : -1LL, e && e->name ? e->name : "?", file, line, cond);
+		sim ? (long long)sim->now : -1LL,
+		sim && e && e->id < sim->n_elems && sim->elem_names[e->id] ? sim->elem_names[e->id] : "?",
+		file, line, cond);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);

@@ -25,15 +25,26 @@ void sim_init(struct sim *sim, uint64_t seed)
 void sim_free(struct sim *sim)
 {
 	evq_free(&sim->q);
+	free(sim->elem_names);
+	sim->elem_names = NULL;
+	sim->elem_names_cap = 0;
 }
 
 void sim_elem_register(struct sim *sim, struct sim_elem *e, const char *name)
 {
+	if (sim->n_elems + 1 >= (1u << (64 - EVQ_SEQ_BITS)))
+		die_internal("more than %u schedulable elements", 1u << (64 - EVQ_SEQ_BITS));
+	if (sim->n_elems == sim->elem_names_cap) {
+		uint32_t cap = sim->elem_names_cap ? 2 * sim->elem_names_cap : 64;
+		const char **v = realloc(sim->elem_names, cap * sizeof *v);
+		if (!v)
+			die_internal("out of memory registering %u elements", cap);
+		sim->elem_names = v;
+		sim->elem_names_cap = cap;
+	}
+	sim->elem_names[sim->n_elems] = name;
 	e->id = sim->n_elems++;
 	e->seq = 0;
-	e->name = name;
-	if (sim->n_elems >= (1u << (64 - EVQ_SEQ_BITS)))
-		die_internal("more than %u schedulable elements", 1u << (64 - EVQ_SEQ_BITS));
 }
 
 void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t)
@@ -58,19 +69,25 @@ static bool sim_should_stop(struct sim *sim)
 
 int sim_run(struct sim *sim)
 {
-	struct event ev;
+	struct evq_node *nd;
 	uint64_t next_poll = sim->events + SIM_POLL_EVERY;
 	uint64_t next_progress = sim->events + sim->progress_every;
 	sim->stopped = SIM_RAN_DRY;
-	while (evq_size(&sim->q)) {
-		if (evq_peek(&sim->q)->t > sim->stop_at) {
+	while ((nd = evq_pop_node(&sim->q))) {
+		if (__builtin_expect(nd->e.t > sim->stop_at, 0)) {
+			struct event ev = nd->e;
+			evq_release(&sim->q, nd);
+			evq_insert(&sim->q, &ev); /* it stays pending, for a later run */
 			sim->now = sim->stop_at;
 			sim->stopped = SIM_STOP_TIME;
 			goto out;
 		}
-		evq_pop(&sim->q, &ev);
-		sim->now = ev.t;
-		ev.fn(sim, ev.obj, ev.arg);
+		event_fn fn = nd->e.fn;
+		void *obj = nd->e.obj;
+		uintptr_t arg = nd->e.arg;
+		sim->now = nd->e.t;
+		evq_release(&sim->q, nd);
+		fn(sim, obj, arg);
 		if (__builtin_expect(sim->poll_now, 0)) {
 			sim->poll_now = false;
 			if (sim->done && sim->done(sim, sim->done_ctx)) {

@@ -23,9 +23,9 @@ struct config;
 struct results;
 
 struct sim_elem {
-	uint32_t id;        /* unique, assigned by sim_elem_register in build order */
 	uint64_t seq;       /* events this element has scheduled */
-	const char *name;   /* for assertion messages ("tor3:p5") */
+	uint32_t id;        /* unique, assigned by sim_elem_register in build order;
+			     * its name, for assertion messages, is sim.elem_names[id] */
 };
 
 struct sim {
@@ -34,6 +34,8 @@ struct sim {
 	uint64_t events;            /* events executed */
 	uint64_t seed;              /* scenario seed, root of every RNG stream */
 	uint32_t n_elems;           /* elements registered so far */
+	const char **elem_names;    /* [n_elems]: each one's name ("tor3:p5"), not owned */
+	uint32_t elem_names_cap;
 	simtime_t stop_at;          /* stop once the clock passes this (SIMTIME_NEVER = run dry) */
 	volatile sig_atomic_t *interrupt; /* set by a signal handler: stop after this event */
 	int stopped;                /* why the run loop returned (enum sim_stop) */

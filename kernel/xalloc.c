@@ -24,6 +24,18 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
+void *xcalloc_lines(size_t n, size_t size)
+{
+	size_t bytes = (n ? n : 1) * (size ? size : 1);
+	if (size && bytes / size != (n ? n : 1))
+		die_internal("out of memory (%zu x %zu bytes)", n, size);
+	bytes = (bytes + XALLOC_LINE - 1) & ~(size_t)(XALLOC_LINE - 1);
+	void *p = aligned_alloc(XALLOC_LINE, bytes);
+	if (!p)
+		die_internal("out of memory (%zu x %zu bytes)", n, size);
+	return memset(p, 0, bytes);
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);

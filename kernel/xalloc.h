@@ -13,6 +13,10 @@
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);   /* n may be 0: returns a valid block */
+/* Zeroed and aligned to a cache line (XALLOC_LINE bytes), for arrays the
+ * hot path walks (ports, switch buffers); freed with free(). */
+#define XALLOC_LINE 64
+void *xcalloc_lines(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -98,7 +98,7 @@ static void test_plan_equals_simulation(void)
 /* ---- Free communication: a collective that completes at once ---- */
 
 struct fake { coll_done_fn fn; void *ctx; };
-static struct sim_elem fake_elem = { .name = "fake-collective" };
+static struct sim_elem fake_elem; /* unregistered: id 0, named "kernel" in messages */
 static uint64_t fake_calls;
 
 static void fake_fire(struct sim *sim, void *obj, uintptr_t arg)
