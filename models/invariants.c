@@ -67,6 +67,9 @@ static void inv_check_switch(struct world *w, struct node *sw, uint64_t *held)
 				   (unsigned long long)acc, i, c, (unsigned long long)held[i * MMU_CLASSES + c]);
 			SIM_ASSERT(w->sim, &sw->elem, mp->hdrm_b[c] <= mp->hdrm_cap_b,
 				   "port %d class %d headroom %u over its %u", i, c, mp->hdrm_b[c], mp->hdrm_cap_b);
+			SIM_ASSERT(w->sim, &sw->elem, !!(mp->hdrm_used & (1u << c)) == (mp->hdrm_b[c] > 0),
+				   "port %d class %d headroom %u but its in-use bit %d", i, c, mp->hdrm_b[c],
+				   !!(mp->hdrm_used & (1u << c)));
 			shared += mmu_shared_used(m, i, c);
 		}
 	SIM_ASSERT(w->sim, &sw->elem, m->used_b == queued && m->shared_used_b == shared,

@@ -15,7 +15,7 @@
 void mmu_init(struct mmu *m, uint64_t buffer_b, int n_ports, uint8_t lossless, uint64_t seed)
 {
 	*m = (struct mmu){ .buffer_b = buffer_b, .n_ports = n_ports, .lossless = lossless, .seed = seed };
-	m->port = xcalloc((size_t)(n_ports ? n_ports : 1), sizeof *m->port);
+	m->port = xcalloc_lines((size_t)(n_ports ? n_ports : 1), sizeof *m->port);
 }
 
 void mmu_free(struct mmu *m)
@@ -36,6 +36,12 @@ int mmu_finalize(struct mmu *m)
 	if (fixed >= m->buffer_b)
 		return -1;
 	m->shared_cap_b = m->buffer_b - fixed;
+	/* A larger α already lets a port use every shared byte: capped, its
+	 * thresholds compare the same and stay below 2^62 (mmu_threshold). */
+	double alpha_max = 0x1p62 / (double)m->shared_cap_b;
+	for (int i = 0; i < m->n_ports; i++)
+		if (m->port[i].alpha > alpha_max)
+			m->port[i].alpha = alpha_max;
 	return 0;
 }
 

@@ -39,29 +39,33 @@
 enum mmu_verdict { MMU_ADMIT, MMU_DROP_LOSSY, MMU_DROP_HEADROOM };
 
 struct mmu_port {
-	/* Ingress side first: what every arriving frame touches shares a cache line. */
+	/* Line 0: what every frame arriving at or leaving through the port reads. */
 	double alpha;                 /* pfc_alpha at this port's rate */
 	uint32_t hdrm_cap_b;          /* headroom per lossless class */
 	uint8_t xoff;                 /* classes paused upstream (XOFF sent, no XON yet) */
+	uint8_t hdrm_used;            /* bit c: hdrm_b[c] > 0 (hdrm_b is then read) */
 	bool ecn;
 	uint32_t ingress_b[MMU_CLASSES]; /* reserved + shared bytes held, by arrival class */
-	uint32_t hdrm_b[MMU_CLASSES];    /* headroom bytes held */
 	uint64_t kmin_b, kmax_b;      /* ECN thresholds at this port's rate (egress side) */
+	/* Line 1. */
+	uint32_t hdrm_b[MMU_CLASSES];    /* headroom bytes held */
 	double pmax;
-};
+} __attribute__((aligned(64)));
 
 struct mmu {
-	uint64_t buffer_b;
+	/* Line 0: admission and release of every frame. */
 	uint64_t shared_cap_b;        /* buffer − all headroom − all reserves */
 	uint64_t shared_used_b;       /* bytes held in shared space */
 	uint64_t used_b;              /* every byte held (reserve + shared + headroom) */
+	struct mmu_port *port;        /* [n_ports], cache-line aligned */
 	uint8_t lossless;             /* bit c: class c is lossless (PFC) */
+	int n_ports;
 	uint64_t draw;                /* ECN draw counter */
 	uint64_t seed;                /* ECN draw seed */
-	int n_ports;
-	struct mmu_port *port;        /* [n_ports] */
+	/* Line 1. */
+	uint64_t buffer_b;
 	uint64_t lossless_drops;      /* frames dropped for want of headroom */
-};
+} __attribute__((aligned(64)));
 
 /* Frees nothing it did not allocate; port[] is caller-sized by mmu_init. */
 void mmu_init(struct mmu *m, uint64_t buffer_b, int n_ports, uint8_t lossless, uint64_t seed);
@@ -79,12 +83,18 @@ static inline uint32_t mmu_shared_used(const struct mmu *m, int port, int c)
 /* The dynamic threshold of a port: α × (shared space left). */
 static inline uint64_t mmu_threshold(const struct mmu *m, int port)
 {
-	return (uint64_t)(m->port[port].alpha * (double)(m->shared_cap_b - m->shared_used_b));
+	/* Through int64: the same values (byte counts are below 2^63 and
+	 * mmu_finalize caps α so the product is too), one instruction each way
+	 * instead of the unsigned conversion sequences. */
+	return (uint64_t)(int64_t)(m->port[port].alpha * (double)(int64_t)(m->shared_cap_b - m->shared_used_b));
 }
 
 /* Admission of a frame of size_b arriving on `in`, class c, for an egress
- * queue that holds egress_q_b bytes of class c; accounts it when admitted. */
-static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b, uint64_t egress_q_b)
+ * queue that holds *egress_q_b bytes of class c (read only for a lossy
+ * frame beyond the reserve: an idle egress port's queue line stays
+ * untouched); accounts it when admitted. */
+static inline enum mmu_verdict mmu_admit_q(struct mmu *m, int in, int c, uint32_t size_b,
+					   const uint64_t *egress_q_b)
 {
 	struct mmu_port *p = &m->port[in];
 	uint32_t now_b = p->ingress_b[c];
@@ -113,31 +123,40 @@ static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t 
 			return MMU_DROP_HEADROOM;
 		}
 		p->hdrm_b[c] += size_b;
+		p->hdrm_used |= (uint8_t)(1u << c);
 		m->used_b += size_b;
 		return MMU_ADMIT;
 	}
 	/* Lossy: the egress queue's dynamic threshold (Choudhury–Hahne): a
 	 * frame is admitted while its queue is shorter than α × free space,
 	 * so an empty queue always takes one. */
-	if (add_shared > free_shared || egress_q_b >= (uint64_t)(p->alpha * (double)free_shared))
+	if (add_shared > free_shared || *egress_q_b >= mmu_threshold(m, in))
 		return MMU_DROP_LOSSY;
 	p->ingress_b[c] = new_b;
 	m->shared_used_b += add_shared;
 	m->used_b += size_b;
 	return MMU_ADMIT;
 }
+static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b, uint64_t egress_q_b)
+{
+	return mmu_admit_q(m, in, c, size_b, &egress_q_b);
+}
 /* The frame left the switch: releases its bytes. */
 void mmu_underflow(int in, int c, uint32_t size_b, uint32_t ingress_b, uint32_t hdrm_b);
 static inline void mmu_release(struct mmu *m, int in, int c, uint32_t size_b)
 {
 	struct mmu_port *p = &m->port[in];
+	uint8_t bit = (uint8_t)(1u << c);
 	/* Headroom drains first: it was filled last (HPCC's ns-3 order). */
-	uint32_t from_hdrm = p->hdrm_b[c] < size_b ? p->hdrm_b[c] : size_b;
+	uint32_t from_hdrm = 0;
+	if (p->hdrm_used & bit)
+		from_hdrm = p->hdrm_b[c] < size_b ? p->hdrm_b[c] : size_b;
 	uint32_t rest = size_b - from_hdrm;
 	if (p->ingress_b[c] < rest || m->used_b < size_b)
 		mmu_underflow(in, c, size_b, p->ingress_b[c], p->hdrm_b[c]);
 	uint32_t shared_before = mmu_shared_used(m, in, c);
-	p->hdrm_b[c] -= from_hdrm;
+	if (from_hdrm && !(p->hdrm_b[c] -= from_hdrm))
+		p->hdrm_used &= (uint8_t)~bit;
 	p->ingress_b[c] -= rest;
 	m->shared_used_b -= shared_before - mmu_shared_used(m, in, c);
 	m->used_b -= size_b;
@@ -147,9 +166,10 @@ static inline bool mmu_pause_check(struct mmu *m, int in, int c)
 {
 	struct mmu_port *p = &m->port[in];
 	uint8_t bit = (uint8_t)(1u << c);
-	if (!(m->lossless & bit) || (p->xoff & bit))
-		return false;
-	if (p->hdrm_b[c] == 0 && mmu_shared_used(m, in, c) < mmu_threshold(m, in))
+	/* Computed whole and tested once (lossless data and lossy ACKs
+	 * alternate unpredictably). */
+	bool over = (p->hdrm_used & bit) | (mmu_shared_used(m, in, c) >= mmu_threshold(m, in));
+	if (__builtin_expect(!(((m->lossless & ~p->xoff & bit) != 0) & over), 1))
 		return false;
 	p->xoff |= bit;
 	return true;
@@ -158,7 +178,7 @@ static inline bool mmu_resume_check(struct mmu *m, int in, int c)
 {
 	struct mmu_port *p = &m->port[in];
 	uint8_t bit = (uint8_t)(1u << c);
-	if (!(p->xoff & bit) || p->hdrm_b[c])
+	if (!(p->xoff & bit) || (p->hdrm_used & bit))
 		return false;
 	uint32_t shared = mmu_shared_used(m, in, c);
 	if (shared && (uint64_t)shared + MMU_RESUME_OFFSET_B > mmu_threshold(m, in))
@@ -166,12 +186,14 @@ static inline bool mmu_resume_check(struct mmu *m, int in, int c)
 	p->xoff &= (uint8_t)~bit;
 	return true;
 }
-/* RED decision for a frame leaving port `out` whose class queue holds q_b bytes. */
+/* RED decision for a frame leaving port `out` whose class queue holds q_b
+ * bytes; ect: the frame is ECN-capable. The first test is one branch, not
+ * three: data and ACK frames alternate unpredictably. */
 bool mmu_ecn_draw(struct mmu *m, const struct mmu_port *p, uint64_t q_b);
-static inline bool mmu_ecn_mark(struct mmu *m, int out, uint64_t q_b)
+static inline bool mmu_ecn_mark(struct mmu *m, int out, uint64_t q_b, unsigned ect)
 {
 	const struct mmu_port *p = &m->port[out];
-	if (!p->ecn || q_b <= p->kmin_b)
+	if (__builtin_expect(!((ect != 0) & p->ecn & (q_b > p->kmin_b)), 1))
 		return false;
 	if (q_b > p->kmax_b || p->kmax_b <= p->kmin_b)
 		return true;

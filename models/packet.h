@@ -63,7 +63,9 @@ struct flow;
 
 struct packet {
 	struct packet *next;    /* queue link, then link-in-flight link */
-	int64_t arrive_at;      /* in flight: when its last bit reaches the peer (ps) */
+	int64_t next_at;        /* in flight, not last on its link: when the frame after it
+				 * lands (kept here, not in that frame, so a landing reads
+				 * one frame: the link's FIFO, port.h) */
 	struct flow *flow;      /* data: the message it belongs to (sender's record) */
 	uint32_t psn;           /* data: its PSN; ACK/NAK: cumulative PSN acknowledged */
 	uint32_t dqpn;          /* destination QP number */

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "port.h"
 #include "results.h"
+#include "switch_fwd.h"
 #include "tap.h"
 #include "world.h"
 
@@ -34,6 +35,8 @@ static struct packet *queue_pop(struct port *p, int c)
 	if (!q->head) {
 		q->tail = NULL;
 		p->nonempty &= (uint8_t)~(1u << c);
+	} else {
+		__builtin_prefetch(q->head); /* the next frame out, a frame time from now */
 	}
 	q->bytes -= pkt->frame_b;
 	q->n--;
@@ -75,7 +78,7 @@ static struct packet *dwrr_pick(struct port *p)
 
 /* A PFC frame for the classes pending: XOFF ones first (the peer must stop
  * before it learns of any resume). */
-static struct packet *pfc_frame(struct port *p)
+static __attribute__((noinline, cold)) struct packet *pfc_frame(struct port *p)
 {
 	struct world *w = p->node->w;
 	struct packet *pkt = pool_get(&w->pkt_pool);
@@ -110,42 +113,64 @@ static struct packet *port_pick(struct sim *sim, struct port *p)
 	return pkt;
 }
 
-/* The head of the link's FIFO reaches the peer; the next one is scheduled
- * before the delivery, which may make the peer send. */
-static void port_land(struct sim *sim, void *obj, uintptr_t arg)
+static void port_land(struct sim *sim, void *obj, uintptr_t arg);
+/* When the event after the next is a landing, prefetches its frame (the
+ * event's argument) and the port it lands on: the queue prefetched the
+ * sending port's line when its bucket came up (evq.c), so its peer pointer
+ * is there to follow. One event ahead is too late to hide the miss, more
+ * measured no better. */
+static inline void port_prefetch_next(struct sim *sim)
+{
+	const struct event *nx = evq_ahead(&sim->q, 1);
+	if (nx && nx->fn == port_land) {
+		__builtin_prefetch((const void *)nx->arg);
+		__builtin_prefetch(((const struct port *)nx->obj)->peer);
+	}
+}
+
+/* The head of the link's FIFO (arg) reaches the peer; the next one is
+ * scheduled before the delivery, which may make the peer send. */
+static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintptr_t arg)
 {
 	struct port *src = obj;
-	struct packet *pkt = src->fly_head;
+	struct packet *pkt = (struct packet *)arg; /* the head of its FIFO */
+	SIM_DEBUG_ASSERT(sim, &src->elem, pkt == src->fly_head, "landing frame is not the link's head");
 	src->fly_head = pkt->next;
 	if (src->fly_head)
-		sched_at(sim, src->fly_head->arrive_at, &src->elem, port_land, src, 0);
+		sched_at(sim, pkt->next_at, &src->elem, port_land, src, (uintptr_t)src->fly_head);
 	else
 		src->fly_tail = NULL;
 	struct port *p = src->peer;
 	p->rx_bytes += pkt->frame_b;
 	if (__builtin_expect(p->tap != NULL, 0)) /* its last bit arrived; the switch latency is after */
 		tap_rx(p->tap, sim->now - src->peer_latency_ps, pkt);
-	p->node->receive(sim, p->node, p, pkt);
+	if (p->node->kind == NODE_SWITCH)
+		switch_forward(sim, p->node, p, pkt);
+	else
+		p->node->receive(sim, p->node, p, pkt);
+	port_prefetch_next(sim);
 }
 
-/* Start the next frame if the link is free; keep one tx-done event while more may follow. */
-static void port_transmit(struct sim *sim, struct port *p, struct packet *pkt)
+/* Start the next frame if the link is free; keep one tx-done event while
+ * more may follow. q_b: the bytes its class queue holds after it. */
+static void port_transmit(struct sim *sim, struct port *p, struct packet *pkt, uint64_t q_b)
 {
-	if (p->node->dequeued && pkt->type != PKT_PFC)
-		p->node->dequeued(p->node, p, pkt);
+	if (p->node->kind == NODE_SWITCH && pkt->type != PKT_PFC)
+		switch_release(p->node, p, pkt, q_b);
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
 	sim->packet_hops++;
 	if (__builtin_expect(p->tap != NULL, 0)) /* its first bit goes on the wire (ECN marked by now) */
 		tap_tx(p->tap, sim->now, pkt);
-	pkt->arrive_at = p->busy_until + p->delay_ps + p->peer_latency_ps;
+	simtime_t arrive_at = p->busy_until + p->delay_ps + p->peer_latency_ps;
 	pkt->next = NULL;
 	if (p->fly_tail) {
 		p->fly_tail->next = pkt;
+		p->fly_tail->next_at = arrive_at;
 	} else {
 		p->fly_head = pkt;
-		sched_at(sim, pkt->arrive_at, &p->elem, port_land, p, 0);
+		sched_at(sim, arrive_at, &p->elem, port_land, p, (uintptr_t)pkt);
 	}
 	p->fly_tail = pkt;
 	if (p->nonempty || p->pull_more || p->pfc_pend_off || p->pfc_pend_on) {
@@ -158,14 +183,15 @@ static void port_send(struct sim *sim, struct port *p)
 {
 	struct packet *pkt = port_pick(sim, p);
 	if (pkt)
-		port_transmit(sim, p, pkt);
+		port_transmit(sim, p, pkt, p->q[pkt->prio].bytes);
 }
 
-static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg)
+static __attribute__((flatten)) void port_tx_done(struct sim *sim, void *obj, uintptr_t arg)
 {
 	struct port *p = obj;
 	p->tx_event = false;
 	port_send(sim, p);
+	port_prefetch_next(sim);
 }
 
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt)
@@ -178,7 +204,7 @@ void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt)
 	    !(p->nonempty | p->pfc_pend_off | p->pfc_pend_on | (p->paused & (1u << pkt->prio)))) {
 		if (pkt->frame_b > p->max_queue_bytes)
 			p->max_queue_bytes = pkt->frame_b;
-		port_transmit(sim, p, pkt);
+		port_transmit(sim, p, pkt, 0); /* its queue is empty */
 		return;
 	}
 	struct port_queue *q = &p->q[pkt->prio];
@@ -222,7 +248,7 @@ static void pfc_refresh(struct sim *sim, void *obj, uintptr_t arg)
 	sched_at(sim, sim->now + port_quanta_ps(p, PFC_MAX_QUANTA) / 2, &p->elem, pfc_refresh, p, 0);
 }
 
-void port_pfc_request(struct sim *sim, struct port *p, int c, bool off)
+__attribute__((noinline)) void port_pfc_request(struct sim *sim, struct port *p, int c, bool off)
 {
 	uint8_t bit = (uint8_t)(1u << c);
 	if (off) {

@@ -44,49 +44,53 @@ struct port_queue {
 
 typedef struct packet *(*port_pull_fn)(struct sim *sim, void *ctx);
 
+/* Ports live in one array (world.ports), aligned to cache lines; fields are
+ * ordered by use so that a frame landing, or sent from an idle port, touches
+ * at most two lines of each port it crosses, and its class queue's line only
+ * when frames wait (DESIGN.md §6: the hot path touches few lines). */
 struct port {
-	/* Fields are ordered by use: the first two cache lines serve every
-	 * frame sent or landed, then the queues, then what PFC and the end of
-	 * the run need (DESIGN.md §6: the hot path touches few lines). */
+	/* Line 0: every frame sent or landed. */
 	struct node *node;
 	struct port *peer;
 	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
-	struct tap *tap;               /* packet capture of this port's link (tap.h); NULL: none */
-	uint64_t queued_bytes;         /* sum over classes */
-	uint64_t rx_bytes;             /* statistics (port_stats): frame bytes landed here */
+	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
 	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
+	int idx;                       /* port number on its node */
 	bool tx_event;                 /* a transmission-done event is pending */
 	uint8_t nonempty;              /* bit c: q[c] holds frames */
 	uint8_t paused;                /* bit c: egress class c paused by the peer's PFC */
-	uint8_t pull_prio;             /* class of what the pull source sends (paused with it) */
 	uint8_t pfc_pend_off, pfc_pend_on; /* PFC frames to send: classes to pause / resume at the peer */
-	uint8_t xoff;                  /* classes this port keeps paused at its peer (refreshed) */
 	bool pull_more;                /* the pull source has data (kept by the source) */
+	uint8_t pull_prio;             /* class of what the pull source sends (paused with it) */
+	uint8_t xoff;                  /* classes this port keeps paused at its peer (refreshed) */
+	/* Line 1: sending and landing, statistics (port_stats). */
+	simtime_t busy_until;          /* end of the frame being serialised */
+	simtime_t delay_ps;            /* propagation to the peer */
+	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
+	struct tap *tap;               /* packet capture of this port's link (tap.h); NULL: none */
+	uint64_t rx_bytes;             /* frame bytes landed here */
+	uint64_t tx_bytes;
+	uint64_t tx_packets;
+	uint64_t max_queue_bytes;
+	/* Queueing, scheduling and the pull source. */
+	uint64_t queued_bytes;         /* sum over classes */
+	port_pull_fn pull;             /* host ports: the NIC */
+	void *pull_ctx;
+	int32_t deficit[PORT_DATA_CLASSES];
 	bool pfc_refresh;              /* a refresh event is pending */
 	uint8_t dwrr_cur;              /* DWRR: class being visited */
 	bool dwrr_visited;             /* DWRR: quantum already granted this visit */
-	simtime_t delay_ps;            /* propagation to the peer */
-	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
-	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
-	uint64_t tx_bytes;             /* statistics (port_stats) */
-	simtime_t busy_until;          /* end of the frame being serialised */
-	uint64_t tx_packets;
-	uint64_t max_queue_bytes;
-	port_pull_fn pull;             /* host ports: the NIC */
-	void *pull_ctx;
 	struct port_queue q[PORT_PRIOS];
-	int32_t deficit[PORT_DATA_CLASSES];
-	int idx;                       /* port number on its node */
+	/* PFC, configuration and the end of the run. */
 	int link_id;
 	uint64_t rate_bps;
 	simtime_t paused_until[PORT_PRIOS]; /* end of the pause of each paused class */
 	simtime_t paused_since[PORT_PRIOS]; /* start of the current pause interval */
-	/* More statistics (port_stats). */
 	uint64_t drops, ecn_marked;
 	uint64_t pause_tx, pause_rx;
 	simtime_t paused_ps;
 	char name[40];                 /* "tor3:p5" */
-};
+} __attribute__((aligned(64)));
 
 void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 	       uint64_t rate_bps, simtime_t delay_ps);

@@ -137,8 +137,9 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 	return id;
 }
 
-/* Trims a finished table's arrays to their final sizes. */
-static void rt_shrink(struct route_table *rt, const struct rt_grow *g)
+/* Trims a finished table's arrays to their final sizes and packs the sets
+ * for forwarding; 0, or -1 when out of memory. */
+static int rt_shrink(struct route_table *rt, const struct rt_grow *g)
 {
 	if (rt->n_sets > 0) {
 		uint32_t *so = realloc(rt->set_off, (size_t)rt->n_sets * sizeof *so);
@@ -153,6 +154,13 @@ static void rt_shrink(struct route_table *rt, const struct rt_grow *g)
 		if (pp)
 			rt->ports = pp;
 	}
+	rt->sets = malloc(((size_t)rt->n_sets + 1) * sizeof *rt->sets);
+	if (!rt->sets)
+		return -1;
+	for (int id = 0; id < rt->n_sets; id++)
+		rt->sets[id] = (struct route_set){ .off = rt->set_off[id], .n = rt->set_n[id],
+						   .port0 = rt->ports[rt->set_off[id]] };
+	return 0;
 }
 
 /* Interns p[0..m) as switch u's set toward endpoint e. 0, or -1 with *err. */
@@ -327,7 +335,10 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 	if ((t->nics_per_host >= 1 ? rt_build_eps : rt_build_hosts)(t, tables, grow, dist, queue, buf, err) < 0)
 		goto out;
 	for (int u = nh; u < n; u++)
-		rt_shrink(&tables[u], &grow[u]);
+		if (rt_shrink(&tables[u], &grow[u]) < 0) {
+			err_printf(err, "routing: out of memory");
+			goto out;
+		}
 	rc = 0;
 out:
 	if (grow)
@@ -353,6 +364,7 @@ void routing_free(struct route_table *tables, int n_nodes)
 		free(tables[u].set_off);
 		free(tables[u].set_n);
 		free(tables[u].ports);
+		free(tables[u].sets);
 		memset(&tables[u], 0, sizeof tables[u]);
 	}
 }

@@ -16,12 +16,20 @@
 #include <stdint.h>
 #include "topology.h"
 
+/* A set as forwarding reads it: one load answers a single-port set. */
+struct route_set {
+	uint32_t off;           /* first entry in ports */
+	uint16_t n;             /* ports in the set (>= 1) */
+	uint16_t port0;         /* ports[off] */
+};
+
 struct route_table {
 	int n_eps;              /* destinations: topo_n_eps */
 	uint16_t *set_of_dst;   /* [n_eps]: set id toward that endpoint */
 	uint32_t *set_off;      /* [n_sets]: first entry in ports */
 	uint16_t *set_n;        /* [n_sets]: ports in the set (>= 1) */
 	uint16_t *ports;        /* port indices, each set ascending */
+	struct route_set *sets; /* [n_sets]: set_off, set_n and the first port together */
 	int n_sets;
 };
 

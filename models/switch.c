@@ -13,26 +13,18 @@
 #include "rng.h"
 #include "routing.h"
 #include "switch.h"
+#include "switch_fwd.h"
 #include "world.h"
 #include "xalloc.h"
 
 uint32_t switch_ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport, int64_t psn)
 {
-	uint32_t w[4] = { host_ip(src), host_ip(dst), (uint32_t)sport | ((uint32_t)ROCE_UDP_PORT << 16),
-			  (uint32_t)psn };
-	return murmur3_32(w, psn < 0 ? 3 : 4, seed);
+	return ecmp_hash(seed, src, dst, sport, psn);
 }
 
 int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_t psn)
 {
-	int n = route_n(sw->rt, dst);
-	const uint16_t *ports = route_ports(sw->rt, dst);
-	if (n == 1)
-		return ports[0];
-	uint32_t h = switch_ecmp_hash(sw->ecmp_seed, src, dst, sport, psn);
-	/* A mask where the fan-out is a power of two (fat-trees): the same
-	 * choice as the modulo, without a division per frame. */
-	return ports[(n & (n - 1)) == 0 ? h & (uint32_t)(n - 1) : h % (uint32_t)n];
+	return route_port(sw, src, dst, sport, psn);
 }
 
 int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
@@ -67,7 +59,7 @@ void switch_setup(struct world *w, struct node *sw)
 {
 	const struct config *cfg = w->cfg;
 	const struct cfg_switch *c = &cfg->sw;
-	struct mmu *m = xcalloc(1, sizeof *m);
+	struct mmu *m = xcalloc_lines(1, sizeof *m);
 	/* Lossless: the data class when PFC is on (ACK/CNP ride a lossy strict class). */
 	uint8_t lossless = c->pfc ? (uint8_t)(1u << cfg->nic.priority) : 0;
 	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(w->sim->seed, RNG_ECN, (uint64_t)sw->id));
@@ -127,7 +119,7 @@ void switch_check_drained(struct node *sw)
 				   m->port[i].ingress_b[c], m->port[i].hdrm_b[c]);
 }
 
-static void switch_drop(struct sim *sim, struct world *w, struct port *out, struct packet *pkt)
+void switch_drop(struct sim *sim, struct world *w, struct port *out, struct packet *pkt)
 {
 	out->drops++;
 	if (pkt->type == PKT_DATA)
@@ -135,43 +127,17 @@ static void switch_drop(struct sim *sim, struct world *w, struct port *out, stru
 	pool_put(&w->pkt_pool, pkt);
 }
 
-void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
+void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
 {
-	struct world *w = sw->w;
 	if (pkt->type == PKT_PFC) {
 		port_pfc_receive(sim, in, pkt);
-		pool_put(&w->pkt_pool, pkt);
+		pool_put(&sw->w->pkt_pool, pkt);
 		return;
 	}
-	if (pkt->flags & PKT_F_MCAST) { /* replication and feedback aggregation */
-		mcast_switch_receive(sim, sw, in, pkt);
-		return;
-	}
-	int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
-	struct port *out = &sw->ports[switch_route(sw, pkt->src, pkt->dst, pkt->sport, psn)];
-	pkt->ttl--;
-	int c = pkt->prio;
-	enum mmu_verdict v = mmu_admit(sw->mmu, in->idx, c, pkt->frame_b, out->q[c].bytes);
-	if (v != MMU_ADMIT) {
-		switch_drop(sim, w, out, pkt);
-		return;
-	}
-	pkt->in_port = (uint16_t)in->idx;
-	if (mmu_pause_check(sw->mmu, in->idx, c))
-		port_pfc_request(sim, in, c, true);
-	port_enqueue(sim, out, pkt);
+	mcast_switch_receive(sim, sw, in, pkt); /* replication and feedback aggregation */
 }
 
-void switch_dequeued(struct node *sw, struct port *out, struct packet *pkt)
+void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
 {
-	struct mmu *m = sw->mmu;
-	int c = pkt->prio;
-	mmu_release(m, pkt->in_port, c, pkt->frame_b);
-	if (m->port[pkt->in_port].xoff && mmu_resume_check(m, pkt->in_port, c))
-		port_pfc_request(sw->w->sim, &sw->ports[pkt->in_port], c, false);
-	if ((pkt->flags & PKT_F_ECT) && mmu_ecn_mark(m, out->idx, out->q[c].bytes)) {
-		if (!(pkt->flags & PKT_F_CE))
-			out->ecn_marked++;
-		pkt->flags |= PKT_F_CE;
-	}
+	switch_forward(sim, sw, in, pkt);
 }

@@ -28,7 +28,7 @@ struct port;
 /* IPv4 address of a host, as HPCC's ns-3 numbers them (REFERENCE.md). */
 static inline uint32_t host_ip(int id)
 {
-	return 0x0b000001u + ((uint32_t)(id / 256) << 16) + ((uint32_t)(id % 256) << 8);
+	return 0x0b000001u + (((uint32_t)id >> 8) << 16) + (((uint32_t)id & 255) << 8);
 }
 
 #define ROCE_UDP_PORT 4791
@@ -49,9 +49,8 @@ void switch_check_drained(struct node *sw);
  * not reach dst. */
 struct ideal_hop;
 int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h);
+/* A frame arrived on `in` (struct node's receive hook; ports landing a
+ * frame run the same pipeline inline, switch_fwd.h). */
 void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
-/* A frame left one of the switch's queues: release its buffer (struct
- * node's dequeued hook). */
-void switch_dequeued(struct node *sw, struct port *out, struct packet *pkt);
 
 #endif

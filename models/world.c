@@ -54,8 +54,8 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	w->n_eps = w->n_hosts * w->nics_per_host;
 	w->eps = xcalloc((size_t)w->n_eps, sizeof *w->eps);
 	w->n_ports = t->port_off[t->n_nodes];
-	w->nodes = xcalloc((size_t)w->n_nodes, sizeof *w->nodes);
-	w->ports = xcalloc((size_t)w->n_ports, sizeof *w->ports);
+	w->nodes = xcalloc_lines((size_t)w->n_nodes, sizeof *w->nodes);
+	w->ports = xcalloc_lines((size_t)w->n_ports, sizeof *w->ports);
 	w->routes = xcalloc((size_t)w->n_nodes, sizeof *w->routes);
 	if (routing_build(t, w->routes, err) < 0) {
 		world_free(w);
@@ -75,8 +75,10 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		sim_elem_register(sim, &nd->elem, nd->name);
 		if (nd->kind == NODE_SWITCH) {
 			nd->receive = switch_receive;
-			nd->dequeued = switch_dequeued;
 			nd->rt = &w->routes[u];
+			nd->set_of_dst = nd->rt->set_of_dst;
+			nd->sets = nd->rt->sets;
+			nd->rt_ports = nd->rt->ports;
 			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
 			nd->ecmp_packet = cfg->sw.ecmp == ECMP_PACKET;
 		}

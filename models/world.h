@@ -48,26 +48,30 @@ struct endpoint {
 };
 
 struct node {
-	struct sim_elem elem;      /* the node as scheduler (NIC, switch pipeline) */
-	int id;
+	/* Line 0: what a frame landing at or leaving the node reads. */
 	enum node_kind kind;
-	int tier;
-	const char *name;          /* topo.nodes[id].name */
-	struct port *ports;        /* n_ports consecutive entries of world.ports */
-	int n_ports;
 	uint32_t ecmp_seed;        /* per-switch seed of the ECMP hash */
 	bool ecmp_packet;          /* [switch] ecmp = packet (spraying) */
-	const struct route_table *rt; /* switches: forwarding table */
-	/* A frame arrived on port `in` (switch_receive or the NIC's). */
+	int n_ports;
+	struct port *ports;        /* n_ports consecutive entries of world.ports */
+	const uint16_t *set_of_dst; /* switches: rt's arrays, one load nearer */
+	const struct route_set *sets;
+	const uint16_t *rt_ports;
+	struct mmu *mmu;           /* switches: the shared buffer (mmu.h) */
+	/* A frame arrived on port `in` (switch_receive or the NIC's). A port
+	 * landing a frame at a switch runs switch_fwd.h inline instead, and a
+	 * switch port runs its release when a frame leaves a queue. */
 	void (*receive)(struct sim *sim, struct node *n, struct port *in, struct packet *pkt);
-	/* A frame left queue of port `out` (switches release buffer and mark
-	 * ECN); may be NULL. Not called for PFC frames. */
-	void (*dequeued)(struct node *n, struct port *out, struct packet *pkt);
+	/* Line 1. */
+	const struct route_table *rt; /* switches: forwarding table */
+	struct world *w;
 	struct nic *nic;           /* hosts: the NIC behind port 0 (endpoint host x nics_per_host);
 				    * NIC i is w->eps[host x nics_per_host + i].nic */
-	struct mmu *mmu;           /* switches: the shared buffer (mmu.h) */
-	struct world *w;
-};
+	struct sim_elem elem;      /* the node as scheduler (NIC, switch pipeline) */
+	int id;
+	int tier;
+	const char *name;          /* topo.nodes[id].name */
+} __attribute__((aligned(64)));
 
 struct world {
 	struct sim *sim;

@@ -124,15 +124,16 @@ static void test_ecn_red(void)
 	m.port[2].kmin_b = 100000;
 	m.port[2].kmax_b = 400000;
 	m.port[2].pmax = 0.2;
-	CU_ASSERT_FALSE(mmu_ecn_mark(&m, 2, 100000));
-	CU_ASSERT_TRUE(mmu_ecn_mark(&m, 2, 400001));
+	CU_ASSERT_FALSE(mmu_ecn_mark(&m, 2, 100000, PKT_F_ECT));
+	CU_ASSERT_TRUE(mmu_ecn_mark(&m, 2, 400001, PKT_F_ECT));
+	CU_ASSERT_FALSE(mmu_ecn_mark(&m, 2, 400001, 0)); /* not ECN-capable */
 	int marks = 0, n = 200000;
 	for (int i = 0; i < n; i++)
-		marks += mmu_ecn_mark(&m, 2, 250000); /* midpoint: p = 0.1 */
+		marks += mmu_ecn_mark(&m, 2, 250000, PKT_F_ECT); /* midpoint: p = 0.1 */
 	double p = (double)marks / n, sd = sqrt(0.1 * 0.9 / n);
 	CU_ASSERT(fabs(p - 0.1) < 5 * sd);
 	m.port[2].ecn = false;
-	CU_ASSERT_FALSE(mmu_ecn_mark(&m, 2, 10000000));
+	CU_ASSERT_FALSE(mmu_ecn_mark(&m, 2, 10000000, PKT_F_ECT));
 	mmu_free(&m);
 }
 

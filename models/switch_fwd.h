@@ -1,0 +1,87 @@
+/*
+ * switch_fwd.h — the per-frame pipeline of a switch (switch.h), inline so
+ * that a port landing a frame (port.c) runs it without a call per stage:
+ * route and ECMP, buffer admission and XOFF on arrival, buffer release, XON
+ * and ECN marking when the frame leaves its queue.
+ *
+ * The ECMP hash is MurmurHash3_x86_32 of (source IP, destination IP, UDP
+ * source port | 4791 << 16 [, PSN]) with the switch's seed (hash.h),
+ * written out word by word.
+ */
+#ifndef ROCESIM_SWITCH_FWD_H
+#define ROCESIM_SWITCH_FWD_H
+
+#include "hash.h"
+#include "mmu.h"
+#include "port.h"
+#include "routing.h"
+#include "switch.h"
+#include "world.h"
+
+static inline uint32_t ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport, int64_t psn)
+{
+	uint32_t h = murmur3_step(seed, host_ip(src));
+	h = murmur3_step(h, host_ip(dst));
+	h = murmur3_step(h, (uint32_t)sport | ((uint32_t)ROCE_UDP_PORT << 16));
+	if (psn < 0)
+		return murmur3_fmix(h ^ 12u);
+	return murmur3_fmix(murmur3_step(h, (uint32_t)psn) ^ 16u);
+}
+
+static inline int route_port(const struct node *sw, int src, int dst, uint16_t sport, int64_t psn)
+{
+	struct route_set rs = sw->sets[sw->set_of_dst[dst]];
+	uint32_t n = rs.n;
+	if (n == 1)
+		return rs.port0;
+	uint32_t h = ecmp_hash(sw->ecmp_seed, src, dst, sport, psn);
+	/* A mask where the fan-out is a power of two (fat-trees): the same
+	 * choice as the modulo, without a division per frame. */
+	return sw->rt_ports[rs.off + ((n & (n - 1)) == 0 ? h & (n - 1) : h % n)];
+}
+
+/* Drops a frame the buffer refused (switch.c). */
+void switch_drop(struct sim *sim, struct world *w, struct port *out, struct packet *pkt);
+/* PFC frames (consumed by the port) and multicast frames (mcast_switch.c). */
+void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
+
+/* A frame arrived on `in`. */
+static inline void switch_forward(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
+{
+	if (__builtin_expect(pkt->type == PKT_PFC || (pkt->flags & PKT_F_MCAST), 0)) {
+		switch_receive_special(sim, sw, in, pkt);
+		return;
+	}
+	int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
+	struct port *out = &sw->ports[route_port(sw, pkt->src, pkt->dst, pkt->sport, psn)];
+	pkt->ttl--;
+	int c = pkt->prio;
+	enum mmu_verdict v = mmu_admit_q(sw->mmu, in->idx, c, pkt->frame_b, &out->q[c].bytes);
+	if (__builtin_expect(v != MMU_ADMIT, 0)) {
+		switch_drop(sim, sw->w, out, pkt);
+		return;
+	}
+	pkt->in_port = (uint16_t)in->idx;
+	if (mmu_pause_check(sw->mmu, in->idx, c))
+		port_pfc_request(sim, in, c, true);
+	port_enqueue(sim, out, pkt);
+}
+
+/* A frame (not PFC) left a queue of `out`, which holds q_b bytes of its
+ * class after it: release its buffer, resume the ingress when it falls
+ * below the threshold, mark ECN. */
+static inline void switch_release(struct node *sw, struct port *out, struct packet *pkt, uint64_t q_b)
+{
+	struct mmu *m = sw->mmu;
+	int c = pkt->prio;
+	mmu_release(m, pkt->in_port, c, pkt->frame_b);
+	if (m->port[pkt->in_port].xoff && mmu_resume_check(m, pkt->in_port, c))
+		port_pfc_request(sw->w->sim, &sw->ports[pkt->in_port], c, false);
+	if (mmu_ecn_mark(m, out->idx, q_b, pkt->flags & PKT_F_ECT)) {
+		if (!(pkt->flags & PKT_F_CE))
+			out->ecn_marked++;
+		pkt->flags |= PKT_F_CE;
+	}
+}
+
+#endif
