@@ -70,7 +70,7 @@ static __attribute__((noinline)) void nodes_grow(struct evq *q)
 	if (!c)
 		die_internal("out of memory for the event queue (%zu events)", q->n);
 	q->chunks = c;
-	struct evq_node *v = malloc(EVQ_CHUNK * sizeof *v);
+	struct evq_node *v = aligned_alloc(64, EVQ_CHUNK * sizeof *v);
 	if (!v)
 		die_internal("out of memory for the event queue (%zu events)", q->n);
 	q->chunks[q->n_chunks++] = v;

@@ -68,7 +68,7 @@ struct evheap {
  * list, last freed first, so an insert writes a line that a pop has just
  * read (arrays per bucket would be walked cyclically and, sized by their
  * busiest moment, outgrow the cache). */
-struct evq_node {
+struct __attribute__((aligned(64))) evq_node {
 	struct event e;
 	struct evq_node *next;
 };
