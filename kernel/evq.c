@@ -59,7 +59,7 @@ void evq_free(struct evq *q)
 	free(q->chunks);
 	q->chunks = NULL;
 	q->n_chunks = 0;
-	q->free = NULL;
+	q->free = q->pf = NULL;
 	q->n = q->wheel_n = 0;
 }
 
@@ -263,6 +263,7 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 			tmin = all[i].t;
 	q->hot.n = q->far.n = 0;
 	q->far_a = UINT64_MAX;
+	q->pf = NULL; /* its nodes were freed */
 	q->cn = q->head = 0;
 	if (nb != q->nb) {
 		free(q->wheel);
@@ -370,6 +371,10 @@ static void advance(struct evq *q)
 		nd = next;
 	}
 	q->sub_mask = mask;
+	/* The next bucket's list, walked ahead during this one's pops. */
+	q->pf = q->wheel[(i + 1) & (q->nb - 1)];
+	if (q->pf)
+		__builtin_prefetch(q->pf);
 	q->wheel_n -= m;
 	q->moved += m;
 	q->moves++;

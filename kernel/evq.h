@@ -97,6 +97,8 @@ struct evq {
 	struct evq_node **wheel;  /* [nb]: bucket a > cur_a at wheel[a & (nb - 1)], unsorted */
 	uint64_t *bits;           /* [nb / 64]: non-empty wheel buckets */
 	struct evq_node *free;    /* free nodes */
+	struct evq_node *pf;      /* prefetch cursor: walks the next bucket's list a
+				   * node per pop, so spreading it finds it cached */
 	struct evheap far;        /* buckets >= cur_a + nb */
 	uint64_t far_a;           /* bucket of far's first event (UINT64_MAX: far is empty) */
 	uint64_t cur_a;           /* absolute number (t >> shift) of the current bucket */
@@ -160,6 +162,8 @@ static inline struct evq_node *evq_pop_node(struct evq *q)
 			q->cur_sub = k;
 			q->head = q->cn = 0;
 			q->n--;
+			if (q->pf && (q->pf = q->pf->next))
+				__builtin_prefetch(q->pf);
 			return nd;
 		}
 	}
