@@ -48,7 +48,7 @@ static void test_heap_vs_sorted_reference(void)
 			ref[n++] = e;
 		} else {
 			size_t min = ref_min(ref, n);
-			struct event got;
+			struct event got = { 0 };
 			const struct event *top = evq_peek(&q);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(top);
 			struct event want_top = *top;
@@ -67,7 +67,7 @@ static void test_heap_vs_sorted_reference(void)
 	/* Drain: still sorted. */
 	qsort(ref, n, sizeof *ref, ref_cmp);
 	for (size_t i = 0; i < n; i++) {
-		struct event got;
+		struct event got = { 0 };
 		CU_ASSERT_FATAL(evq_pop(&q, &got));
 		CU_ASSERT(got.t == ref[i].t && got.key == ref[i].key);
 	}
@@ -115,7 +115,7 @@ static void test_wheel_vs_reference(void)
 			}
 		} else {
 			size_t min = ref_min(ref, n);
-			struct event got;
+			struct event got = { 0 };
 			CU_ASSERT_FATAL(evq_pop(&q, &got));
 			if (got.t != ref[min].t || got.key != ref[min].key || got.arg != ref[min].arg)
 				mismatches++;
@@ -134,7 +134,7 @@ static void test_wheel_vs_reference(void)
 	CU_ASSERT_EQUAL(mismatches, 0);
 	qsort(ref, n, sizeof *ref, ref_cmp);
 	for (size_t i = 0; i < n; i++) {
-		struct event got;
+		struct event got = { 0 };
 		CU_ASSERT_FATAL(evq_pop(&q, &got));
 		CU_ASSERT(got.t == ref[i].t && got.key == ref[i].key);
 	}
