@@ -22,6 +22,8 @@ struct qp;
  * receiver (on_recv). */
 typedef void (*flow_done_fn)(struct sim *sim, struct flow *f, void *ctx);
 
+struct hpcc_flow;
+
 struct flow {
 	struct flow *next;         /* QP message list link (posting order) */
 	uint64_t id;               /* flow_id: order of posting, from 1 */
@@ -41,6 +43,8 @@ struct flow {
 	const char *job;           /* NULL when not a job's */
 	int64_t iteration, collective_id; /* -1 when none */
 	int32_t src_gpu, dst_gpu;  /* -1 when none */
+	const struct hpcc_flow *hpcc; /* posted from this line of an HPCC flow.txt
+				    * (its ports, for [output] hpcc_fct), else NULL */
 	flow_done_fn on_done;      /* may be NULL */
 	void *on_done_ctx;
 	/* Called once when the last byte reached the receiver (recv_end set),

@@ -51,20 +51,6 @@ void hpcc_fct_abort(struct hpcc_fct *h)
 	free(h);
 }
 
-/* The tag: never does anything, only marks flows of a flow.txt. */
-static void hpcc_fct_tagged(struct sim *sim, struct flow *f, void *ctx)
-{
-	(void)sim;
-	(void)f;
-	(void)ctx;
-}
-
-void hpcc_fct_tag(struct flow *f, const struct hpcc_flow *hf)
-{
-	f->on_done = hpcc_fct_tagged;
-	f->on_done_ctx = (void *)hf;
-}
-
 /* ps to ns, rounded to nearest (HPCC's clock ticks in ns). */
 static uint64_t ps_to_ns(simtime_t ps)
 {
@@ -80,10 +66,9 @@ void hpcc_fct_flow(struct hpcc_fct *h, const struct world *w, const struct flow 
 	uint32_t sip = hpcc_node_ip((uint32_t)(hid ? hid[src] : src));
 	uint32_t dip = hpcc_node_ip((uint32_t)(hid ? hid[dst] : dst));
 	uint32_t sport = f->qp->sport, dport = ROCEV2_UDP_DPORT;
-	if (f->on_done == hpcc_fct_tagged) {
-		const struct hpcc_flow *hf = f->on_done_ctx;
-		sport = hf->sport;
-		dport = hf->dport;
+	if (f->hpcc) {
+		sport = f->hpcc->sport;
+		dport = f->hpcc->dport;
 	}
 	fprintf(h->f, "%08" PRIx32 " %08" PRIx32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64
 		" %" PRIu64 " %" PRIu64 "\n", sip, dip, sport, dport, f->size_b, ps_to_ns(f->start),

@@ -26,7 +26,6 @@
 
 struct flow;
 struct world;
-struct hpcc_flow;
 
 struct hpcc_fct {
 	FILE *f;
@@ -40,11 +39,8 @@ struct hpcc_fct *hpcc_fct_open(const char *path, char **err);
 int hpcc_fct_close(struct hpcc_fct *h, char **err);
 /* Closes and removes the file (the run wrote no results). */
 void hpcc_fct_abort(struct hpcc_fct *h);
-/* Writes f's line (from flow_finish, when w->hpcc_fct is set). */
+/* Writes f's line (from flow_finish, when w->hpcc_fct is set); a flow
+ * posted from a flow.txt line (f->hpcc) gets that line's ports. */
 void hpcc_fct_flow(struct hpcc_fct *h, const struct world *w, const struct flow *f);
-/* Marks f as posted from flow.txt line hf (its HPCC ports); the traffic
- * source calls it right after posting. Uses f->on_done (as a tag, doing
- * nothing), which must be unset. */
-void hpcc_fct_tag(struct flow *f, const struct hpcc_flow *hf);
 
 #endif

@@ -73,6 +73,17 @@ struct traffic_src *traffic_incast_create(struct world *w, const struct cfg_traf
 struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_all_to_all_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
+/* A flow of a list known at setup (traffic_static.c). */
+struct static_flow {
+	simtime_t start;
+	uint64_t size_b;
+	int32_t src, dst;              /* host ids */
+	const struct hpcc_flow *hpcc;  /* copied to the posted flow (NULL: none) */
+};
+/* A source posting n flows, filled in by the caller in ascending start
+ * order (equal starts post in array order); it frees `keep` (what the
+ * entries point into, or NULL) with itself. */
+struct traffic_src *traffic_static_new(size_t n, struct static_flow **v, void *keep);
 /* HPCC ns-3 flow.txt: traffic_hpcc.c. */
 struct traffic_src *traffic_hpcc_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
 /* [traffic.X] type = multicast: traffic_multicast.c. */

@@ -11,68 +11,18 @@
  * located error. The file's priority is not used: every flow runs at
  * [nic] priority (HPCC's files always carry 3, our default).
  *
- * Like the static sources, one pending event: at a start time it posts
- * every flow due then, in file order (so equal starts post in file order),
- * and schedules the next start. Posted flows are tagged (hpcc_fct_tag) so
- * fct.txt can give them HPCC's ports.
+ * The flows become a static source's list (traffic_static_new), in file
+ * order, which is ascending start (so equal starts post in file order);
+ * each posted flow points at its line (flow.hpcc), so fct.txt can give it
+ * HPCC's ports.
  */
 #include <stdlib.h>
 
 #include "config.h"
-#include "flow.h"
-#include "hpcc_fct.h"
 #include "hpcc_format.h"
 #include "traffic.h"
 #include "world.h"
 #include "xalloc.h"
-
-struct hpcc_src {
-	struct traffic_src base;       /* first: the source is cast to it */
-	struct hpcc_flow *v;           /* [n], file order = ascending start */
-	int32_t *src, *dst;            /* [n] our host ids */
-	size_t n, next;
-};
-
-static void hpcc_fire(struct sim *sim, void *obj, uintptr_t arg)
-{
-	(void)arg;
-	struct hpcc_src *s = obj;
-	struct world *w = s->base.w;
-	while (s->next < s->n && s->v[s->next].start_ps <= sim->now) {
-		size_t i = s->next++;
-		struct flow *f = w->post(w, s->src[i], s->dst[i], s->v[i].size_b, s->base.source, "micro");
-		if (f && !f->on_done)
-			hpcc_fct_tag(f, &s->v[i]);
-	}
-	if (s->next < s->n)
-		sched_at(sim, s->v[s->next].start_ps, &s->base.elem, hpcc_fire, s, 0);
-	else
-		world_source_end(w);
-}
-
-static void hpcc_start(struct traffic_src *base)
-{
-	struct hpcc_src *s = (struct hpcc_src *)base;
-	if (s->n == 0) {
-		world_source_end(base->w);
-		return;
-	}
-	sched_at(base->w->sim, s->v[0].start_ps, &base->elem, hpcc_fire, s, 0);
-}
-
-static void hpcc_destroy(struct traffic_src *base)
-{
-	struct hpcc_src *s = (struct hpcc_src *)base;
-	free(s->v);
-	free(s->src);
-	free(s->dst);
-	free(s);
-}
-
-static const struct traffic_src_ops hpcc_ops = {
-	.start = hpcc_start,
-	.destroy = hpcc_destroy,
-};
 
 /* Our host id of HPCC node id `id`, or -1 (a switch, or no such node). */
 static int hpcc_host(const struct world *w, const int *host_of, int id)
@@ -87,18 +37,19 @@ struct traffic_src *traffic_hpcc_create(struct world *w, const struct cfg_traffi
 {
 	(void)index;
 	char *text = NULL, *msg = NULL;
-	size_t len;
+	size_t len, n = 0;
 	int *host_of = NULL;
-	struct hpcc_src *s = xcalloc(1, sizeof *s);
-	s->base.ops = &hpcc_ops;
+	struct hpcc_flow *hv = NULL;
+	int32_t *ends = NULL;          /* [2n]: our source and destination host of each line */
+	struct traffic_src *src = NULL;
 	if (!ct->file) {
 		*err = cfg_error_at(w->cfg, section, "file", 0, "type hpcc needs the path of an HPCC flow.txt");
-		goto fail;
+		goto out;
 	}
 	if (hpcc_file_read(ct->file, &text, &len, &msg) < 0 ||
-	    hpcc_flows_parse(ct->file, text, len, &s->v, &s->n, &msg) < 0) {
+	    hpcc_flows_parse(ct->file, text, len, &hv, &n, &msg) < 0) {
 		*err = cfg_error_at(w->cfg, section, "file", 0, "%s", msg);
-		goto fail;
+		goto out;
 	}
 	const struct topo *t = &w->topo;
 	if (t->hpcc_id) {
@@ -109,10 +60,9 @@ struct traffic_src *traffic_hpcc_create(struct world *w, const struct cfg_traffi
 		for (int h = 0; h < t->n_hosts; h++)
 			host_of[t->hpcc_id[h]] = h;
 	}
-	s->src = xmalloc((s->n ? s->n : 1) * sizeof *s->src);
-	s->dst = xmalloc((s->n ? s->n : 1) * sizeof *s->dst);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct hpcc_flow *f = &s->v[i];
+	ends = xmalloc((2 * n + 1) * sizeof *ends);
+	for (size_t i = 0; i < n; i++) {
+		const struct hpcc_flow *f = &hv[i];
 		int a = hpcc_host(w, host_of, f->src), b = hpcc_host(w, host_of, f->dst);
 		if (a < 0 || b < 0) {
 			*err = cfg_error_at(w->cfg, section, "file", 0,
@@ -120,19 +70,21 @@ struct traffic_src *traffic_hpcc_create(struct world *w, const struct cfg_traffi
 					    ct->file, f->line, a < 0 ? f->src : f->dst, t->n_hosts,
 					    t->hpcc_id ? ", HPCC ids of [topology] file"
 						       : "; HPCC id i is host i");
-			goto fail;
+			goto out;
 		}
-		s->src[i] = a;
-		s->dst[i] = b;
+		ends[2 * i] = a;
+		ends[2 * i + 1] = b;
 	}
-	s->base.flows_expected = s->n;
-	free(host_of);
-	free(text);
-	return &s->base;
-fail:
+	struct static_flow *v;
+	src = traffic_static_new(n, &v, hv); /* the source keeps the lines */
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct static_flow){ hv[i].start_ps, hv[i].size_b, ends[2 * i], ends[2 * i + 1], &hv[i] };
+	hv = NULL;
+out:
+	free(hv);
+	free(ends);
 	free(host_of);
 	free(text);
 	free(msg);
-	hpcc_destroy(&s->base);
-	return NULL;
+	return src;
 }

@@ -1,6 +1,7 @@
 /*
  * traffic_static.c — sources whose whole flow list is known at setup:
- * flows, incast, permutation and all_to_all.
+ * flows, incast, permutation and all_to_all, and (through
+ * traffic_static_new) an HPCC flow.txt (traffic_hpcc.c).
  *
  * Each builds its list once, ordered by (start, order of generation), and
  * keeps one pending event: at the start time of the next flow it posts every
@@ -19,21 +20,17 @@
 #include <string.h>
 #include <gsl/gsl_randist.h>
 #include "config.h"
+#include "flow.h"
 #include "rng.h"
 #include "world.h"
 #include "xalloc.h"
-
-struct static_flow {
-	simtime_t start;
-	uint64_t size_b;
-	int32_t src, dst;              /* host ids */
-};
 
 struct static_src {
 	struct traffic_src base;       /* first: the source is cast to it */
 	struct static_flow *v;         /* [n], ascending (start, generation order) */
 	size_t n;
 	size_t next;                   /* first flow not yet posted */
+	void *keep;                    /* freed with the source (traffic_static_new) */
 };
 
 static void static_fire(struct sim *sim, void *obj, uintptr_t arg)
@@ -42,7 +39,9 @@ static void static_fire(struct sim *sim, void *obj, uintptr_t arg)
 	struct world *w = s->base.w;
 	while (s->next < s->n && s->v[s->next].start <= sim->now) {
 		const struct static_flow *f = &s->v[s->next++];
-		w->post(w, f->src, f->dst, f->size_b, s->base.source, "micro");
+		struct flow *posted = w->post(w, f->src, f->dst, f->size_b, s->base.source, "micro");
+		if (posted)
+			posted->hpcc = f->hpcc;
 	}
 	if (s->next < s->n)
 		sched_at(sim, s->v[s->next].start, &s->base.elem, static_fire, s, 0);
@@ -64,6 +63,7 @@ static void static_destroy(struct traffic_src *base)
 {
 	struct static_src *s = (struct static_src *)base;
 	free(s->v);
+	free(s->keep);
 	free(s);
 }
 
@@ -80,6 +80,14 @@ static struct static_src *static_new(size_t n)
 	s->base.ops = &static_ops;
 	s->base.flows_expected = n;
 	return s;
+}
+
+struct traffic_src *traffic_static_new(size_t n, struct static_flow **v, void *keep)
+{
+	struct static_src *s = static_new(n);
+	s->keep = keep;
+	*v = s->v;
+	return &s->base;
 }
 
 /* ---- flows: `flow = SRC DST SIZE START` lines ---- */
@@ -130,7 +138,7 @@ struct traffic_src *traffic_flows_create(struct world *w, const struct cfg_traff
 	qsort(ord, ct->n_flows, sizeof *ord, flow_order_cmp);
 	for (size_t i = 0; i < ct->n_flows; i++) {
 		const struct cfg_flow_spec *fs = &ct->flows[ord[i].order];
-		s->v[i] = (struct static_flow){ fs->start, fs->size_b, ord[i].src, ord[i].dst };
+		s->v[i] = (struct static_flow){ fs->start, fs->size_b, ord[i].src, ord[i].dst, NULL };
 	}
 	free(ord);
 	return &s->base;
@@ -188,7 +196,7 @@ struct traffic_src *traffic_incast_create(struct world *w, const struct cfg_traf
 			static_destroy(&s->base);
 			return NULL;
 		}
-		s->v[k++] = (struct static_flow){ ct->start, ct->size_b, ids[i], rcv };
+		s->v[k++] = (struct static_flow){ ct->start, ct->size_b, ids[i], rcv, NULL };
 	}
 	free(ids);
 	if (k == 0) {
@@ -256,7 +264,7 @@ struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg
 	 * order (ascending host id unless `hosts` lists them otherwise). */
 	struct static_src *s = static_new((size_t)n);
 	for (int i = 0; i < n; i++)
-		s->v[i] = (struct static_flow){ ct->start, ct->size_b, ids[i], ids[perm[i]] };
+		s->v[i] = (struct static_flow){ ct->start, ct->size_b, ids[i], ids[perm[i]], NULL };
 	free(perm);
 	free(ids);
 	return &s->base;
@@ -276,7 +284,7 @@ struct traffic_src *traffic_all_to_all_create(struct world *w, const struct cfg_
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++)
 			if (i != j)
-				s->v[k++] = (struct static_flow){ ct->start, ct->size_b, ids[i], ids[j] };
+				s->v[k++] = (struct static_flow){ ct->start, ct->size_b, ids[i], ids[j], NULL };
 	free(ids);
 	return &s->base;
 }
