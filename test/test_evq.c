@@ -27,6 +27,29 @@ static size_t ref_min(const struct event *ref, size_t n)
 	return min;
 }
 
+/* Pops the queue's minimum into *got and removes the reference's from
+ * ref[0..*n); 1 when they differ. */
+static int pop_vs_ref(struct evq *q, struct event *ref, size_t *n, struct event *got)
+{
+	size_t min = ref_min(ref, *n);
+	CU_ASSERT_FATAL(evq_pop(q, got));
+	int differ = got->t != ref[min].t || got->key != ref[min].key || got->arg != ref[min].arg;
+	ref[min] = ref[--*n];
+	return differ;
+}
+
+/* Pops the n events left: they must come out as the sorted reference. */
+static void drain_vs_ref(struct evq *q, struct event *ref, size_t n)
+{
+	qsort(ref, n, sizeof *ref, ref_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct event got = { 0 };
+		CU_ASSERT_FATAL(evq_pop(q, &got));
+		CU_ASSERT(got.t == ref[i].t && got.key == ref[i].key);
+	}
+	CU_ASSERT_EQUAL(evq_size(q), 0);
+}
+
 /* 10^5 random inserts and pops with many equal times: the heap must pop
  * exactly what a sorted array pops, in (time, element, sequence) order. */
 static void test_heap_vs_sorted_reference(void)
@@ -47,30 +70,20 @@ static void test_heap_vs_sorted_reference(void)
 			evq_insert(&q, &e);
 			ref[n++] = e;
 		} else {
-			size_t min = ref_min(ref, n);
 			struct event got = { 0 };
 			const struct event *top = evq_peek(&q);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(top);
 			struct event want_top = *top;
-			CU_ASSERT_FATAL(evq_pop(&q, &got));
+			mismatches += pop_vs_ref(&q, ref, &n, &got);
 			if (want_top.t != got.t || want_top.key != got.key || want_top.arg != got.arg)
 				mismatches++;
-			if (got.t != ref[min].t || got.key != ref[min].key || got.arg != ref[min].arg)
-				mismatches++;
-			ref[min] = ref[--n];
 			pops++;
 		}
 		CU_ASSERT_EQUAL_FATAL(evq_size(&q), n);
 	}
 	CU_ASSERT(pops > 40000);
 	CU_ASSERT_EQUAL(mismatches, 0);
-	/* Drain: still sorted. */
-	qsort(ref, n, sizeof *ref, ref_cmp);
-	for (size_t i = 0; i < n; i++) {
-		struct event got = { 0 };
-		CU_ASSERT_FATAL(evq_pop(&q, &got));
-		CU_ASSERT(got.t == ref[i].t && got.key == ref[i].key);
-	}
+	drain_vs_ref(&q, ref, n);
 	struct event none;
 	CU_ASSERT_EQUAL(evq_pop(&q, &none), 0);
 	CU_ASSERT_PTR_NULL(evq_peek(&q));
@@ -114,13 +127,9 @@ static void test_wheel_vs_reference(void)
 				ref[n++] = e;
 			}
 		} else {
-			size_t min = ref_min(ref, n);
 			struct event got = { 0 };
-			CU_ASSERT_FATAL(evq_pop(&q, &got));
-			if (got.t != ref[min].t || got.key != ref[min].key || got.arg != ref[min].arg)
-				mismatches++;
+			mismatches += pop_vs_ref(&q, ref, &n, &got);
 			now = got.t;
-			ref[min] = ref[--n];
 			pops++;
 		}
 		if (q.shift != last_shift) {
@@ -132,13 +141,7 @@ static void test_wheel_vs_reference(void)
 	CU_ASSERT(pops > 100000);
 	CU_ASSERT(shifts_seen > 0); /* the width was re-tuned at least once */
 	CU_ASSERT_EQUAL(mismatches, 0);
-	qsort(ref, n, sizeof *ref, ref_cmp);
-	for (size_t i = 0; i < n; i++) {
-		struct event got = { 0 };
-		CU_ASSERT_FATAL(evq_pop(&q, &got));
-		CU_ASSERT(got.t == ref[i].t && got.key == ref[i].key);
-	}
-	CU_ASSERT_EQUAL(evq_size(&q), 0);
+	drain_vs_ref(&q, ref, n);
 	free(ref);
 	gsl_rng_free(r);
 	evq_free(&q);
