@@ -38,7 +38,7 @@
 static void forward(struct sim *sim, struct node *sw, struct port *in, struct port *out, struct packet *pkt)
 {
 	int c = pkt->prio;
-	if (mmu_admit(sw->mmu, in->idx, c, pkt->frame_b, out->q[c].bytes) != MMU_ADMIT) {
+	if (mmu_admit(sw->mmu, in->idx, c, pkt->frame_b, &out->q[c].bytes) != MMU_ADMIT) {
 		out->drops++;
 		if (pkt->type == PKT_DATA)
 			sim->packets_dropped++;

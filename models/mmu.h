@@ -93,8 +93,8 @@ static inline uint64_t mmu_threshold(const struct mmu *m, int port)
  * queue that holds *egress_q_b bytes of class c (read only for a lossy
  * frame beyond the reserve: an idle egress port's queue line stays
  * untouched); accounts it when admitted. */
-static inline enum mmu_verdict mmu_admit_q(struct mmu *m, int in, int c, uint32_t size_b,
-					   const uint64_t *egress_q_b)
+static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b,
+					 const uint64_t *egress_q_b)
 {
 	struct mmu_port *p = &m->port[in];
 	uint32_t now_b = p->ingress_b[c];
@@ -136,10 +136,6 @@ static inline enum mmu_verdict mmu_admit_q(struct mmu *m, int in, int c, uint32_
 	m->shared_used_b += add_shared;
 	m->used_b += size_b;
 	return MMU_ADMIT;
-}
-static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b, uint64_t egress_q_b)
-{
-	return mmu_admit_q(m, in, c, size_b, &egress_q_b);
 }
 /* The frame left the switch: releases its bytes. */
 void mmu_underflow(int in, int c, uint32_t size_b, uint32_t ingress_b, uint32_t hdrm_b);

@@ -56,7 +56,7 @@ static inline void switch_forward(struct sim *sim, struct node *sw, struct port 
 	struct port *out = &sw->ports[route_port(sw, pkt->src, pkt->dst, pkt->sport, psn)];
 	pkt->ttl--;
 	int c = pkt->prio;
-	enum mmu_verdict v = mmu_admit_q(sw->mmu, in->idx, c, pkt->frame_b, &out->q[c].bytes);
+	enum mmu_verdict v = mmu_admit(sw->mmu, in->idx, c, pkt->frame_b, &out->q[c].bytes);
 	if (__builtin_expect(v != MMU_ADMIT, 0)) {
 		switch_drop(sim, sw->w, out, pkt);
 		return;

@@ -10,6 +10,8 @@
 
 #define LOSSLESS 3
 
+static const uint64_t empty; /* an egress queue holding nothing */
+
 /* A 1 MB buffer, 4 ports with 10 KB headroom each, α = 1/8, class 3 lossless. */
 static void mk(struct mmu *m)
 {
@@ -35,9 +37,9 @@ static void test_reserve_then_shared(void)
 {
 	struct mmu m;
 	mk(&m);
-	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 4000, 0), MMU_ADMIT);
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 4000, &empty), MMU_ADMIT);
 	CU_ASSERT_EQUAL(m.shared_used_b, 0);            /* inside the 4096 B reserve */
-	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, 0), MMU_ADMIT);
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, &empty), MMU_ADMIT);
 	CU_ASSERT_EQUAL(m.shared_used_b, 5000 - 4096);  /* the part beyond the reserve */
 	CU_ASSERT_EQUAL(mmu_shared_used(&m, 0, LOSSLESS), 904);
 	mmu_release(&m, 0, LOSSLESS, 1000);
@@ -59,7 +61,7 @@ static void test_xoff_headroom_drop(void)
 	uint64_t S = m.shared_cap_b;
 	int n = 0;
 	while (!mmu_pause_check(&m, 0, LOSSLESS)) {
-		CU_ASSERT_EQUAL_FATAL(mmu_admit(&m, 0, LOSSLESS, 1000, 0), MMU_ADMIT);
+		CU_ASSERT_EQUAL_FATAL(mmu_admit(&m, 0, LOSSLESS, 1000, &empty), MMU_ADMIT);
 		n++;
 	}
 	uint64_t u = mmu_shared_used(&m, 0, LOSSLESS);
@@ -68,9 +70,9 @@ static void test_xoff_headroom_drop(void)
 	CU_ASSERT_EQUAL(u, (uint64_t)(n - 1) * 1000 - MMU_RESERVE_B);
 	CU_ASSERT_FALSE(mmu_pause_check(&m, 0, LOSSLESS)); /* once */
 	for (int i = 0; i < 9; i++)
-		CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, 0), MMU_ADMIT);
+		CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, &empty), MMU_ADMIT);
 	CU_ASSERT_EQUAL(m.port[0].hdrm_b[LOSSLESS], 10000);
-	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, 0), MMU_DROP_HEADROOM);
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1000, &empty), MMU_DROP_HEADROOM);
 	CU_ASSERT_EQUAL(m.lossless_drops, 1);
 	for (int i = 0; i < 10; i++) {
 		CU_ASSERT_FALSE(mmu_resume_check(&m, 0, LOSSLESS));
@@ -100,7 +102,7 @@ static void test_lossy_dynamic_threshold(void)
 	mk(&m);
 	uint64_t q = 0;
 	int admitted = 0;
-	while (mmu_admit(&m, 1, 0, 1000, q) == MMU_ADMIT) {
+	while (mmu_admit(&m, 1, 0, 1000, &q) == MMU_ADMIT) {
 		q += 1000;
 		admitted++;
 	}
