@@ -81,8 +81,8 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 	if (g->slot_mask) {
 		for (uint32_t i = h & g->slot_mask; g->slots[i]; i = (i + 1) & g->slot_mask) {
 			uint32_t id = g->slots[i] - 1;
-			if (g->set_hash[id] == h && rt->set_n[id] == n &&
-			    memcmp(rt->ports + rt->set_off[id], p, (size_t)n * sizeof *p) == 0)
+			if (g->set_hash[id] == h && rt->sets[id].n == n &&
+			    memcmp(rt->ports + rt->sets[id].off, p, (size_t)n * sizeof *p) == 0)
 				return (int)id;
 		}
 	}
@@ -93,13 +93,10 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 		uint32_t *sh = realloc(g->set_hash, cap * sizeof *sh);
 		if (sh)
 			g->set_hash = sh;
-		uint32_t *so = realloc(rt->set_off, cap * sizeof *so);
-		if (so)
-			rt->set_off = so;
-		uint16_t *sn = realloc(rt->set_n, cap * sizeof *sn);
-		if (sn)
-			rt->set_n = sn;
-		if (!sh || !so || !sn)
+		struct route_set *ss = realloc(rt->sets, cap * sizeof *ss);
+		if (ss)
+			rt->sets = ss;
+		if (!sh || !ss)
 			return -1;
 		g->cap_sets = cap;
 	}
@@ -108,7 +105,7 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 		while (cap < (uint64_t)g->n_ports + (uint64_t)n)
 			cap *= 2;
 		if (cap > UINT32_MAX)
-			cap = UINT32_MAX;   /* set_off is 32-bit */
+			cap = UINT32_MAX;   /* a set's offset is 32-bit */
 		if (cap < (uint64_t)g->n_ports + (uint64_t)n)
 			return -1;
 		uint16_t *pp = realloc(rt->ports, cap * sizeof *pp);
@@ -119,8 +116,7 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 	}
 	int id = rt->n_sets++;
 	g->set_hash[id] = h;
-	rt->set_off[id] = g->n_ports;
-	rt->set_n[id] = (uint16_t)n;
+	rt->sets[id] = (struct route_set){ .off = g->n_ports, .n = (uint16_t)n, .port0 = p[0] };
 	memcpy(rt->ports + g->n_ports, p, (size_t)n * sizeof *p);
 	g->n_ports += (uint32_t)n;
 	/* Keep the load factor at most one half so probes stay short; a
@@ -137,30 +133,19 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 	return id;
 }
 
-/* Trims a finished table's arrays to their final sizes and packs the sets
- * for forwarding; 0, or -1 when out of memory. */
-static int rt_shrink(struct route_table *rt, const struct rt_grow *g)
+/* Trims a finished table's arrays to their final sizes. */
+static void rt_shrink(struct route_table *rt, const struct rt_grow *g)
 {
 	if (rt->n_sets > 0) {
-		uint32_t *so = realloc(rt->set_off, (size_t)rt->n_sets * sizeof *so);
-		if (so)
-			rt->set_off = so;
-		uint16_t *sn = realloc(rt->set_n, (size_t)rt->n_sets * sizeof *sn);
-		if (sn)
-			rt->set_n = sn;
+		struct route_set *ss = realloc(rt->sets, (size_t)rt->n_sets * sizeof *ss);
+		if (ss)
+			rt->sets = ss;
 	}
 	if (g->n_ports > 0) {
 		uint16_t *pp = realloc(rt->ports, (size_t)g->n_ports * sizeof *pp);
 		if (pp)
 			rt->ports = pp;
 	}
-	rt->sets = malloc(((size_t)rt->n_sets + 1) * sizeof *rt->sets);
-	if (!rt->sets)
-		return -1;
-	for (int id = 0; id < rt->n_sets; id++)
-		rt->sets[id] = (struct route_set){ .off = rt->set_off[id], .n = rt->set_n[id],
-						   .port0 = rt->ports[rt->set_off[id]] };
-	return 0;
 }
 
 /* Interns p[0..m) as switch u's set toward endpoint e. 0, or -1 with *err. */
@@ -335,10 +320,7 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 	if ((t->nics_per_host >= 1 ? rt_build_eps : rt_build_hosts)(t, tables, grow, dist, queue, buf, err) < 0)
 		goto out;
 	for (int u = nh; u < n; u++)
-		if (rt_shrink(&tables[u], &grow[u]) < 0) {
-			err_printf(err, "routing: out of memory");
-			goto out;
-		}
+		rt_shrink(&tables[u], &grow[u]);
 	rc = 0;
 out:
 	if (grow)
@@ -361,8 +343,6 @@ void routing_free(struct route_table *tables, int n_nodes)
 		return;
 	for (int u = 0; u < n_nodes; u++) {
 		free(tables[u].set_of_dst);
-		free(tables[u].set_off);
-		free(tables[u].set_n);
 		free(tables[u].ports);
 		free(tables[u].sets);
 		memset(&tables[u], 0, sizeof tables[u]);

@@ -26,10 +26,8 @@ struct route_set {
 struct route_table {
 	int n_eps;              /* destinations: topo_n_eps */
 	uint16_t *set_of_dst;   /* [n_eps]: set id toward that endpoint */
-	uint32_t *set_off;      /* [n_sets]: first entry in ports */
-	uint16_t *set_n;        /* [n_sets]: ports in the set (>= 1) */
+	struct route_set *sets; /* [n_sets] */
 	uint16_t *ports;        /* port indices, each set ascending */
-	struct route_set *sets; /* [n_sets]: set_off, set_n and the first port together */
 	int n_sets;
 };
 
@@ -41,11 +39,11 @@ void routing_free(struct route_table *tables, int n_nodes);
 
 static inline int route_n(const struct route_table *rt, int dst_ep)
 {
-	return rt->set_n[rt->set_of_dst[dst_ep]];
+	return rt->sets[rt->set_of_dst[dst_ep]].n;
 }
 static inline const uint16_t *route_ports(const struct route_table *rt, int dst_ep)
 {
-	return rt->ports + rt->set_off[rt->set_of_dst[dst_ep]];
+	return rt->ports + rt->sets[rt->set_of_dst[dst_ep]].off;
 }
 
 #endif

@@ -71,16 +71,17 @@ static void check_tables(const struct net *n)
 		}
 		CU_ASSERT_EQUAL(rt->n_eps, topo_n_eps(&n->t));
 		for (int s = 0; s < rt->n_sets; s++) {
-			CU_ASSERT(rt->set_n[s] >= 1);
-			for (int i = 0; i < rt->set_n[s]; i++) {
-				CU_ASSERT(rt->ports[rt->set_off[s] + i] < topo_n_ports(&n->t, u));
+			CU_ASSERT(rt->sets[s].n >= 1);
+			CU_ASSERT_EQUAL(rt->sets[s].port0, rt->ports[rt->sets[s].off]);
+			for (int i = 0; i < rt->sets[s].n; i++) {
+				CU_ASSERT(rt->ports[rt->sets[s].off + i] < topo_n_ports(&n->t, u));
 				if (i)
-					CU_ASSERT(rt->ports[rt->set_off[s] + i - 1] < rt->ports[rt->set_off[s] + i]);
+					CU_ASSERT(rt->ports[rt->sets[s].off + i - 1] < rt->ports[rt->sets[s].off + i]);
 			}
 			for (int s2 = 0; s2 < s; s2++)
-				CU_ASSERT(rt->set_n[s] != rt->set_n[s2] ||
-					  memcmp(rt->ports + rt->set_off[s], rt->ports + rt->set_off[s2],
-						 rt->set_n[s] * sizeof(uint16_t)) != 0);
+				CU_ASSERT(rt->sets[s].n != rt->sets[s2].n ||
+					  memcmp(rt->ports + rt->sets[s].off, rt->ports + rt->sets[s2].off,
+						 rt->sets[s].n * sizeof(uint16_t)) != 0);
 		}
 		for (int e = 0; e < topo_n_eps(&n->t); e++)
 			CU_ASSERT(rt->set_of_dst[e] < rt->n_sets);
@@ -534,9 +535,9 @@ static void test_fat_tree_k16(void)
 		const struct route_table *rt = &n.rt[u];
 		int tier = n.t.nodes[u].tier;
 		CU_ASSERT_EQUAL(rt->n_sets, tier == 1 ? 9 : tier == 2 ? 9 : 16);
-		bytes += (size_t)n.t.n_hosts * 2 + (size_t)rt->n_sets * 6;
+		bytes += (size_t)n.t.n_hosts * 2 + (size_t)rt->n_sets * sizeof *rt->sets;
 		for (int s = 0; s < rt->n_sets; s++)
-			bytes += rt->set_n[s] * 2;
+			bytes += rt->sets[s].n * 2;
 	}
 	check_tables(&n);
 	printf("\n    k=16 fat tree: topology + routing in %.1f ms, tables %zu KB ",
