@@ -136,8 +136,3 @@ void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, s
 	}
 	mcast_switch_receive(sim, sw, in, pkt); /* replication and feedback aggregation */
 }
-
-void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
-{
-	switch_forward(sim, sw, in, pkt);
-}

@@ -49,8 +49,5 @@ void switch_check_drained(struct node *sw);
  * not reach dst. */
 struct ideal_hop;
 int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h);
-/* A frame arrived on `in` (struct node's receive hook; ports landing a
- * frame run the same pipeline inline, switch_fwd.h). */
-void switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
 
 #endif

@@ -74,7 +74,6 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		nd->n_ports = topo_n_ports(t, u);
 		sim_elem_register(sim, &nd->elem, nd->name);
 		if (nd->kind == NODE_SWITCH) {
-			nd->receive = switch_receive;
 			nd->rt = &w->routes[u];
 			nd->set_of_dst = nd->rt->set_of_dst;
 			nd->sets = nd->rt->sets;

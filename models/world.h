@@ -58,8 +58,8 @@ struct node {
 	const struct route_set *sets;
 	const uint16_t *rt_ports;
 	struct mmu *mmu;           /* switches: the shared buffer (mmu.h) */
-	/* A frame arrived on port `in` (switch_receive or the NIC's). A port
-	 * landing a frame at a switch runs switch_fwd.h inline instead, and a
+	/* Hosts: a frame arrived on port `in` (the NIC's receive). A frame
+	 * landing at a switch runs its pipeline inline (switch_fwd.h), and a
 	 * switch port runs its release when a frame leaves a queue. */
 	void (*receive)(struct sim *sim, struct node *n, struct port *in, struct packet *pkt);
 	/* Line 1. */
