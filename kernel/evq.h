@@ -117,12 +117,15 @@ struct evq {
 
 void evq_init(struct evq *q);
 void evq_free(struct evq *q);
-/* Inserts e: inline when it goes to a wheel bucket and a node is free (the
- * usual case), else evq_insert_slow. */
+/* Inserts the event (t, key, fn, obj, arg): inline when it goes to a wheel
+ * bucket and a node is free (the usual case), else evq_insert_slow. Takes
+ * the fields, not a struct event: a caller's struct built with 8-byte
+ * stores and copied with 16-byte loads would stall on store forwarding. */
 void evq_insert_slow(struct evq *q, const struct event *e);
-static inline void evq_insert(struct evq *q, const struct event *e)
+static inline void evq_push(struct evq *q, simtime_t t, uint64_t key, event_fn fn, void *obj,
+			    uintptr_t arg)
 {
-	uint64_t a = (uint64_t)e->t >> q->shift;
+	uint64_t a = (uint64_t)t >> q->shift;
 	uint64_t cur = q->cur_a;
 	uint32_t nb = q->nb;
 	struct evq_node *nd = q->free;
@@ -133,13 +136,21 @@ static inline void evq_insert(struct evq *q, const struct event *e)
 		q->free = nd->next;
 		q->wheel_n++;
 		q->n++;
-		nd->e = *e;
+		nd->e.t = t;
+		nd->e.key = key;
+		nd->e.fn = fn;
+		nd->e.obj = obj;
+		nd->e.arg = arg;
 		nd->next = *w;
 		*w = nd;
 		*bw |= 1ull << (i & 63);
 		return;
 	}
-	evq_insert_slow(q, e);
+	evq_insert_slow(q, &(struct event){ .t = t, .key = key, .fn = fn, .obj = obj, .arg = arg });
+}
+static inline void evq_insert(struct evq *q, const struct event *e)
+{
+	evq_push(q, e->t, e->key, e->fn, e->obj, e->arg);
 }
 /* Removes the minimum and hands back its node (NULL when the queue is
  * empty); the caller reads it, then gives it back with evq_release before

@@ -78,15 +78,9 @@ void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t);
 static inline void sched_at(struct sim *sim, simtime_t t, struct sim_elem *e,
 			    event_fn fn, void *obj, uintptr_t arg)
 {
-	struct event ev;
 	if (t < sim->now)
 		sim_past_event(sim, e, t);
-	ev.t = t;
-	ev.key = EVQ_KEY(e->id, e->seq++);
-	ev.fn = fn;
-	ev.obj = obj;
-	ev.arg = arg;
-	evq_insert(&sim->q, &ev);
+	evq_push(&sim->q, t, EVQ_KEY(e->id, e->seq++), fn, obj, arg);
 }
 
 static inline void sched_in(struct sim *sim, simtime_t dt, struct sim_elem *e,
