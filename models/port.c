@@ -25,6 +25,25 @@ void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 	/* 100 Gb/s = 80 ps per byte: exact whenever the rate divides 8e12. */
 	if (8000000000000ull % rate_bps == 0)
 		p->ps_per_byte = (uint32_t)(8000000000000ull / rate_bps);
+	p->flight_ps = delay_ps;
+}
+
+void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps)
+{
+	p->peer = peer;
+	p->peer_node = peer->node;
+	p->peer_idx = peer->idx;
+	p->peer_tapped = peer->tap != NULL;
+	p->peer_latency_ps = peer_latency_ps;
+	p->flight_ps = p->delay_ps + peer_latency_ps;
+}
+
+void port_set_tap(struct port *p, struct tap *tap)
+{
+	p->tap = tap;
+	p->tapped = tap != NULL;
+	if (p->peer)
+		p->peer->peer_tapped = p->tapped;
 }
 
 static struct packet *queue_pop(struct port *p, int c)
@@ -124,12 +143,13 @@ static inline void port_prefetch_next(struct sim *sim)
 	const struct event *nx = evq_ahead(&sim->q, 1);
 	if (nx && nx->fn == port_land) {
 		__builtin_prefetch((const void *)nx->arg);
-		__builtin_prefetch(((const struct port *)nx->obj)->peer);
+		__builtin_prefetch(((const struct port *)nx->obj)->peer_node);
 	}
 }
 
 /* The head of the link's FIFO (arg) reaches the peer; the next one is
- * scheduled before the delivery, which may make the peer send. */
+ * scheduled before the delivery, which may make the peer send. Reads line 0
+ * of the sending port, not the peer's lines. */
 static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintptr_t arg)
 {
 	struct port *src = obj;
@@ -140,14 +160,14 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 		sched_at(sim, pkt->next_at, &src->elem, port_land, src, (uintptr_t)src->fly_head);
 	else
 		src->fly_tail = NULL;
-	struct port *p = src->peer;
-	p->rx_bytes += pkt->frame_b;
-	if (__builtin_expect(p->tap != NULL, 0)) /* its last bit arrived; the switch latency is after */
-		tap_rx(p->tap, sim->now - src->peer_latency_ps, pkt);
-	if (p->node->kind == NODE_SWITCH)
-		switch_forward(sim, p->node, p, pkt);
+	src->peer_rx_bytes += pkt->frame_b;
+	if (__builtin_expect(src->peer_tapped, 0)) /* its last bit arrived; the switch latency is after */
+		tap_rx(src->peer->tap, sim->now - src->peer_latency_ps, pkt);
+	struct node *nd = src->peer_node;
+	if (nd->kind == NODE_SWITCH)
+		switch_forward(sim, nd, src->peer_idx, pkt);
 	else
-		p->node->receive(sim, p->node, p, pkt);
+		nd->receive(sim, nd, src->peer, pkt);
 	port_prefetch_next(sim);
 }
 
@@ -161,9 +181,9 @@ static void port_transmit(struct sim *sim, struct port *p, struct packet *pkt, u
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
 	sim->packet_hops++;
-	if (__builtin_expect(p->tap != NULL, 0)) /* its first bit goes on the wire (ECN marked by now) */
+	if (__builtin_expect(p->tapped, 0)) /* its first bit goes on the wire (ECN marked by now) */
 		tap_tx(p->tap, sim->now, pkt);
-	simtime_t arrive_at = p->busy_until + p->delay_ps + p->peer_latency_ps;
+	simtime_t arrive_at = p->busy_until + p->flight_ps;
 	pkt->next = NULL;
 	if (p->fly_tail) {
 		p->fly_tail->next = pkt;

@@ -45,17 +45,27 @@ struct port_queue {
 typedef struct packet *(*port_pull_fn)(struct sim *sim, void *ctx);
 
 /* Ports live in one array (world.ports), aligned to cache lines; fields are
- * ordered by use so that a frame landing, or sent from an idle port, touches
- * at most two lines of each port it crosses, and its class queue's line only
- * when frames wait (DESIGN.md §6: the hot path touches few lines). */
+ * ordered by use so that a frame landing reads one line of the port that
+ * sent it (line 0: its link) and none of the port it lands on, and a frame
+ * sent from an idle port touches that port's lines 0 and 1; its class
+ * queue's line only when frames wait (DESIGN.md §6: the hot path touches
+ * few lines). */
 struct port {
-	/* Line 0: every frame sent or landed. */
-	struct node *node;
-	struct port *peer;
+	/* Line 0: the link toward the peer: the frames on it, and what a frame
+	 * landing at the peer needs of the peer (port_connect keeps copies). */
 	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
 	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
+	struct port *peer;
+	struct node *peer_node;        /* peer->node */
+	uint64_t peer_rx_bytes;        /* frame bytes landed at the peer (its rx_bytes: port_rx_bytes) */
+	uint16_t peer_idx;             /* peer->idx */
+	bool peer_tapped;              /* peer->tap != NULL */
+	/* Line 1: sending. */
+	struct node *node;
+	simtime_t busy_until;          /* end of the frame being serialised */
+	simtime_t flight_ps;           /* propagation and the peer's switch latency */
 	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
-	int idx;                       /* port number on its node */
+	uint16_t idx;                  /* port number on its node */
 	bool tx_event;                 /* a transmission-done event is pending */
 	uint8_t nonempty;              /* bit c: q[c] holds frames */
 	uint8_t paused;                /* bit c: egress class c paused by the peer's PFC */
@@ -63,12 +73,7 @@ struct port {
 	bool pull_more;                /* the pull source has data (kept by the source) */
 	uint8_t pull_prio;             /* class of what the pull source sends (paused with it) */
 	uint8_t xoff;                  /* classes this port keeps paused at its peer (refreshed) */
-	/* Line 1: sending and landing, statistics (port_stats). */
-	simtime_t busy_until;          /* end of the frame being serialised */
-	simtime_t delay_ps;            /* propagation to the peer */
-	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
-	struct tap *tap;               /* packet capture of this port's link (tap.h); NULL: none */
-	uint64_t rx_bytes;             /* frame bytes landed here */
+	bool tapped;                   /* tap != NULL */
 	uint64_t tx_bytes;
 	uint64_t tx_packets;
 	uint64_t max_queue_bytes;
@@ -81,7 +86,10 @@ struct port {
 	uint8_t dwrr_cur;              /* DWRR: class being visited */
 	bool dwrr_visited;             /* DWRR: quantum already granted this visit */
 	struct port_queue q[PORT_PRIOS];
-	/* PFC, configuration and the end of the run. */
+	/* Capture, PFC, configuration and the end of the run. */
+	struct tap *tap;               /* packet capture of this port's link (tap.h); NULL: none */
+	simtime_t delay_ps;            /* propagation to the peer */
+	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
 	int link_id;
 	uint64_t rate_bps;
 	simtime_t paused_until[PORT_PRIOS]; /* end of the pause of each paused class */
@@ -94,6 +102,16 @@ struct port {
 
 void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 	       uint64_t rate_bps, simtime_t delay_ps);
+/* Links p to its peer, whose node has the given switch latency (0 for a
+ * host): sets peer and the copies line 0 keeps of it. */
+void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps);
+/* Starts (tap) or stops (NULL) capturing the frames sent and landed on p. */
+void port_set_tap(struct port *p, struct tap *tap);
+/* Frame bytes landed on p (counted by the port that sent them). */
+static inline uint64_t port_rx_bytes(const struct port *p)
+{
+	return p->peer ? p->peer->peer_rx_bytes : 0;
+}
 /* Queue a frame for transmission and start it if the link is free. */
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt);
 /* A pull source has new data: start sending if the link is free. */

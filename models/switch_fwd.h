@@ -45,25 +45,25 @@ void switch_drop(struct sim *sim, struct world *w, struct port *out, struct pack
 /* PFC frames (consumed by the port) and multicast frames (mcast_switch.c). */
 void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
 
-/* A frame arrived on `in`. */
-static inline void switch_forward(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
+/* A frame arrived on port `in` of sw. */
+static inline void switch_forward(struct sim *sim, struct node *sw, int in, struct packet *pkt)
 {
 	if (__builtin_expect(pkt->type == PKT_PFC || (pkt->flags & PKT_F_MCAST), 0)) {
-		switch_receive_special(sim, sw, in, pkt);
+		switch_receive_special(sim, sw, &sw->ports[in], pkt);
 		return;
 	}
 	int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
 	struct port *out = &sw->ports[route_port(sw, pkt->src, pkt->dst, pkt->sport, psn)];
 	pkt->ttl--;
 	int c = pkt->prio;
-	enum mmu_verdict v = mmu_admit(sw->mmu, in->idx, c, pkt->frame_b, &out->q[c].bytes);
+	enum mmu_verdict v = mmu_admit(sw->mmu, in, c, pkt->frame_b, &out->q[c].bytes);
 	if (__builtin_expect(v != MMU_ADMIT, 0)) {
 		switch_drop(sim, sw->w, out, pkt);
 		return;
 	}
-	pkt->in_port = (uint16_t)in->idx;
-	if (mmu_pause_check(sw->mmu, in->idx, c))
-		port_pfc_request(sim, in, c, true);
+	pkt->in_port = (uint16_t)in;
+	if (mmu_pause_check(sw->mmu, in, c))
+		port_pfc_request(sim, &sw->ports[in], c, true);
 	port_enqueue(sim, out, pkt);
 }
 

@@ -164,7 +164,7 @@ int tap_open(struct taps *t, const char *db_path, char **err)
 		hop_of(p, p->peer, &t->tap[i].out);
 		hop_of(p->peer, p, &t->tap[i].in);
 		t->tap[i].buf = t->buf;
-		p->tap = &t->tap[i];
+		port_set_tap(p, &t->tap[i]);
 	}
 	return 0;
 fail:
@@ -181,7 +181,7 @@ static void release(struct taps *t, bool discard)
 	for (int i = 0; t->tap && i < t->n; i++) {
 		if (!t->tap[i].file)
 			continue;
-		t->w->ports[t->ports[i]].tap = NULL;
+		port_set_tap(&t->w->ports[t->ports[i]], NULL);
 		char *err = NULL;
 		if (pcapw_close(t->tap[i].file, &err) < 0 && !discard)
 			warnx_sim("%s", err);

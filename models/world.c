@@ -93,8 +93,8 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		for (int i = 0; i < nd->n_ports; i++) {
 			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
 			struct node *peer = &w->nodes[tp->peer];
-			nd->ports[i].peer = &peer->ports[tp->peer_port];
-			nd->ports[i].peer_latency_ps = peer->kind == NODE_SWITCH ? cfg->topology.switch_latency : 0;
+			port_connect(&nd->ports[i], &peer->ports[tp->peer_port],
+				     peer->kind == NODE_SWITCH ? cfg->topology.switch_latency : 0);
 		}
 		if (nd->kind == NODE_SWITCH)
 			switch_setup(w, nd);
@@ -219,7 +219,7 @@ void world_write_final(struct world *w, struct results *res)
 		const struct port *p = &w->ports[i];
 		struct port_stats_record r = {
 			.node = p->node->name, .port = p->idx, .tx_bytes = p->tx_bytes,
-			.tx_packets = p->tx_packets, .rx_bytes = p->rx_bytes, .drops = p->drops,
+			.tx_packets = p->tx_packets, .rx_bytes = port_rx_bytes(p), .drops = p->drops,
 			.ecn_marked = p->ecn_marked, .pause_frames_tx = p->pause_tx,
 			.pause_frames_rx = p->pause_rx, .paused_ps = p->paused_ps,
 			.max_queue_bytes = p->max_queue_bytes,

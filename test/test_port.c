@@ -42,8 +42,8 @@ static void setup(struct link_fixture *f)
 	f->b = (struct node){ .name = "b", .kind = NODE_HOST, .receive = record, .ports = &f->pb, .n_ports = 1 };
 	port_init(&f->sim, &f->pa, &f->a, 0, RATE_BPS, DELAY_PS);
 	port_init(&f->sim, &f->pb, &f->b, 0, RATE_BPS, DELAY_PS);
-	f->pa.peer = &f->pb;
-	f->pb.peer = &f->pa;
+	port_connect(&f->pa, &f->pb, 0);
+	port_connect(&f->pb, &f->pa, 0);
 	pool_init(&pkts, sizeof(struct packet), 64);
 	n_got = 0;
 }
@@ -75,7 +75,7 @@ static void test_serialisation_and_propagation(void)
 	CU_ASSERT_EQUAL(got[0].t, 1082 * 80 + DELAY_PS);
 	CU_ASSERT_EQUAL(f.pa.tx_bytes, 1062);
 	CU_ASSERT_EQUAL(f.pa.tx_packets, 1);
-	CU_ASSERT_EQUAL(f.pb.rx_bytes, 1062);
+	CU_ASSERT_EQUAL(port_rx_bytes(&f.pb), 1062);
 	teardown(&f);
 }
 
