@@ -137,6 +137,22 @@ static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t 
 	m->used_b += size_b;
 	return MMU_ADMIT;
 }
+/* A frame of class c arriving on `in` that leaves at once (its egress is
+ * idle) is admitted, checked for XOFF and released: true when those three
+ * leave every counter and flag as they were, so they can be skipped. That
+ * holds when it fits in the (port, class)'s reserve with no headroom in use
+ * and no XOFF sent — admission is then certain, the release takes back
+ * exactly what it added, the resume check has no XOFF to lift, and ECN
+ * never marks an empty queue — unless the class is lossless and its
+ * threshold has fallen to 0, when the XOFF check would fire. */
+static inline bool mmu_passes(const struct mmu *m, int in, int c, uint32_t size_b)
+{
+	const struct mmu_port *p = &m->port[in];
+	uint8_t bit = (uint8_t)(1u << c);
+	if ((p->hdrm_used | p->xoff) & bit || p->ingress_b[c] + size_b > MMU_RESERVE_B)
+		return false;
+	return !(m->lossless & bit) || mmu_threshold(m, in) > 0;
+}
 /* The frame left the switch: releases its bytes. */
 void mmu_underflow(int in, int c, uint32_t size_b, uint32_t ingress_b, uint32_t hdrm_b);
 static inline void mmu_release(struct mmu *m, int in, int c, uint32_t size_b)

@@ -171,12 +171,10 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 	port_prefetch_next(sim);
 }
 
-/* Start the next frame if the link is free; keep one tx-done event while
- * more may follow. q_b: the bytes its class queue holds after it. */
-static void port_transmit(struct sim *sim, struct port *p, struct packet *pkt, uint64_t q_b)
+/* Puts pkt on the wire now (its buffer, at a switch, already released);
+ * keeps one tx-done event while more may follow. */
+static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 {
-	if (p->node->kind == NODE_SWITCH && pkt->type != PKT_PFC)
-		switch_release(p->node, p, pkt, q_b);
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
@@ -199,6 +197,15 @@ static void port_transmit(struct sim *sim, struct port *p, struct packet *pkt, u
 	}
 }
 
+/* Start the next frame if the link is free. q_b: the bytes its class
+ * queue holds after it. */
+static void port_transmit(struct sim *sim, struct port *p, struct packet *pkt, uint64_t q_b)
+{
+	if (p->node->kind == NODE_SWITCH && pkt->type != PKT_PFC)
+		switch_release(p->node, p, pkt, q_b);
+	port_start(sim, p, pkt);
+}
+
 static void port_send(struct sim *sim, struct port *p)
 {
 	struct packet *pkt = port_pick(sim, p);
@@ -216,12 +223,7 @@ static __attribute__((flatten)) void port_tx_done(struct sim *sim, void *obj, ui
 
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt)
 {
-	/* An idle port with nothing queued, owed or pausing this class would
-	 * pick this very frame at once: send it without the queue round trip
-	 * (same statistics, same order; most frames of a lightly loaded
-	 * fabric take this path). */
-	if (!p->tx_event && sim->now >= p->busy_until &&
-	    !(p->nonempty | p->pfc_pend_off | p->pfc_pend_on | (p->paused & (1u << pkt->prio)))) {
+	if (port_idle_for(sim, p, pkt->prio)) {
 		if (pkt->frame_b > p->max_queue_bytes)
 			p->max_queue_bytes = pkt->frame_b;
 		port_transmit(sim, p, pkt, 0); /* its queue is empty */
@@ -241,6 +243,13 @@ void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt)
 	if (p->queued_bytes > p->max_queue_bytes)
 		p->max_queue_bytes = p->queued_bytes;
 	port_kick(sim, p);
+}
+
+void port_pass(struct sim *sim, struct port *p, struct packet *pkt)
+{
+	if (pkt->frame_b > p->max_queue_bytes)
+		p->max_queue_bytes = pkt->frame_b;
+	port_start(sim, p, pkt);
 }
 
 void port_kick(struct sim *sim, struct port *p)

@@ -114,6 +114,19 @@ static inline uint64_t port_rx_bytes(const struct port *p)
 }
 /* Queue a frame for transmission and start it if the link is free. */
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt);
+/* An idle port with nothing queued, owed or pausing class prio would
+ * pick a frame of that class at once: port_enqueue sends it without the
+ * queue round trip (same statistics, same order; most frames of a lightly
+ * loaded fabric take this path). */
+static inline bool port_idle_for(const struct sim *sim, const struct port *p, int prio)
+{
+	return !p->tx_event && sim->now >= p->busy_until &&
+	       !(p->nonempty | p->pfc_pend_off | p->pfc_pend_on | (p->paused & (1u << prio)));
+}
+/* Sends pkt now on a port idle for its class (port_idle_for), as
+ * port_enqueue would, but without a switch's buffer release: for a frame
+ * whose buffer use is a no-op (mmu_passes). */
+void port_pass(struct sim *sim, struct port *p, struct packet *pkt);
 /* A pull source has new data: start sending if the link is free. */
 void port_kick(struct sim *sim, struct port *p);
 

@@ -56,12 +56,16 @@ static inline void switch_forward(struct sim *sim, struct node *sw, int in, stru
 	struct port *out = &sw->ports[route_port(sw, pkt->src, pkt->dst, pkt->sport, psn)];
 	pkt->ttl--;
 	int c = pkt->prio;
+	pkt->in_port = (uint16_t)in;
+	if (port_idle_for(sim, out, c) && mmu_passes(sw->mmu, in, c, pkt->frame_b)) {
+		port_pass(sim, out, pkt);
+		return;
+	}
 	enum mmu_verdict v = mmu_admit(sw->mmu, in, c, pkt->frame_b, &out->q[c].bytes);
 	if (__builtin_expect(v != MMU_ADMIT, 0)) {
 		switch_drop(sim, sw->w, out, pkt);
 		return;
 	}
-	pkt->in_port = (uint16_t)in;
 	if (mmu_pause_check(sw->mmu, in, c))
 		port_pfc_request(sim, &sw->ports[in], c, true);
 	port_enqueue(sim, out, pkt);
