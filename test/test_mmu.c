@@ -4,6 +4,7 @@
  * lossy tail drop, RED marking probability and the auto headroom formula.
  */
 #include <math.h>
+#include <string.h>
 #include "mmu.h"
 #include "packet.h"
 #include "testutil.h"
@@ -151,6 +152,78 @@ static void test_auto_headroom(void)
 			37500 + 2 * (max_frame + 20) + 84);
 }
 
+/* True when admitting, XOFF-checking and releasing a frame of size_b on
+ * (in, c) — what a frame whose egress is idle goes through — leaves the
+ * MMU exactly as it was, with the frame admitted and no XOFF. */
+static bool pass_is_noop(struct mmu *m, int in, int c, uint32_t size_b)
+{
+	struct mmu before = *m;
+	struct mmu_port pb = m->port[in];
+	bool ok = mmu_admit(m, in, c, size_b, &empty) == MMU_ADMIT;
+	ok = !mmu_pause_check(m, in, c) && ok;
+	mmu_release(m, in, c, size_b);
+	ok = !mmu_resume_check(m, in, c) && ok;
+	return ok && memcmp(&pb, &m->port[in], sizeof pb) == 0 &&
+	       m->shared_used_b == before.shared_used_b && m->used_b == before.used_b &&
+	       m->lossless_drops == before.lossless_drops;
+}
+
+/* mmu_passes (the switch's pass-through shortcut) says yes only where the
+ * full admit/XOFF/release sequence is a no-op: the reserve's edge, headroom
+ * in use, XOFF sent, and a lossless threshold at 0; then over random
+ * buffer states. */
+static void test_pass_through(void)
+{
+	struct mmu m;
+	mk(&m);
+	CU_ASSERT_TRUE(mmu_passes(&m, 0, LOSSLESS, 1000));
+	CU_ASSERT_TRUE(pass_is_noop(&m, 0, LOSSLESS, 1000));
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 3096, &empty), MMU_ADMIT);
+	CU_ASSERT_TRUE(mmu_passes(&m, 0, LOSSLESS, 1000));   /* 4096: the reserve, exactly */
+	CU_ASSERT_FALSE(mmu_passes(&m, 0, LOSSLESS, 1001));  /* one byte into shared space */
+	m.port[0].xoff = 1u << LOSSLESS;
+	CU_ASSERT_FALSE(mmu_passes(&m, 0, LOSSLESS, 10));
+	CU_ASSERT_TRUE(mmu_passes(&m, 0, 0, 10));            /* another class */
+	m.port[0].xoff = 0;
+	m.port[1].hdrm_used = 1u << LOSSLESS;
+	CU_ASSERT_FALSE(mmu_passes(&m, 1, LOSSLESS, 10));
+	m.port[1].hdrm_used = 0;
+	uint64_t used = m.shared_used_b;
+	m.shared_used_b = m.shared_cap_b;                    /* no shared space left: T = 0 */
+	CU_ASSERT_FALSE(mmu_passes(&m, 2, LOSSLESS, 10));
+	CU_ASSERT_TRUE(mmu_passes(&m, 2, 0, 10));            /* lossy: no XOFF to send */
+	CU_ASSERT_TRUE(pass_is_noop(&m, 2, 0, 10));
+	m.shared_used_b = used;
+	mmu_release(&m, 0, LOSSLESS, 3096);
+
+	/* Random states: frames of 100..1099 B admitted and released on 4 ports
+	 * and 2 classes; wherever mmu_passes says yes, the sequence is a no-op. */
+	uint32_t held[4][2][64], n_held[4][2] = { { 0 } };
+	uint64_t x = 7;
+	int yes = 0, no = 0;
+	for (int step = 0; step < 20000; step++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		int in = (int)(x >> 60) & 3, k = (int)(x >> 59) & 1, c = k ? LOSSLESS : 0;
+		uint32_t size = 100 + (uint32_t)(x >> 20) % 1000;
+		if (mmu_passes(&m, in, c, size)) {
+			CU_ASSERT_TRUE_FATAL(pass_is_noop(&m, in, c, size));
+			yes++;
+		} else {
+			no++;
+		}
+		if ((x >> 40) & 1 && n_held[in][k] < 64) {
+			if (mmu_admit(&m, in, c, size, &empty) == MMU_ADMIT)
+				held[in][k][n_held[in][k]++] = size;
+		} else if (n_held[in][k]) {
+			mmu_release(&m, in, c, held[in][k][--n_held[in][k]]);
+		}
+		mmu_pause_check(&m, in, c);
+		mmu_resume_check(&m, in, c);
+	}
+	CU_ASSERT(yes > 1000 && no > 1000); /* both sides were exercised */
+	mmu_free(&m);
+}
+
 static void test_too_small_buffer(void)
 {
 	struct mmu m;
@@ -168,4 +241,5 @@ TEST_MAIN("mmu",
 	  { "lossy dynamic threshold", test_lossy_dynamic_threshold },
 	  { "ECN RED marking", test_ecn_red },
 	  { "auto headroom", test_auto_headroom },
+	  { "pass-through shortcut", test_pass_through },
 	  { "buffer smaller than headroom", test_too_small_buffer })
