@@ -195,19 +195,6 @@ static inline int evq_pop(struct evq *q, struct event *out)
 	evq_release(q, nd);
 	return 1;
 }
-/* About the d-th event after the next one (d = 0: the next), or NULL: a
- * hint for prefetching, exact when the sub-buckets ahead hold one event
- * each, and cheaper than evq_peek, which may advance the wheel. */
-static inline const struct event *evq_ahead(const struct evq *q, uint32_t d)
-{
-	uint32_t run = q->head < q->cn ? q->cn - q->head : 0;
-	if (d < run)
-		return &q->cur[q->head + d].nd->e;
-	uint64_t mask = q->sub_mask;
-	for (d -= run; mask && d; d--)
-		mask &= mask - 1;
-	return mask ? &q->sub[__builtin_ctzll(mask)]->e : NULL;
-}
 /* The minimum, or NULL when empty (it stays in the queue). */
 const struct event *evq_peek(struct evq *q);
 static inline size_t evq_size(const struct evq *q) { return q->n; }

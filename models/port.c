@@ -132,21 +132,6 @@ static struct packet *port_pick(struct sim *sim, struct port *p)
 	return pkt;
 }
 
-static void port_land(struct sim *sim, void *obj, uintptr_t arg);
-/* When the event after the next is a landing, prefetches its frame (the
- * event's argument) and the port it lands on: the queue prefetched the
- * sending port's line when its bucket came up (evq.c), so its peer pointer
- * is there to follow. One event ahead is too late to hide the miss, more
- * measured no better. */
-static inline void port_prefetch_next(struct sim *sim)
-{
-	const struct event *nx = evq_ahead(&sim->q, 1);
-	if (nx && nx->fn == port_land) {
-		__builtin_prefetch((const void *)nx->arg);
-		__builtin_prefetch(((const struct port *)nx->obj)->peer_node);
-	}
-}
-
 /* The head of the link's FIFO (arg) reaches the peer; the next one is
  * scheduled before the delivery, which may make the peer send. Reads line 0
  * of the sending port, not the peer's lines. */
@@ -168,7 +153,6 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 		switch_forward(sim, nd, src->peer_idx, pkt);
 	else
 		nd->receive(sim, nd, src->peer, pkt);
-	port_prefetch_next(sim);
 }
 
 /* Puts pkt on the wire now (its buffer, at a switch, already released);
@@ -218,7 +202,6 @@ static __attribute__((flatten)) void port_tx_done(struct sim *sim, void *obj, ui
 	struct port *p = obj;
 	p->tx_event = false;
 	port_send(sim, p);
-	port_prefetch_next(sim);
 }
 
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt)
