@@ -61,7 +61,8 @@ void sim_assert_fail(const struct sim *sim, const struct sim_elem *e, const char
 	va_start(ap, fmt);
 	fprintf(stderr, "sim: internal error at t=%lld ps in %s (%s:%d, %s): ",
 		sim ? (long long)sim->now : -1LL,
-		sim && e && e->id < sim->n_elems && sim->elem_names[e->id] ? sim->elem_names[e->id] : "?",
+		sim && e && sim_elem_id(e) < sim->n_elems && sim->elem_names[sim_elem_id(e)]
+			? sim->elem_names[sim_elem_id(e)] : "?",
 		file, line, cond);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -43,8 +43,8 @@ void sim_elem_register(struct sim *sim, struct sim_elem *e, const char *name)
 		sim->elem_names_cap = cap;
 	}
 	sim->elem_names[sim->n_elems] = name;
-	e->id = sim->n_elems++;
-	e->seq = 0;
+	e->key = EVQ_KEY(sim->n_elems, 0);
+	sim->n_elems++;
 }
 
 void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t)
