@@ -181,12 +181,18 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 	}
 }
 
-/* Start the next frame if the link is free. q_b: the bytes its class
- * queue holds after it. */
-static void port_transmit(struct sim *sim, struct port *p, struct packet *pkt, uint64_t q_b)
+/* At a switch, the frame leaving releases its buffer (switch_fwd.h); q_b:
+ * the bytes its class queue holds after it. */
+static inline void port_release(struct port *p, struct packet *pkt, uint64_t q_b)
 {
 	if (p->node->kind == NODE_SWITCH && pkt->type != PKT_PFC)
 		switch_release(p->node, p, pkt, q_b);
+}
+
+/* Start the next frame if the link is free. */
+static void port_transmit(struct sim *sim, struct port *p, struct packet *pkt, uint64_t q_b)
+{
+	port_release(p, pkt, q_b);
 	port_start(sim, p, pkt);
 }
 
@@ -207,9 +213,8 @@ static __attribute__((flatten)) void port_tx_done(struct sim *sim, void *obj, ui
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt)
 {
 	if (port_idle_for(sim, p, pkt->prio)) {
-		if (pkt->frame_b > p->max_queue_bytes)
-			p->max_queue_bytes = pkt->frame_b;
-		port_transmit(sim, p, pkt, 0); /* its queue is empty */
+		port_release(p, pkt, 0); /* its queue is empty */
+		port_pass(sim, p, pkt);
 		return;
 	}
 	struct port_queue *q = &p->q[pkt->prio];
