@@ -18,6 +18,7 @@
 #include "port.h"
 #include "qp.h"
 #include "results.h"
+#include "switch_fwd.h"
 #include "sampler.h"
 #include "switch.h"
 #include "topology.h"
@@ -40,6 +41,6 @@ void flow_path_write(struct world *w, const struct flow *f)
 		const struct node *next = p->peer->node;
 		if (next->kind != NODE_SWITCH)
 			return;
-		p = &next->ports[switch_route(next, f->src, f->dst, f->qp->sport, psn)];
+		p = &next->ports[route_port(next, f->src, f->dst, f->qp->sport, psn)];
 	}
 }

@@ -4,7 +4,6 @@
  */
 #include <stdlib.h>
 #include "config.h"
-#include "hash.h"
 #include "ideal.h"
 #include "log.h"
 #include "mcast_internal.h"
@@ -16,16 +15,6 @@
 #include "switch_fwd.h"
 #include "world.h"
 #include "xalloc.h"
-
-uint32_t switch_ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport, int64_t psn)
-{
-	return ecmp_hash(seed, src, dst, sport, psn);
-}
-
-int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_t psn)
-{
-	return route_port(sw, src, dst, sport, psn);
-}
 
 int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
 {
@@ -40,7 +29,7 @@ int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct 
 		const struct node *next = p->peer->node;
 		if (next->kind != NODE_SWITCH)
 			return next == w->eps[dst].host && p->peer == w->eps[dst].port ? n : -1;
-		p = &next->ports[switch_route(next, src, dst, sport, -1)];
+		p = &next->ports[route_port(next, src, dst, sport, -1)];
 	}
 }
 

@@ -33,10 +33,8 @@ static inline uint32_t host_ip(int id)
 
 #define ROCE_UDP_PORT 4791
 
-/* The ECMP hash a switch computes for a packet's 5-tuple (psn < 0: flow mode). */
-uint32_t switch_ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport, int64_t psn);
-/* The egress port index a switch chooses for a packet (routing + ECMP). */
-int switch_route(const struct node *sw, int src, int dst, uint16_t sport, int64_t psn);
+/* The ECMP hash (ecmp_hash) and a switch's choice of egress port
+ * (route_port) are in switch_fwd.h. */
 
 /* After the switch's ports are linked: buffer and MMU state. */
 void switch_setup(struct world *w, struct node *sw);

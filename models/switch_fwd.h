@@ -18,6 +18,8 @@
 #include "switch.h"
 #include "world.h"
 
+/* The ECMP hash a switch with this seed computes for a packet (psn < 0:
+ * flow mode, the 5-tuple only; else packet spraying, the PSN too). */
 static inline uint32_t ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport, int64_t psn)
 {
 	uint32_t h = murmur3_step(seed, host_ip(src));
@@ -28,6 +30,7 @@ static inline uint32_t ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport
 	return murmur3_fmix(murmur3_step(h, (uint32_t)psn) ^ 16u);
 }
 
+/* The egress port index a switch chooses for a packet (routing + ECMP). */
 static inline int route_port(const struct node *sw, int src, int dst, uint16_t sport, int64_t psn)
 {
 	struct route_set rs = sw->sets[sw->set_of_dst[dst]];

@@ -6,7 +6,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include "rng.h"
-#include "switch.h"
+#include "hash.h"
+#include "switch_fwd.h"
 #include "testutil.h"
 
 /* Chi-square goodness of fit of hash % n over 10^4 random 5-tuples, for
@@ -24,7 +25,7 @@ static void test_uniform_chi_square(void)
 		for (int i = 0; i < samples; i++) {
 			int src = (int)gsl_rng_uniform_int(r, 1024), dst = (int)gsl_rng_uniform_int(r, 1024);
 			uint16_t sport = (uint16_t)(0xC000 | gsl_rng_uniform_int(r, 0x4000));
-			count[switch_ecmp_hash(seed, src, dst, sport, -1) % (uint32_t)n]++;
+			count[ecmp_hash(seed, src, dst, sport, -1) % (uint32_t)n]++;
 		}
 		double expect = (double)samples / n, chi2 = 0;
 		for (int b = 0; b < n; b++)
@@ -46,8 +47,8 @@ static int core_paths_used(uint32_t tor_seed, uint32_t agg_seed[2], long *min_co
 	for (int i = 0; i < 4000; i++) {
 		int src = i % 2, dst = 4 + i % 12;
 		uint16_t sport = (uint16_t)(0xC000 + i);
-		uint32_t a = switch_ecmp_hash(tor_seed, src, dst, sport, -1) % 2;
-		uint32_t c = switch_ecmp_hash(agg_seed[a], src, dst, sport, -1) % 2;
+		uint32_t a = ecmp_hash(tor_seed, src, dst, sport, -1) % 2;
+		uint32_t c = ecmp_hash(agg_seed[a], src, dst, sport, -1) % 2;
 		used[a * 2 + c]++;
 	}
 	int n = 0;
@@ -75,8 +76,8 @@ static void test_seed_changes_choices(void)
 	int differ = 0;
 	for (int i = 0; i < 100; i++) {
 		uint32_t s1 = (uint32_t)rng_derive(1, RNG_ECMP_SEED, 5), s2 = (uint32_t)rng_derive(2, RNG_ECMP_SEED, 5);
-		differ += switch_ecmp_hash(s1, 0, 9, (uint16_t)(0xC000 + i), -1) % 4 !=
-			  switch_ecmp_hash(s2, 0, 9, (uint16_t)(0xC000 + i), -1) % 4;
+		differ += ecmp_hash(s1, 0, 9, (uint16_t)(0xC000 + i), -1) % 4 !=
+			  ecmp_hash(s2, 0, 9, (uint16_t)(0xC000 + i), -1) % 4;
 	}
 	CU_ASSERT(differ > 50); /* expect 75 of 100 */
 	CU_ASSERT_NOT_EQUAL(rng_derive(1, RNG_ECMP_SEED, 5), rng_derive(1, RNG_ECMP_SEED, 6));
@@ -86,11 +87,44 @@ static void test_spraying_varies_with_psn(void)
 {
 	int seen[4] = { 0 };
 	for (int psn = 0; psn < 64; psn++)
-		seen[switch_ecmp_hash(3, 0, 9, 0xC001, psn) % 4] = 1;
+		seen[ecmp_hash(3, 0, 9, 0xC001, psn) % 4] = 1;
 	CU_ASSERT_EQUAL(seen[0] + seen[1] + seen[2] + seen[3], 4);
 }
 
+/* MurmurHash3_x86_32 against SMHasher's published values (a word is four
+ * bytes, little-endian: "abcd" is 0x64636261). */
+static void test_murmur3_known_answers(void)
+{
+	const uint32_t zero = 0, aaaa = 0x61616161u, abcd = 0x64636261u;
+	CU_ASSERT_EQUAL(murmur3_32(NULL, 0, 0), 0u);
+	CU_ASSERT_EQUAL(murmur3_32(NULL, 0, 1), 0x514E28B7u);
+	CU_ASSERT_EQUAL(murmur3_32(NULL, 0, 0xffffffffu), 0x81F16F39u);
+	CU_ASSERT_EQUAL(murmur3_32(&zero, 1, 0), 0x2362F9DEu);
+	CU_ASSERT_EQUAL(murmur3_32(&aaaa, 1, 0x9747b28cu), 0x5A97808Au);
+	CU_ASSERT_EQUAL(murmur3_32(&abcd, 1, 0x9747b28cu), 0xF0478627u);
+}
+
+/* The switch's hash, written out word by word, is MurmurHash3 of (source
+ * IP, destination IP, UDP source port | 4791 << 16 [, PSN]) (REFERENCE.md). */
+static void test_hash_is_murmur3_of_the_tuple(void)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+	gsl_rng_set(r, 11);
+	for (int i = 0; i < 1000; i++) {
+		uint32_t seed = (uint32_t)gsl_rng_get(r);
+		int src = (int)gsl_rng_uniform_int(r, 70000), dst = (int)gsl_rng_uniform_int(r, 70000);
+		uint16_t sport = (uint16_t)gsl_rng_uniform_int(r, 65536);
+		int64_t psn = (int64_t)gsl_rng_uniform_int(r, 1u << 24);
+		uint32_t w[4] = { host_ip(src), host_ip(dst), sport | (uint32_t)ROCE_UDP_PORT << 16, (uint32_t)psn };
+		CU_ASSERT_EQUAL_FATAL(ecmp_hash(seed, src, dst, sport, -1), murmur3_32(w, 3, seed));
+		CU_ASSERT_EQUAL_FATAL(ecmp_hash(seed, src, dst, sport, psn), murmur3_32(w, 4, seed));
+	}
+	gsl_rng_free(r);
+}
+
 TEST_MAIN("ecmp",
+	  { "MurmurHash3 known answers", test_murmur3_known_answers },
+	  { "the hash is MurmurHash3 of the tuple", test_hash_is_murmur3_of_the_tuple },
 	  { "hash is uniform (chi-square, 1e4 tuples, p = 0.01)", test_uniform_chi_square },
 	  { "per-switch seeds avoid polarisation", test_polarisation },
 	  { "another seed changes choices", test_seed_changes_choices },
