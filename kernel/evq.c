@@ -6,6 +6,7 @@
 #include "evq.h"
 #include "evq_heap.h"
 #include "log.h"
+#include "xalloc.h"
 
 #define EVQ_NB0 4096u            /* initial wheel buckets */
 #define EVQ_NB_MAX (1u << 20)
@@ -66,13 +67,8 @@ void evq_free(struct evq *q)
 /* A chunk of free nodes, threaded in address order. */
 static __attribute__((noinline)) void nodes_grow(struct evq *q)
 {
-	void **c = realloc(q->chunks, (q->n_chunks + 1) * sizeof *c);
-	if (!c)
-		die_internal("out of memory for the event queue (%zu events)", q->n);
-	q->chunks = c;
-	struct evq_node *v = aligned_alloc(64, EVQ_CHUNK * sizeof *v);
-	if (!v)
-		die_internal("out of memory for the event queue (%zu events)", q->n);
+	q->chunks = xrealloc(q->chunks, (q->n_chunks + 1) * sizeof *q->chunks);
+	struct evq_node *v = xmalloc_lines(EVQ_CHUNK, sizeof *v);
 	q->chunks[q->n_chunks++] = v;
 	for (size_t i = EVQ_CHUNK; i-- > 0;) {
 		v[i].next = q->free;

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include "log.h"
 #include "pool.h"
-
-#define POOL_ALIGN 64
+#include "xalloc.h"
 
 void pool_init(struct pool *p, size_t obj_size, size_t per_chunk)
 {
@@ -28,10 +27,7 @@ void pool_grow(struct pool *p)
 	}
 	/* Cache-line aligned: a 64-byte object (a packet) then fills one line
 	 * instead of straddling two. */
-	size_t bytes = (p->obj_size * p->per_chunk + POOL_ALIGN - 1) & ~(size_t)(POOL_ALIGN - 1);
-	char *chunk = aligned_alloc(POOL_ALIGN, bytes);
-	if (!chunk)
-		die_internal("out of memory: pool of %zu-byte objects at %zu live", p->obj_size, p->live);
+	char *chunk = xmalloc_lines(p->per_chunk, p->obj_size);
 	p->chunks[p->n_chunks++] = chunk;
 	/* Thread the chunk so objects are handed out in address order. */
 	for (size_t i = p->per_chunk; i-- > 0;) {

@@ -24,16 +24,26 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-void *xcalloc_lines(size_t n, size_t size)
+/* n x size bytes rounded up to whole cache lines (at least one). */
+static size_t line_bytes(size_t n, size_t size)
 {
 	size_t bytes = (n ? n : 1) * (size ? size : 1);
 	if (size && bytes / size != (n ? n : 1))
 		die_internal("out of memory (%zu x %zu bytes)", n, size);
-	bytes = (bytes + XALLOC_LINE - 1) & ~(size_t)(XALLOC_LINE - 1);
-	void *p = aligned_alloc(XALLOC_LINE, bytes);
+	return (bytes + XALLOC_LINE - 1) & ~(size_t)(XALLOC_LINE - 1);
+}
+
+void *xmalloc_lines(size_t n, size_t size)
+{
+	void *p = aligned_alloc(XALLOC_LINE, line_bytes(n, size));
 	if (!p)
 		die_internal("out of memory (%zu x %zu bytes)", n, size);
-	return memset(p, 0, bytes);
+	return p;
+}
+
+void *xcalloc_lines(size_t n, size_t size)
+{
+	return memset(xmalloc_lines(n, size), 0, line_bytes(n, size));
 }
 
 void *xrealloc(void *p, size_t n)

@@ -13,9 +13,12 @@
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);   /* n may be 0: returns a valid block */
-/* Zeroed and aligned to a cache line (XALLOC_LINE bytes), for arrays the
- * hot path walks (ports, switch buffers); freed with free(). */
+/* n objects of size bytes aligned to a cache line (XALLOC_LINE bytes), for
+ * what the hot path walks (ports, switch buffers, packet and event pools),
+ * the size rounded up to whole lines; freed with free(). xcalloc_lines
+ * zeroes them. */
 #define XALLOC_LINE 64
+void *xmalloc_lines(size_t n, size_t size);
 void *xcalloc_lines(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
