@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include "log.h"
 #include "sim.h"
+#include "xalloc.h"
 
 #define SIM_POLL_EVERY 4096
 
@@ -35,12 +36,8 @@ void sim_elem_register(struct sim *sim, struct sim_elem *e, const char *name)
 	if (sim->n_elems + 1 >= (1u << (64 - EVQ_SEQ_BITS)))
 		die_internal("more than %u schedulable elements", 1u << (64 - EVQ_SEQ_BITS));
 	if (sim->n_elems == sim->elem_names_cap) {
-		uint32_t cap = sim->elem_names_cap ? 2 * sim->elem_names_cap : 64;
-		const char **v = realloc(sim->elem_names, cap * sizeof *v);
-		if (!v)
-			die_internal("out of memory registering %u elements", cap);
-		sim->elem_names = v;
-		sim->elem_names_cap = cap;
+		sim->elem_names_cap = sim->elem_names_cap ? 2 * sim->elem_names_cap : 64;
+		sim->elem_names = xrealloc(sim->elem_names, sim->elem_names_cap * sizeof *sim->elem_names);
 	}
 	sim->elem_names[sim->n_elems] = name;
 	e->key = EVQ_KEY(sim->n_elems, 0);
