@@ -210,14 +210,21 @@ void evq_insert_slow(struct evq *q, const struct event *e)
 	file_event(q, e);
 }
 
+/* Puts e at all[k] when it fits in the n counted, and counts it either
+ * way (rebuild then sees a wrong count). */
+static inline size_t gather(struct event *all, size_t k, size_t n, const struct event *e)
+{
+	if (k < n)
+		all[k] = *e;
+	return k + 1;
+}
+
 /* Takes the events out of a node list into all + k, freeing the nodes. */
 static size_t drain_list(struct evq *q, struct evq_node *nd, struct event *all, size_t k, size_t n)
 {
 	while (nd) {
 		struct evq_node *next = nd->next;
-		if (k < n)
-			all[k] = nd->e;
-		k++;
+		k = gather(all, k, n, &nd->e);
 		evq_release(q, nd);
 		nd = next;
 	}
@@ -229,20 +236,15 @@ static size_t drain_list(struct evq *q, struct evq_node *nd, struct event *all, 
 static void rebuild(struct evq *q, int shift, uint32_t nb)
 {
 	size_t n = q->n, k = 0;
-	struct event *all = malloc((n ? n : 1) * sizeof *all);
-	if (!all)
-		die_internal("out of memory for the event queue (%zu events)", n);
-	for (size_t i = 0; i < q->hot.n && k < n; i++)
-		all[k++] = q->hot.v[i];
+	struct event *all = xmalloc((n ? n : 1) * sizeof *all);
+	for (size_t i = 0; i < q->hot.n; i++)
+		k = gather(all, k, n, &q->hot.v[i]);
 	for (uint32_t i = q->head; i < q->cn; i++) {
-		if (k < n)
-			all[k] = q->cur[i].nd->e;
-		k++;
+		k = gather(all, k, n, &q->cur[i].nd->e);
 		evq_release(q, q->cur[i].nd);
 	}
-	for (size_t i = 0; i < q->far.n; i++, k++)
-		if (k < n)
-			all[k] = q->far.v[i];
+	for (size_t i = 0; i < q->far.n; i++)
+		k = gather(all, k, n, &q->far.v[i]);
 	for (uint32_t i = 0; i < q->nb; i++)
 		k = drain_list(q, q->wheel[i], all, k, n);
 	for (int i = 0; i < EVQ_SUBS; i++) {
