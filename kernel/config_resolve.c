@@ -22,6 +22,10 @@
 
 /* Where a value of several words is broken onto continuation lines. */
 #define RESOLVED_WIDTH 78
+/* The longest line the reader takes (config_read.c: Debian's inih, built
+ * with INI_MAX_LINE 200, less "\r\n\0"). A word may come close to it: a
+ * scenario may hold a 196-character word on a line of its own. */
+#define RESOLVED_LINE_MAX 197
 
 /* Writes "key = w1, w2, ..." with the words wrapped onto indented
  * continuation lines past RESOLVED_WIDTH; the reader joins each line back
@@ -59,22 +63,39 @@ static bool misread_first(const char *word)
 }
 
 /* One word, after glue ("," for lists, "" for maps and groups) and a blank
- * or a line break. A word longer than a line stays whole. */
+ * or a line break. A word longer than RESOLVED_WIDTH stays whole, and every
+ * line stays within RESOLVED_LINE_MAX: a long word goes on a line indented
+ * by one blank, and glue that would pass the limit at the end of a line
+ * gets a line of its own (the reader joins lines with a blank, which every
+ * parser takes around glue). Found by fuzz_scenario. */
 static void wrap_word(struct wrap *w, const char *glue, const char *word)
 {
 	size_t len = strlen(word);
 	if (!w->words)
 		glue = "";
+	size_t g = strlen(glue);
 	/* Room is kept for the glue that may follow the word. */
-	if (w->words && w->col + 2 * strlen(glue) + 1 + len > RESOLVED_WIDTH) {
+	bool here = w->words ? w->col + 2 * g + 1 + len <= RESOLVED_WIDTH
+			     : w->col + 1 + len + 1 <= RESOLVED_LINE_MAX;
+	if (here) {
+		fprintf(w->f, "%s %s", glue, word);
+		w->col += g + 1 + len;
+	} else {
+		if (w->col + g > RESOLVED_LINE_MAX)
+			fprintf(w->f, "\n %s", glue);
+		else
+			fputs(glue, w->f);
 		/* A comma, a separator to every parser (units_list), leads a
 		 * word the reader would misread at the start of a line. */
 		const char *lead = misread_first(word) ? ", " : "";
-		fprintf(w->f, "%s\n    %s%s", glue, lead, word);
-		w->col = 4 + strlen(lead) + len;
-	} else {
-		fprintf(w->f, "%s %s", glue, word);
-		w->col += strlen(glue) + 1 + len;
+		int indent = 4;
+		if (indent + strlen(lead) + len + 1 > RESOLVED_LINE_MAX) {
+			indent = 1;
+			if (*lead)
+				lead = ",";
+		}
+		fprintf(w->f, "\n%*s%s%s", indent, "", lead, word);
+		w->col = (size_t)indent + strlen(lead) + len;
 	}
 	w->words++;
 }

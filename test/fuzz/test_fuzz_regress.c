@@ -8,7 +8,8 @@
  * continuation line was read as a comment ('#') or as a misplaced key
  * ("dir = ..." in a group), and a value holding ';' ("a,;b", or any
  * --set value) was cut at the ';' on reading back: values may no longer
- * hold ';'. Each case here puts one such word at every position of
+ * hold ';'; and a word near the line limit, written on an indented line
+ * with its comma, passed it. Each case here puts one such word at every position of
  * a long value, so some land at line starts whatever the wrap width, and
  * checks that the words read from the scenario as written are, one by
  * one, the words read back from its resolved text.
@@ -115,6 +116,40 @@ static void test_first_word(void)
 	config_free(&a);
 }
 
+/* Words as long as a scenario's lines allow (197 characters): 189 after
+ * "senders=", 196 alone on a continuation line, a '#' word of 195 after
+ * " ,". Their resolved text keeps every line within 197 characters and
+ * reads back to the same words (fuzz_scenario found a 193-character word
+ * written on a 4-blank continuation line with its comma: 198). */
+static void test_longest_words(void)
+{
+	char first[190], alone[197], hash[196], text[1024];
+	memset(first, 'f', sizeof first - 1);
+	memset(alone, 'a', sizeof alone - 1);
+	memset(hash, 'h', sizeof hash - 1);
+	first[sizeof first - 1] = alone[sizeof alone - 1] = hash[sizeof hash - 1] = '\0';
+	hash[0] = '#';
+	snprintf(text, sizeof text, INCAST "senders=%s\n %s\n ,%s\n %s\n host1\n", first, alone, hash, alone);
+	struct config a, b;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), 0);
+	if (config_load_text(&b, "r.ini", a.resolved, strlen(a.resolved), NULL, 0, &err) < 0)
+		fprintf(stderr, "\n  %s\n", err);
+	CU_ASSERT_PTR_NULL_FATAL(err);
+	CU_ASSERT_STRING_EQUAL(a.resolved, b.resolved);
+	for (const char *l = a.resolved; *l; ) {
+		size_t n = strcspn(l, "\n");
+		CU_ASSERT(n <= 197);
+		l += n + (l[n] == '\n');
+	}
+	const char *want[] = { first, alone, hash, alone, "host1" };
+	CU_ASSERT_EQUAL_FATAL(b.traffic[0].n_senders, 5);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_STRING_EQUAL(b.traffic[0].senders[i], want[i]);
+	config_free(&b);
+	config_free(&a);
+}
+
 /* ';' in a value is refused, located (inih reads "a, ;b" as "a,"). */
 static void test_semicolon(void)
 {
@@ -139,4 +174,5 @@ TEST_MAIN("fuzz_regress",
 	  { "a comment-like first word", test_first_word },
 	  { "';' in a value is a located error", test_semicolon },
 	  { "resolved lists keep comment-like and key-like words", test_list_words },
-	  { "resolved multicast groups keep them", test_group_words })
+	  { "resolved multicast groups keep them", test_group_words },
+	  { "resolved lines keep the longest words within the limit", test_longest_words })
