@@ -24,6 +24,7 @@
 #include "port.h"
 #include "qp.h"
 #include "results.h"
+#include "route_path.h"
 #include "switch.h"
 #include "world.h"
 #include "xalloc.h"
@@ -175,6 +176,8 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t
 		req->dqpn = rsp->qpn;
 		rsp->dqpn = req->qpn;
 		req->sport = rsp->sport = roce_sport(req->qpn, rsp->qpn);
+		req->route = route_path_code(w, n->ep, peer, req->sport);
+		rsp->route = route_path_code(w, peer, n->ep, rsp->sport);
 		if (n->cc) {
 			req->cc = xcalloc(1, n->cc->state_b);
 			n->cc->init(req->cc, w->cfg, n->port->rate_bps, w->sim->now);
@@ -489,7 +492,7 @@ void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint3
 	*a = (struct packet){ .psn = psn, .aux = aux, .dqpn = q->dqpn, .src = n->ep, .dst = q->peer,
 			      .sport = q->sport, .frame_b = cnp ? PKT_CNP_FRAME_B : PKT_ACK_FRAME_B,
 			      .type = (uint8_t)type, .opcode = cnp ? OP_CNP : OP_ACK,
-			      .prio = PORT_CTRL_PRIO, .ttl = 64 };
+			      .prio = PORT_CTRL_PRIO, .ttl = PKT_TTL0, .route = q->route };
 	if (q->mgroup >= 0 && !mcast_feedback_stamp(n->w, q, a)) {
 		pool_put(&n->w->pkt_pool, a);
 		return;

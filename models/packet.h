@@ -22,6 +22,7 @@
 #define PKT_ICRC_B 4
 #define PKT_FCS_B 4
 #define PKT_WIRE_EXTRA_B 20   /* preamble 8 + inter-frame gap 12 */
+#define PKT_TTL0 64           /* IPv4 TTL of a frame a NIC sends */
 #define PKT_ROCE_OVERHEAD_B (PKT_ETH_B + PKT_IPV4_B + PKT_UDP_B + PKT_BTH_B + PKT_ICRC_B + PKT_FCS_B)
 #define PKT_ACK_FRAME_B (PKT_ROCE_OVERHEAD_B + PKT_AETH_B)
 #define PKT_CNP_FRAME_B (PKT_ROCE_OVERHEAD_B + 16)   /* BTH + 16 reserved bytes (REFERENCE.md) */
@@ -83,6 +84,7 @@ struct packet {
 	uint8_t ttl;            /* IPv4 TTL, decremented per switch */
 	uint16_t mgroup;        /* PKT_F_MCAST: group id (mcast_group_by_id; its IPv4 address is
 				 * mcast_group_ip) */
+	uint32_t route;         /* its QP's path (route_path.h); 0: routed hop by hop */
 };
 
 #endif

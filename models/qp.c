@@ -157,7 +157,7 @@ static struct packet *build(struct sim *sim, struct qp *q, struct flow *f, uint3
 	struct packet *p = pool_get(&w->pkt_pool);
 	*p = (struct packet){ .flow = f, .psn = psn, .dqpn = q->dqpn, .src = f->src, .dst = f->dst,
 			      .sport = q->sport, .payload_b = (uint16_t)payload, .type = PKT_DATA,
-			      .prio = q->prio, .ttl = 64,
+			      .prio = q->prio, .ttl = PKT_TTL0, .route = q->route,
 			      .flags = (uint8_t)(PKT_F_ECT | (first ? PKT_F_FIRST : 0) |
 						 (last ? PKT_F_LAST | PKT_F_ACKREQ : 0)) };
 	p->opcode = first ? (last ? OP_WRITE_ONLY : OP_WRITE_FIRST) : (last ? OP_WRITE_LAST : OP_WRITE_MIDDLE);

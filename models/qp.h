@@ -55,6 +55,7 @@ struct qp {
 	uint32_t qpn, dqpn;        /* local and remote QP numbers */
 	int32_t peer;              /* remote endpoint id */
 	uint16_t sport;            /* UDP source port (ECMP entropy) */
+	uint32_t route;            /* its frames' path (route_path.h), 0: none */
 	uint8_t prio;
 	bool sr;                   /* loss_recovery = sr */
 	/* requester */

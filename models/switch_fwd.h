@@ -12,8 +12,10 @@
 #define ROCESIM_SWITCH_FWD_H
 
 #include "hash.h"
+#include "log.h"
 #include "mmu.h"
 #include "port.h"
+#include "route_path.h"
 #include "routing.h"
 #include "switch.h"
 #include "world.h"
@@ -55,8 +57,18 @@ static inline void switch_forward(struct sim *sim, struct node *sw, int in, stru
 		switch_receive_special(sim, sw, &sw->ports[in], pkt);
 		return;
 	}
-	int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
-	struct port *out = &sw->ports[route_port(sw, pkt->src, pkt->dst, pkt->sport, psn)];
+	int i;
+	if (pkt->route) { /* its QP's path, as route_port would choose it */
+		i = route_path_port(pkt->route, PKT_TTL0 - pkt->ttl);
+		SIM_DEBUG_ASSERT(sim, &sw->elem, !sw->ecmp_packet && PKT_TTL0 - pkt->ttl < ROUTE_PATH_HOPS &&
+				 i == route_port(sw, pkt->src, pkt->dst, pkt->sport, -1),
+				 "route %#x: port %d at hop %d is not the switch's choice", pkt->route, i,
+				 PKT_TTL0 - pkt->ttl);
+	} else {
+		int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
+		i = route_port(sw, pkt->src, pkt->dst, pkt->sport, psn);
+	}
+	struct port *out = &sw->ports[i];
 	pkt->ttl--;
 	int c = pkt->prio;
 	pkt->in_port = (uint16_t)in;

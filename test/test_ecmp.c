@@ -5,8 +5,11 @@
  */
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
+#include "host_fixture.h"
+#include "ideal.h"
 #include "rng.h"
 #include "hash.h"
+#include "route_path.h"
 #include "switch_fwd.h"
 #include "testutil.h"
 
@@ -122,7 +125,56 @@ static void test_hash_is_murmur3_of_the_tuple(void)
 	gsl_rng_free(r);
 }
 
+#define FAT_TREE_K4 "[topology]\ntype = fat_tree\nk = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+
+/* A coded path (route_path.h) is the switches' own choice at every hop of
+ * a k=4 fat-tree, for every host pair and 64 source ports: it ends at the
+ * destination's port after as many switches as switch_path counts links
+ * less one. With `ecmp = packet`, or a switch port numbered 64 or above on
+ * the path, there is no code. */
+static void test_route_path_is_the_switches_choice(void)
+{
+	struct bed b;
+	CU_ASSERT_EQUAL_FATAL(bed_open(&b, FAT_TREE_K4), 0);
+	struct world *w = &b.w;
+	int hops_seen[ROUTE_PATH_HOPS + 1] = { 0 };
+	for (int src = 0; src < w->n_eps; src++)
+		for (int dst = 0; dst < w->n_eps; dst++) {
+			if (src == dst)
+				continue;
+			for (int k = 0; k < 64; k++) {
+				uint16_t sport = (uint16_t)(0xC000 + 97 * k + src);
+				uint32_t code = route_path_code(w, src, dst, sport);
+				CU_ASSERT_FATAL(code >> 31 == 1);
+				const struct port *p = w->eps[src].port;
+				int n = 0;
+				while (p->peer->node->kind == NODE_SWITCH) {
+					const struct node *sw = p->peer->node;
+					int i = route_path_port(code, n++);
+					CU_ASSERT_EQUAL_FATAL(i, route_port(sw, src, dst, sport, -1));
+					p = &sw->ports[i];
+				}
+				CU_ASSERT_PTR_EQUAL(p->peer, w->eps[dst].port);
+				struct ideal_hop h[IDEAL_MAX_HOPS];
+				CU_ASSERT_EQUAL(switch_path(w, src, dst, sport, h), n + 1);
+				CU_ASSERT_FATAL(n <= ROUTE_PATH_HOPS);
+				hops_seen[n]++;
+			}
+		}
+	/* Same edge switch, same pod, across the core. */
+	CU_ASSERT(hops_seen[1] > 0 && hops_seen[3] > 0 && hops_seen[5] > 0);
+	bed_close(&b);
+	CU_ASSERT_EQUAL_FATAL(bed_open(&b, FAT_TREE_K4 "[switch]\necmp = packet\n"), 0);
+	CU_ASSERT_EQUAL(route_path_code(&b.w, 0, 15, 0xC000), 0);
+	bed_close(&b);
+	CU_ASSERT_EQUAL_FATAL(bed_open(&b, "[topology]\ntype = star\nhosts = 70\nlink_rate = 100Gbps\nlink_delay = 1us\n"), 0);
+	CU_ASSERT_EQUAL(route_path_code(&b.w, 0, 63, 0xC000) >> 31, 1);
+	CU_ASSERT_EQUAL(route_path_code(&b.w, 0, 64, 0xC000), 0);
+	bed_close(&b);
+}
+
 TEST_MAIN("ecmp",
+	  { "a coded path is the switches' choice", test_route_path_is_the_switches_choice },
 	  { "MurmurHash3 known answers", test_murmur3_known_answers },
 	  { "the hash is MurmurHash3 of the tuple", test_hash_is_murmur3_of_the_tuple },
 	  { "hash is uniform (chi-square, 1e4 tuples, p = 0.01)", test_uniform_chi_square },
