@@ -24,6 +24,25 @@ void mmu_free(struct mmu *m)
 	m->port = NULL;
 }
 
+/* The least shared space left, up to all of it, at which port i's
+ * threshold is above 0 (one more than all of it: never). The threshold
+ * grows with the space left (every step of mmu_threshold is monotone), so
+ * a bisection on mmu_threshold itself finds the exact boundary. */
+static uint64_t least_positive_free(struct mmu *m, int i)
+{
+	uint64_t used = m->shared_used_b, lo = 0, hi = m->shared_cap_b + 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		m->shared_used_b = m->shared_cap_b - mid;
+		if (mmu_threshold(m, i) > 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	m->shared_used_b = used;
+	return lo;
+}
+
 int mmu_finalize(struct mmu *m)
 {
 	int classes = __builtin_popcount(m->lossless);
@@ -39,9 +58,11 @@ int mmu_finalize(struct mmu *m)
 	/* A larger α already lets a port use every shared byte: capped, its
 	 * thresholds compare the same and stay below 2^62 (mmu_threshold). */
 	double alpha_max = 0x1p62 / (double)m->shared_cap_b;
-	for (int i = 0; i < m->n_ports; i++)
+	for (int i = 0; i < m->n_ports; i++) {
 		if (m->port[i].alpha > alpha_max)
 			m->port[i].alpha = alpha_max;
+		m->port[i].pass_free_b = least_positive_free(m, i);
+	}
 	return 0;
 }
 

@@ -41,13 +41,16 @@ enum mmu_verdict { MMU_ADMIT, MMU_DROP_LOSSY, MMU_DROP_HEADROOM };
 struct mmu_port {
 	/* Line 0: what every frame arriving at or leaving through the port reads. */
 	double alpha;                 /* pfc_alpha at this port's rate */
-	uint32_t hdrm_cap_b;          /* headroom per lossless class */
 	uint8_t xoff;                 /* classes paused upstream (XOFF sent, no XON yet) */
 	uint8_t hdrm_used;            /* bit c: hdrm_b[c] > 0 (hdrm_b is then read) */
 	bool ecn;
 	uint32_t ingress_b[MMU_CLASSES]; /* reserved + shared bytes held, by arrival class */
-	uint64_t kmin_b, kmax_b;      /* ECN thresholds at this port's rate (egress side) */
+	uint64_t pass_free_b;         /* the least shared space left at which the
+				       * threshold is above 0 (mmu_finalize) */
+	uint64_t kmin_b;              /* ECN thresholds at this port's rate (egress side) */
 	/* Line 1. */
+	uint64_t kmax_b;
+	uint32_t hdrm_cap_b;          /* headroom per lossless class */
 	uint32_t hdrm_b[MMU_CLASSES];    /* headroom bytes held */
 	double pmax;
 } __attribute__((aligned(64)));
@@ -144,14 +147,16 @@ static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t 
  * and no XOFF sent — admission is then certain, the release takes back
  * exactly what it added, the resume check has no XOFF to lift, and ECN
  * never marks an empty queue — unless the class is lossless and its
- * threshold has fallen to 0, when the XOFF check would fire. */
+ * threshold has fallen to 0, when the XOFF check would fire (tested
+ * without the floating-point threshold: mmu_threshold(m, in) > 0 exactly
+ * when the shared space left is at least pass_free_b). */
 static inline bool mmu_passes(const struct mmu *m, int in, int c, uint32_t size_b)
 {
 	const struct mmu_port *p = &m->port[in];
 	uint8_t bit = (uint8_t)(1u << c);
 	if ((p->hdrm_used | p->xoff) & bit || p->ingress_b[c] + size_b > MMU_RESERVE_B)
 		return false;
-	return !(m->lossless & bit) || mmu_threshold(m, in) > 0;
+	return !(m->lossless & bit) || m->shared_cap_b - m->shared_used_b >= p->pass_free_b;
 }
 /* The frame left the switch: releases its bytes. */
 void mmu_underflow(int in, int c, uint32_t size_b, uint32_t ingress_b, uint32_t hdrm_b);

@@ -193,6 +193,26 @@ static void test_pass_through(void)
 	CU_ASSERT_FALSE(mmu_passes(&m, 2, LOSSLESS, 10));
 	CU_ASSERT_TRUE(mmu_passes(&m, 2, 0, 10));            /* lossy: no XOFF to send */
 	CU_ASSERT_TRUE(pass_is_noop(&m, 2, 0, 10));
+	/* The edge of a positive threshold, which mmu_passes finds without
+	 * floating point: with α = 1/8, 8 bytes of shared space left give
+	 * T = 1 and 7 give 0; with α = 0.3, 4 and 3. */
+	CU_ASSERT_EQUAL(m.port[2].pass_free_b, 8);
+	m.shared_used_b = m.shared_cap_b - 7;
+	CU_ASSERT_EQUAL(mmu_threshold(&m, 2), 0);
+	CU_ASSERT_FALSE(mmu_passes(&m, 2, LOSSLESS, 10));
+	m.shared_used_b = m.shared_cap_b - 8;
+	CU_ASSERT_EQUAL(mmu_threshold(&m, 2), 1);
+	CU_ASSERT_TRUE(mmu_passes(&m, 2, LOSSLESS, 10));
+	m.shared_used_b = used;
+	m.port[3].alpha = 0.3;
+	CU_ASSERT_EQUAL_FATAL(mmu_finalize(&m), 0);
+	CU_ASSERT_EQUAL(m.port[3].pass_free_b, 4);
+	m.shared_used_b = m.shared_cap_b - 3;
+	CU_ASSERT_EQUAL(mmu_threshold(&m, 3), 0);
+	CU_ASSERT_FALSE(mmu_passes(&m, 3, LOSSLESS, 10));
+	m.shared_used_b = m.shared_cap_b - 4;
+	CU_ASSERT_EQUAL(mmu_threshold(&m, 3), 1);
+	CU_ASSERT_TRUE(mmu_passes(&m, 3, LOSSLESS, 10));
 	m.shared_used_b = used;
 	mmu_release(&m, 0, LOSSLESS, 3096);
 
