@@ -176,8 +176,12 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 	}
 	p->fly_tail = pkt;
 	if (p->nonempty || p->pull_more || p->pfc_pend_off || p->pfc_pend_on) {
+		/* Its argument (unused) names the queue the next frame likely
+		 * leaves, of this frame's class: the event queue prefetches a
+		 * pointer argument with the object when the event's bucket
+		 * comes up (evq.c advance), as it does a landing's frame. */
 		p->tx_event = true;
-		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, 0);
+		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, (uintptr_t)&p->q[pkt->prio]);
 	}
 }
 
@@ -205,6 +209,7 @@ static void port_send(struct sim *sim, struct port *p)
 
 static __attribute__((flatten)) void port_tx_done(struct sim *sim, void *obj, uintptr_t arg)
 {
+	(void)arg; /* a line to prefetch (port_start) */
 	struct port *p = obj;
 	p->tx_event = false;
 	port_send(sim, p);
@@ -247,8 +252,8 @@ void port_kick(struct sim *sim, struct port *p)
 	if (sim->now >= p->busy_until) {
 		port_send(sim, p);
 	} else {
-		p->tx_event = true;
-		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, 0);
+		p->tx_event = true; /* the argument: the sending line, to prefetch (port_start) */
+		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, (uintptr_t)&p->node);
 	}
 }
 
