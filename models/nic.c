@@ -75,8 +75,7 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->port = &host->ports[port];
 	n->mtu = w->cfg->nic.mtu;
 	n->cc = cc_lookup(w->cfg->nic.cc);
-	n->port->pull = nic_pull;
-	n->port->pull_ctx = n;
+	port_set_pull(n->port, nic_pull, n);
 	n->port->pull_prio = (uint8_t)w->cfg->nic.priority;
 	const struct cfg_nic *c = &w->cfg->nic;
 	if (!c->rx_rate_off) {
@@ -510,10 +509,9 @@ static void take_data(struct sim *sim, void *ctx, struct packet *p)
 	pool_put(&n->w->pkt_pool, p);
 }
 
-void nic_receive(struct sim *sim, struct node *host, struct port *in, struct packet *p)
+void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 {
-	struct nic *n = in->pull_ctx;
-	(void)host;
+	struct nic *n = ctx;
 	struct world *w = n->w;
 	if (p->type == PKT_PFC) {
 		port_pfc_receive(sim, in, p);

@@ -36,7 +36,7 @@ void nic_destroy(struct nic *n);
 /* The host port asks for the next data packet; NULL when none is ready. */
 struct packet *nic_pull(struct sim *sim, void *nic);
 /* A frame for this host arrived on its port (struct node's receive hook). */
-void nic_receive(struct sim *sim, struct node *host, struct port *in, struct packet *p);
+void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p);
 /* Nothing waits in the NIC's receive buffer and it holds no pause. */
 bool nic_quiet(const struct nic *n);
 /* Lossless frames its receive buffer had to drop. */

@@ -34,8 +34,17 @@ void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps)
 	p->peer_node = peer->node;
 	p->peer_idx = peer->idx;
 	p->peer_tapped = peer->tap != NULL;
+	p->peer_ctx = peer->pull_ctx;
 	p->peer_latency_ps = peer_latency_ps;
 	p->flight_ps = p->delay_ps + peer_latency_ps;
+}
+
+void port_set_pull(struct port *p, port_pull_fn fn, void *ctx)
+{
+	p->pull = fn;
+	p->pull_ctx = ctx;
+	if (p->peer)
+		p->peer->peer_ctx = ctx;
 }
 
 void port_set_tap(struct port *p, struct tap *tap)
@@ -152,7 +161,7 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 	if (nd->kind == NODE_SWITCH)
 		switch_forward(sim, nd, src->peer_idx, pkt);
 	else
-		nd->receive(sim, nd, src->peer, pkt);
+		nd->receive(sim, src->peer_ctx, src->peer, pkt);
 }
 
 /* Puts pkt on the wire now (its buffer, at a switch, already released);

@@ -58,6 +58,7 @@ struct port {
 	struct port *peer;
 	struct node *peer_node;        /* peer->node */
 	uint64_t peer_rx_bytes;        /* frame bytes landed at the peer (its rx_bytes: port_rx_bytes) */
+	void *peer_ctx;                /* peer->pull_ctx: at a host, its NIC (the receive hook's context) */
 	uint16_t peer_idx;             /* peer->idx */
 	bool peer_tapped;              /* peer->tap != NULL */
 	/* Line 1: sending. */
@@ -105,6 +106,8 @@ void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 /* Links p to its peer, whose node has the given switch latency (0 for a
  * host): sets peer and the copies line 0 keeps of it. */
 void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps);
+/* Makes fn(ctx) p's pull source (a host port's NIC). */
+void port_set_pull(struct port *p, port_pull_fn fn, void *ctx);
 /* Starts (tap) or stops (NULL) capturing the frames sent and landed on p. */
 void port_set_tap(struct port *p, struct tap *tap);
 /* Frame bytes landed on p (counted by the port that sent them). */

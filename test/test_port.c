@@ -19,9 +19,9 @@ static struct arrival got[512];
 static int n_got;
 static struct pool pkts;
 
-static void record(struct sim *sim, struct node *n, struct port *in, struct packet *pkt)
+static void record(struct sim *sim, void *ctx, struct port *in, struct packet *pkt)
 {
-	(void)n;
+	(void)ctx;
 	(void)in;
 	if (n_got < 512)
 		got[n_got++] = (struct arrival){ sim->now, pkt->psn, pkt->prio };
@@ -182,9 +182,9 @@ static void test_paused_class_waits(void)
 /* PFC between two ports of a world (pfc frames come from its pool). */
 static struct world pw;
 
-static void pfc_record(struct sim *sim, struct node *n, struct port *in, struct packet *pkt)
+static void pfc_record(struct sim *sim, void *ctx, struct port *in, struct packet *pkt)
 {
-	(void)n;
+	(void)ctx;
 	if (pkt->type == PKT_PFC)
 		port_pfc_receive(sim, in, pkt);
 	else if (n_got < 512)
