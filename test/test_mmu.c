@@ -168,6 +168,21 @@ static bool pass_is_noop(struct mmu *m, int in, int c, uint32_t size_b)
 	       m->lossless_drops == before.lossless_drops;
 }
 
+/* Port i's threshold is positive from f bytes of shared space left on:
+ * f give T = 1 and a pass, f - 1 give T = 0 and none (mmu_passes). */
+static void check_pass_edge(struct mmu *m, int i, uint64_t f)
+{
+	uint64_t used = m->shared_used_b;
+	CU_ASSERT_EQUAL(m->port[i].pass_free_b, f);
+	m->shared_used_b = m->shared_cap_b - (f - 1);
+	CU_ASSERT_EQUAL(mmu_threshold(m, i), 0);
+	CU_ASSERT_FALSE(mmu_passes(m, i, LOSSLESS, 10));
+	m->shared_used_b = m->shared_cap_b - f;
+	CU_ASSERT_EQUAL(mmu_threshold(m, i), 1);
+	CU_ASSERT_TRUE(mmu_passes(m, i, LOSSLESS, 10));
+	m->shared_used_b = used;
+}
+
 /* mmu_passes (the switch's pass-through shortcut) says yes only where the
  * full admit/XOFF/release sequence is a no-op: the reserve's edge, headroom
  * in use, XOFF sent, and a lossless threshold at 0; then over random
@@ -193,27 +208,14 @@ static void test_pass_through(void)
 	CU_ASSERT_FALSE(mmu_passes(&m, 2, LOSSLESS, 10));
 	CU_ASSERT_TRUE(mmu_passes(&m, 2, 0, 10));            /* lossy: no XOFF to send */
 	CU_ASSERT_TRUE(pass_is_noop(&m, 2, 0, 10));
+	m.shared_used_b = used;
 	/* The edge of a positive threshold, which mmu_passes finds without
 	 * floating point: with α = 1/8, 8 bytes of shared space left give
 	 * T = 1 and 7 give 0; with α = 0.3, 4 and 3. */
-	CU_ASSERT_EQUAL(m.port[2].pass_free_b, 8);
-	m.shared_used_b = m.shared_cap_b - 7;
-	CU_ASSERT_EQUAL(mmu_threshold(&m, 2), 0);
-	CU_ASSERT_FALSE(mmu_passes(&m, 2, LOSSLESS, 10));
-	m.shared_used_b = m.shared_cap_b - 8;
-	CU_ASSERT_EQUAL(mmu_threshold(&m, 2), 1);
-	CU_ASSERT_TRUE(mmu_passes(&m, 2, LOSSLESS, 10));
-	m.shared_used_b = used;
+	check_pass_edge(&m, 2, 8);
 	m.port[3].alpha = 0.3;
 	CU_ASSERT_EQUAL_FATAL(mmu_finalize(&m), 0);
-	CU_ASSERT_EQUAL(m.port[3].pass_free_b, 4);
-	m.shared_used_b = m.shared_cap_b - 3;
-	CU_ASSERT_EQUAL(mmu_threshold(&m, 3), 0);
-	CU_ASSERT_FALSE(mmu_passes(&m, 3, LOSSLESS, 10));
-	m.shared_used_b = m.shared_cap_b - 4;
-	CU_ASSERT_EQUAL(mmu_threshold(&m, 3), 1);
-	CU_ASSERT_TRUE(mmu_passes(&m, 3, LOSSLESS, 10));
-	m.shared_used_b = used;
+	check_pass_edge(&m, 3, 4);
 	mmu_release(&m, 0, LOSSLESS, 3096);
 
 	/* Random states: frames of 100..1099 B admitted and released on 4 ports
