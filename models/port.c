@@ -185,12 +185,15 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 	}
 	p->fly_tail = pkt;
 	if (p->nonempty || p->pull_more || p->pfc_pend_off || p->pfc_pend_on) {
-		/* Its argument (unused) names the queue the next frame likely
-		 * leaves, of this frame's class: the event queue prefetches a
-		 * pointer argument with the object when the event's bucket
-		 * comes up (evq.c advance), as it does a landing's frame. */
+		/* Its argument (unused) names a line it will read: the pull
+		 * source's (a host port's NIC) or the queue the next frame
+		 * likely leaves, of this frame's class. The event queue
+		 * prefetches a pointer argument with the object when the
+		 * event's bucket comes up (evq.c advance), as it does a
+		 * landing's frame. */
 		p->tx_event = true;
-		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, (uintptr_t)&p->q[pkt->prio]);
+		const void *hint = p->pull_more ? (const void *)&p->pull : (const void *)&p->q[pkt->prio];
+		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, (uintptr_t)hint);
 	}
 }
 
