@@ -5,6 +5,7 @@
  * Σ max(0, ingress_b − MMU_RESERVE_B); hdrm_b[c] ≤ hdrm_cap_b; nothing is
  * ever negative (unsigned counters checked before every subtraction).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include "hash.h"
 #include "log.h"
@@ -23,6 +24,9 @@ void mmu_free(struct mmu *m)
 	free(m->port);
 	m->port = NULL;
 }
+
+_Static_assert(offsetof(struct mmu_port, kmax_b) == 64,
+	       "line 0 of mmu_port holds all the pass-through check and an idle ECN check read");
 
 /* The least shared space left, up to all of it, at which port i's
  * threshold is above 0 (one more than all of it: never). The threshold

@@ -6,6 +6,7 @@
  * true iff a port_tx_done event for this port is pending; a frame leaves the
  * queue when its first bit goes on the wire.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include "log.h"
 #include "port.h"
@@ -15,6 +16,8 @@
 #include "world.h"
 
 static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg);
+
+_Static_assert(offsetof(struct port, node) == 64, "line 0 of a port holds all a landing reads of it");
 
 void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 	       uint64_t rate_bps, simtime_t delay_ps)
