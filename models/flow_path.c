@@ -5,7 +5,7 @@
  * flow from its routing table and the hash of the flow's 5-tuple with its own
  * seed (switch.h), so the path is a pure function of (src, dst, UDP source
  * port) and is recomputed here, once per flow, when its row is written — the
- * same walk switch_path makes for the ideal FCT. With ecmp = packet the hash
+ * same walk (switch_path_ports) as for the ideal FCT. With ecmp = packet the hash
  * also takes the PSN, so each packet has its own path and no single one is
  * "the flow's": the rows are the path of its first packet (PSN first_psn),
  * recomputed the same way, and other packets may have crossed other links
@@ -18,7 +18,6 @@
 #include "port.h"
 #include "qp.h"
 #include "results.h"
-#include "switch_fwd.h"
 #include "sampler.h"
 #include "switch.h"
 #include "topology.h"
@@ -33,14 +32,11 @@ void flow_path_write(struct world *w, const struct flow *f)
 	if (spray && !f->psn_valid)
 		return;                     /* no packet sent: no path taken */
 	int64_t psn = spray ? (int64_t)f->first_psn : -1;
-	const struct port *p = w->eps[f->src].port;
-	for (int hop = 0;; hop++) {
-		SIM_ASSERT(w->sim, &p->elem, hop < IDEAL_MAX_HOPS, "flow %llu: path longer than %d hops",
-			   (unsigned long long)f->id, IDEAL_MAX_HOPS);
-		results_row(w->sim->res, s->t_path, "uisi", f->id, hop, p->node->name, p->idx);
-		const struct node *next = p->peer->node;
-		if (next->kind != NODE_SWITCH)
-			return;
-		p = &next->ports[route_port(next, f->src, f->dst, f->qp->sport, psn)];
-	}
+	const struct port *hop[IDEAL_MAX_HOPS];
+	int n = switch_path_ports(w, f->src, f->dst, f->qp->sport, psn, hop, IDEAL_MAX_HOPS);
+	SIM_ASSERT(w->sim, &w->eps[f->src].port->elem, n > 0,
+		   "flow %llu: no path of at most %d hops to its destination", (unsigned long long)f->id,
+		   IDEAL_MAX_HOPS);
+	for (int i = 0; i < n; i++)
+		results_row(w->sim->res, s->t_path, "uisi", f->id, i, hop[i]->node->name, hop[i]->idx);
 }

@@ -34,7 +34,7 @@ uint32_t route_path_code(const struct world *w, int src, int dst, uint16_t sport
 /* The egress port at the hop-th switch of a coded path. */
 static inline int route_path_port(uint32_t code, int hop)
 {
-	return (int)(code >> (ROUTE_PATH_BITS * hop)) & (ROUTE_PATH_PORTS - 1);
+	return (int)((uint64_t)code >> (ROUTE_PATH_BITS * hop)) & (ROUTE_PATH_PORTS - 1);
 }
 
 #endif

@@ -16,21 +16,28 @@
 #include "world.h"
 #include "xalloc.h"
 
-int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
+int switch_path_ports(const struct world *w, int src, int dst, uint16_t sport, int64_t psn,
+		      const struct port **hop, int max)
 {
 	const struct port *p = w->eps[src].port;
-	int n = 0;
-	for (;;) {
-		if (n == IDEAL_MAX_HOPS)
-			return -1;
-		h[n].rate_bps = p->rate_bps;
-		h[n].delay_ps = p->delay_ps + p->peer_latency_ps;
-		n++;
+	for (int n = 0; n < max;) {
+		hop[n++] = p;
 		const struct node *next = p->peer->node;
 		if (next->kind != NODE_SWITCH)
-			return next == w->eps[dst].host && p->peer == w->eps[dst].port ? n : -1;
-		p = &next->ports[route_port(next, src, dst, sport, -1)];
+			return p->peer == w->eps[dst].port ? n : -1;
+		p = &next->ports[route_port(next, src, dst, sport, psn)];
 	}
+	return -1;
+}
+
+int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
+{
+	const struct port *hop[IDEAL_MAX_HOPS];
+	int n = switch_path_ports(w, src, dst, sport, -1, hop, IDEAL_MAX_HOPS);
+	for (int i = 0; i < n; i++)
+		h[i] = (struct ideal_hop){ .rate_bps = hop[i]->rate_bps,
+					   .delay_ps = hop[i]->delay_ps + hop[i]->peer_latency_ps };
+	return n;
 }
 
 /* A per-rate value of [switch]; an error names the rate (checked at build). */

@@ -41,6 +41,13 @@ void switch_setup(struct world *w, struct node *sw);
 void switch_free(struct node *sw);   /* no-op for other nodes */
 /* Buffer counters all zero (after the fabric drained); aborts naming the switch otherwise. */
 void switch_check_drained(struct node *sw);
+/* The ports a packet from endpoint src to endpoint dst with UDP source port
+ * sport leaves by (psn < 0: flow ECMP; else spraying, with that PSN): the
+ * source's port, then each switch's egress port. Their count, or -1 when
+ * there are more than max or the walk does not reach dst. The one walk of
+ * the switches' choices: ideal times, flow_path rows and route codes. */
+int switch_path_ports(const struct world *w, int src, int dst, uint16_t sport, int64_t psn,
+		      const struct port **hop, int max);
 /* The hops a flow-ECMP packet takes from endpoint src to endpoint dst with
  * UDP source port sport (rate and delay of each link, for ideal times);
  * the hop count, or -1 when the path is longer than IDEAL_MAX_HOPS or does
