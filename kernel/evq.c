@@ -22,10 +22,8 @@
 static void wheel_alloc(struct evq *q, uint32_t nb)
 {
 	q->nb = nb;
-	q->wheel = calloc(nb, sizeof *q->wheel);
-	q->bits = calloc(nb / 64, sizeof *q->bits);
-	if (!q->wheel || !q->bits)
-		die_internal("out of memory for the event queue (%u buckets)", nb);
+	q->wheel = xcalloc(nb, sizeof *q->wheel);
+	q->bits = xcalloc(nb / 64, sizeof *q->bits);
 }
 
 static void cur_reserve(struct evq *q, uint32_t m);
@@ -122,10 +120,7 @@ static void cur_reserve(struct evq *q, uint32_t m)
 	uint32_t cap = q->ccap ? q->ccap : 64;
 	while (cap < q->cn + m)
 		cap *= 2;
-	struct evq_slot *v = realloc(q->cur, cap * sizeof *v);
-	if (!v)
-		die_internal("out of memory for the event queue (%zu events)", q->n);
-	q->cur = v;
+	q->cur = xrealloc(q->cur, cap * sizeof *q->cur);
 	q->ccap = cap;
 }
 

@@ -4,15 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evq_heap.h"
-#include "log.h"
+#include "xalloc.h"
 
 void evheap_init(struct evheap *h, size_t cap)
 {
 	h->n = 0;
 	h->cap = cap;
-	h->v = malloc(cap * sizeof *h->v);
-	if (!h->v)
-		die_internal("out of memory for the event queue");
+	h->v = xmalloc(cap * sizeof *h->v);
 }
 
 void evheap_free(struct evheap *h)
@@ -25,12 +23,8 @@ void evheap_free(struct evheap *h)
 void evheap_insert(struct evheap *q, const struct event *e)
 {
 	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 64;
-		struct event *v = realloc(q->v, cap * sizeof *v);
-		if (!v)
-			die_internal("out of memory for the event queue (%zu events)", q->n);
-		q->v = v;
-		q->cap = cap;
+		q->cap = q->cap ? q->cap * 2 : 64;
+		q->v = xrealloc(q->v, q->cap * sizeof *q->v);
 	}
 	size_t i = q->n++;
 	while (i > 0) {

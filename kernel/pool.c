@@ -2,7 +2,6 @@
  * pool.c — chunk allocation behind the pool's free list (see pool.h).
  */
 #include <stdlib.h>
-#include "log.h"
 #include "pool.h"
 #include "xalloc.h"
 
@@ -18,12 +17,8 @@ void pool_init(struct pool *p, size_t obj_size, size_t per_chunk)
 void pool_grow(struct pool *p)
 {
 	if (p->n_chunks == p->cap_chunks) {
-		size_t cap = p->cap_chunks ? 2 * p->cap_chunks : 16;
-		void **c = realloc(p->chunks, cap * sizeof *c);
-		if (!c)
-			die_internal("out of memory growing a pool");
-		p->chunks = c;
-		p->cap_chunks = cap;
+		p->cap_chunks = p->cap_chunks ? 2 * p->cap_chunks : 16;
+		p->chunks = xrealloc(p->chunks, p->cap_chunks * sizeof *p->chunks);
 	}
 	/* Cache-line aligned: a 64-byte object (a packet) then fills one line
 	 * instead of straddling two. */

@@ -4,9 +4,9 @@
  * No packet is followed. With ecmp = flow every switch picks the egress of a
  * flow from its routing table and the hash of the flow's 5-tuple with its own
  * seed (switch.h), so the path is a pure function of (src, dst, UDP source
- * port) and is recomputed here, once per flow, when its row is written — the
- * same walk (switch_path_ports) as for the ideal FCT. With ecmp = packet the hash
- * also takes the PSN, so each packet has its own path and no single one is
+ * port) and is recomputed here, once per flow, when its row is written, by
+ * the walk of the ideal FCT (switch_path_ports). With ecmp = packet the
+ * hash also takes the PSN, so each packet has its own path and no single one is
  * "the flow's": the rows are the path of its first packet (PSN first_psn),
  * recomputed the same way, and other packets may have crossed other links
  * (documented in scenarios/README.md, warned at the start of the run).
