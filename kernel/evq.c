@@ -356,9 +356,10 @@ static void advance(struct evq *q)
 	while (nd) {
 		struct evq_node *next = nd->next;
 		/* Its handler reads its object and, where the argument is a
-		 * pointer (a frame landing), that too: a bucket is a few events,
-		 * so these lines arrive in time and the run loop needs no look
-		 * ahead. Small arguments (classes, generations) are not. */
+		 * pointer (a landing's frame, a port's hint of a line it will
+		 * read), that too: a bucket is a few events, so these lines
+		 * arrive in time and the run loop needs no look ahead. Small
+		 * arguments (classes, generations) are not pointers. */
 		__builtin_prefetch(nd->e.obj);
 		if (nd->e.arg > 65535)
 			__builtin_prefetch((const void *)nd->e.arg);

@@ -167,6 +167,17 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 		nd->receive(sim, src->peer_ctx, src->peer, pkt);
 }
 
+/* Schedules p's transmission-done event for the end of the frame being
+ * sent. Its argument, unused by the handler, names a line the handler will
+ * read: the event queue prefetches a pointer argument with the object when
+ * the event's bucket comes up (evq.c advance), as it does a landing's
+ * frame. */
+static void tx_done_at_end(struct sim *sim, struct port *p, const void *hint)
+{
+	p->tx_event = true;
+	sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, (uintptr_t)hint);
+}
+
 /* Puts pkt on the wire now (its buffer, at a switch, already released);
  * keeps one tx-done event while more may follow. */
 static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
@@ -187,17 +198,10 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 		sched_at(sim, arrive_at, &p->elem, port_land, p, (uintptr_t)pkt);
 	}
 	p->fly_tail = pkt;
-	if (p->nonempty || p->pull_more || p->pfc_pend_off || p->pfc_pend_on) {
-		/* Its argument (unused) names a line it will read: the pull
-		 * source's (a host port's NIC) or the queue the next frame
-		 * likely leaves, of this frame's class. The event queue
-		 * prefetches a pointer argument with the object when the
-		 * event's bucket comes up (evq.c advance), as it does a
-		 * landing's frame. */
-		p->tx_event = true;
-		const void *hint = p->pull_more ? (const void *)&p->pull : (const void *)&p->q[pkt->prio];
-		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, (uintptr_t)hint);
-	}
+	/* More may follow. The hint: the pull source's line (a host port's NIC)
+	 * or the queue the next frame likely leaves. */
+	if (p->nonempty || p->pull_more || p->pfc_pend_off || p->pfc_pend_on)
+		tx_done_at_end(sim, p, p->pull_more ? (const void *)&p->pull : (const void *)&p->q[pkt->prio]);
 }
 
 /* At a switch, the frame leaving releases its buffer (switch_fwd.h); q_b:
@@ -224,7 +228,7 @@ static void port_send(struct sim *sim, struct port *p)
 
 static __attribute__((flatten)) void port_tx_done(struct sim *sim, void *obj, uintptr_t arg)
 {
-	(void)arg; /* a line to prefetch (port_start) */
+	(void)arg; /* a prefetch hint (tx_done_at_end) */
 	struct port *p = obj;
 	p->tx_event = false;
 	port_send(sim, p);
@@ -267,8 +271,7 @@ void port_kick(struct sim *sim, struct port *p)
 	if (sim->now >= p->busy_until) {
 		port_send(sim, p);
 	} else {
-		p->tx_event = true; /* the argument: the sending line, to prefetch (port_start) */
-		sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, (uintptr_t)&p->node);
+		tx_done_at_end(sim, p, &p->node); /* hint: the sending line */
 	}
 }
 
