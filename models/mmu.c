@@ -28,22 +28,20 @@ void mmu_free(struct mmu *m)
 _Static_assert(offsetof(struct mmu_port, kmax_b) == 64,
 	       "line 0 of mmu_port holds all the pass-through check and an idle ECN check read");
 
-/* The least shared space left, up to all of it, at which port i's
- * threshold is above 0 (one more than all of it: never). The threshold
- * grows with the space left (every step of mmu_threshold is monotone), so
- * a bisection on mmu_threshold itself finds the exact boundary. */
-static uint64_t least_positive_free(struct mmu *m, int i)
+/* The least shared space left, up to cap_b, at which p's threshold is
+ * above 0 (cap_b + 1: never). The threshold grows with the space left
+ * (every step of mmu_threshold_at is monotone), so a bisection on
+ * mmu_threshold_at itself finds the exact boundary. */
+static uint64_t least_positive_free(const struct mmu_port *p, uint64_t cap_b)
 {
-	uint64_t used = m->shared_used_b, lo = 0, hi = m->shared_cap_b + 1;
+	uint64_t lo = 0, hi = cap_b + 1;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		m->shared_used_b = m->shared_cap_b - mid;
-		if (mmu_threshold(m, i) > 0)
+		if (mmu_threshold_at(p, mid) > 0)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	m->shared_used_b = used;
 	return lo;
 }
 
@@ -65,7 +63,7 @@ int mmu_finalize(struct mmu *m)
 	for (int i = 0; i < m->n_ports; i++) {
 		if (m->port[i].alpha > alpha_max)
 			m->port[i].alpha = alpha_max;
-		m->port[i].pass_free_b = least_positive_free(m, i);
+		m->port[i].pass_free_b = least_positive_free(&m->port[i], m->shared_cap_b);
 	}
 	return 0;
 }

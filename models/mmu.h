@@ -83,13 +83,19 @@ static inline uint32_t mmu_shared_used(const struct mmu *m, int port, int c)
 	uint32_t b = m->port[port].ingress_b[c];
 	return b > MMU_RESERVE_B ? b - MMU_RESERVE_B : 0;
 }
-/* The dynamic threshold of a port: α × (shared space left). */
-static inline uint64_t mmu_threshold(const struct mmu *m, int port)
+/* The dynamic threshold of a port with free_b bytes of shared space left:
+ * α × free_b. */
+static inline uint64_t mmu_threshold_at(const struct mmu_port *p, uint64_t free_b)
 {
 	/* Through int64: the same values (byte counts are below 2^63 and
 	 * mmu_finalize caps α so the product is too), one instruction each way
 	 * instead of the unsigned conversion sequences. */
-	return (uint64_t)(int64_t)(m->port[port].alpha * (double)(int64_t)(m->shared_cap_b - m->shared_used_b));
+	return (uint64_t)(int64_t)(p->alpha * (double)(int64_t)free_b);
+}
+/* The dynamic threshold of a port now. */
+static inline uint64_t mmu_threshold(const struct mmu *m, int port)
+{
+	return mmu_threshold_at(&m->port[port], m->shared_cap_b - m->shared_used_b);
 }
 
 /* Admission of a frame of size_b arriving on `in`, class c, for an egress

@@ -9,10 +9,10 @@
  * ("dir = ..." in a group), and a value holding ';' ("a,;b", or any
  * --set value) was cut at the ';' on reading back: values may no longer
  * hold ';'; and a word near the line limit, written on an indented line
- * with its comma, passed it. Each case here puts one such word at every position of
- * a long value, so some land at line starts whatever the wrap width, and
- * checks that the words read from the scenario as written are, one by
- * one, the words read back from its resolved text.
+ * with its comma, passed it. Each case here puts one such word at every
+ * position of a long value, so some land at line starts whatever the wrap
+ * width, and checks that the words read from the scenario as written are,
+ * one by one, the words read back from its resolved text.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
