@@ -13,10 +13,14 @@
 #include "packet.h"
 #include "xalloc.h"
 
-void mmu_init(struct mmu *m, uint64_t buffer_b, int n_ports, uint8_t lossless, uint64_t seed)
+void mmu_init(struct mmu *m, uint64_t buffer_b, int n_ports, uint8_t lossless, uint64_t seed,
+	      uint16_t pass_frame_b)
 {
-	*m = (struct mmu){ .buffer_b = buffer_b, .n_ports = n_ports, .lossless = lossless, .seed = seed };
+	*m = (struct mmu){ .buffer_b = buffer_b, .n_ports = n_ports, .lossless = lossless, .seed = seed,
+			   .pass_frame_b = pass_frame_b };
 	m->port = xcalloc_lines((size_t)(n_ports ? n_ports : 1), sizeof *m->port);
+	for (int i = 0; i < n_ports; i++)
+		m->port[i].pass_copy = &m->port[i].pass;
 }
 
 void mmu_free(struct mmu *m)
@@ -27,6 +31,8 @@ void mmu_free(struct mmu *m)
 
 _Static_assert(offsetof(struct mmu_port, kmax_b) == 64,
 	       "line 0 of mmu_port holds all the pass-through check and an idle ECN check read");
+_Static_assert(offsetof(struct mmu, buffer_b) == 64,
+	       "line 0 of mmu holds the shared pool and all mmu_passes_quick reads of the switch");
 
 /* The least shared space left, up to cap_b, at which p's threshold is
  * above 0 (cap_b + 1: never). The threshold grows with the space left
@@ -64,6 +70,13 @@ int mmu_finalize(struct mmu *m)
 		if (m->port[i].alpha > alpha_max)
 			m->port[i].alpha = alpha_max;
 		m->port[i].pass_free_b = least_positive_free(&m->port[i], m->shared_cap_b);
+		if (m->port[i].pass_free_b > m->pass_free_max)
+			m->pass_free_max = m->port[i].pass_free_b;
+		/* The summaries start from an empty buffer (every bit then
+		 * set, or none when a frame cannot fit in the reserve), and
+		 * reach their copies (set by now) through the first flip. */
+		for (int c = 0; c < MMU_CLASSES; c++)
+			mmu_pass_sync(m, &m->port[i], c);
 	}
 	return 0;
 }

@@ -44,6 +44,8 @@ struct mmu_port {
 	uint8_t xoff;                 /* classes paused upstream (XOFF sent, no XON yet) */
 	uint8_t hdrm_used;            /* bit c: hdrm_b[c] > 0 (hdrm_b is then read) */
 	bool ecn;
+	uint8_t pass;                 /* bit c: the ingress half of mmu_passes holds for
+				       * every frame up to pass_frame_b (mmu_pass_sync) */
 	uint32_t ingress_b[MMU_CLASSES]; /* reserved + shared bytes held, by arrival class */
 	uint64_t pass_free_b;         /* the least shared space left at which the
 				       * threshold is above 0 (mmu_finalize) */
@@ -53,6 +55,9 @@ struct mmu_port {
 	uint32_t hdrm_cap_b;          /* headroom per lossless class */
 	uint32_t hdrm_b[MMU_CLASSES];    /* headroom bytes held */
 	double pmax;
+	uint8_t *pass_copy;           /* where `pass` is mirrored: the line a frame
+				       * landing here reads anyway (the sending port's
+				       * peer_pass); &pass when there is none */
 } __attribute__((aligned(64)));
 
 struct mmu {
@@ -62,16 +67,20 @@ struct mmu {
 	uint64_t used_b;              /* every byte held (reserve + shared + headroom) */
 	struct mmu_port *port;        /* [n_ports], cache-line aligned */
 	uint8_t lossless;             /* bit c: class c is lossless (PFC) */
+	uint16_t pass_frame_b;        /* the largest frame the pass summaries vouch for */
 	int n_ports;
 	uint64_t draw;                /* ECN draw counter */
 	uint64_t seed;                /* ECN draw seed */
+	uint64_t pass_free_max;       /* the largest pass_free_b of the ports */
 	/* Line 1. */
 	uint64_t buffer_b;
 	uint64_t lossless_drops;      /* frames dropped for want of headroom */
 } __attribute__((aligned(64)));
 
-/* Frees nothing it did not allocate; port[] is caller-sized by mmu_init. */
-void mmu_init(struct mmu *m, uint64_t buffer_b, int n_ports, uint8_t lossless, uint64_t seed);
+/* Frees nothing it did not allocate; port[] is caller-sized by mmu_init.
+ * pass_frame_b: the largest frame the ports' pass summaries vouch for. */
+void mmu_init(struct mmu *m, uint64_t buffer_b, int n_ports, uint8_t lossless, uint64_t seed,
+	      uint16_t pass_frame_b);
 void mmu_free(struct mmu *m);
 /* After every port is configured (alpha, headroom): fixes the shared space.
  * Returns -1 when headroom and reserves leave no shared space. */
@@ -98,12 +107,27 @@ static inline uint64_t mmu_threshold(const struct mmu *m, int port)
 	return mmu_threshold_at(&m->port[port], m->shared_cap_b - m->shared_used_b);
 }
 
-/* Admission of a frame of size_b arriving on `in`, class c, for an egress
- * queue that holds *egress_q_b bytes of class c (read only for a lossy
- * frame beyond the reserve: an idle egress port's queue line stays
- * untouched); accounts it when admitted. */
-static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b,
-					 const uint64_t *egress_q_b)
+/* Pass summary: bit c of p->pass is set when a frame of class c of at
+ * most m->pass_frame_b bytes fits in p's reserve with no headroom in use
+ * and no XOFF sent, the ingress half of mmu_passes. Every change to
+ * (ingress_b[c], hdrm_used, xoff) calls this; a bit that flips is copied
+ * to *pass_copy, so a frame landing at the port finds the summary on the
+ * link line it reads anyway, and the port's own line stays untouched
+ * while the bit holds (it changes only when a queue builds or drains). */
+static inline void mmu_pass_sync(const struct mmu *m, struct mmu_port *p, int c)
+{
+	uint8_t bit = (uint8_t)(1u << c);
+	uint8_t on = !((p->hdrm_used | p->xoff) & bit) && p->ingress_b[c] + m->pass_frame_b <= MMU_RESERVE_B
+		     ? bit : 0;
+	if (__builtin_expect((p->pass & bit) != on, 0)) {
+		p->pass ^= bit;
+		*p->pass_copy = p->pass;
+	}
+}
+
+/* Admission (mmu_admit) without the pass summary's update. */
+static inline enum mmu_verdict mmu_admit_held(struct mmu *m, int in, int c, uint32_t size_b,
+					      const uint64_t *egress_q_b)
 {
 	struct mmu_port *p = &m->port[in];
 	uint32_t now_b = p->ingress_b[c];
@@ -146,6 +170,17 @@ static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t 
 	m->used_b += size_b;
 	return MMU_ADMIT;
 }
+/* Admission of a frame of size_b arriving on `in`, class c, for an egress
+ * queue that holds *egress_q_b bytes of class c (read only for a lossy
+ * frame beyond the reserve: an idle egress port's queue line stays
+ * untouched); accounts it when admitted. */
+static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b,
+					 const uint64_t *egress_q_b)
+{
+	enum mmu_verdict v = mmu_admit_held(m, in, c, size_b, egress_q_b);
+	mmu_pass_sync(m, &m->port[in], c);
+	return v;
+}
 /* A frame of class c arriving on `in` that leaves at once (its egress is
  * idle) is admitted, checked for XOFF and released: true when those three
  * leave every counter and flag as they were, so they can be skipped. That
@@ -163,6 +198,16 @@ static inline bool mmu_passes(const struct mmu *m, int in, int c, uint32_t size_
 	if ((p->hdrm_used | p->xoff) & bit || p->ingress_b[c] + size_b > MMU_RESERVE_B)
 		return false;
 	return !(m->lossless & bit) || m->shared_cap_b - m->shared_used_b >= p->pass_free_b;
+}
+/* mmu_passes from the pass summary of the ingress (`pass`, its copy in
+ * the landing link's line) and the switch's line, without the port's line:
+ * true only where mmu_passes is (false: ask mmu_passes). One branch: its
+ * terms are each usually true. */
+static inline bool mmu_passes_quick(const struct mmu *m, uint8_t pass, int c, uint32_t size_b)
+{
+	uint8_t bit = (uint8_t)(1u << c);
+	return ((pass & bit) != 0) & (size_b <= m->pass_frame_b) &
+	       (!(m->lossless & bit) | (m->shared_cap_b - m->shared_used_b >= m->pass_free_max));
 }
 /* The frame left the switch: releases its bytes. */
 void mmu_underflow(int in, int c, uint32_t size_b, uint32_t ingress_b, uint32_t hdrm_b);
@@ -183,6 +228,7 @@ static inline void mmu_release(struct mmu *m, int in, int c, uint32_t size_b)
 	p->ingress_b[c] -= rest;
 	m->shared_used_b -= shared_before - mmu_shared_used(m, in, c);
 	m->used_b -= size_b;
+	mmu_pass_sync(m, p, c);
 }
 /* True when (in, c) should send XOFF now / XON now (and records it). */
 static inline bool mmu_pause_check(struct mmu *m, int in, int c)
@@ -195,6 +241,7 @@ static inline bool mmu_pause_check(struct mmu *m, int in, int c)
 	if (__builtin_expect(!(((m->lossless & ~p->xoff & bit) != 0) & over), 1))
 		return false;
 	p->xoff |= bit;
+	mmu_pass_sync(m, p, c);
 	return true;
 }
 static inline bool mmu_resume_check(struct mmu *m, int in, int c)
@@ -207,6 +254,7 @@ static inline bool mmu_resume_check(struct mmu *m, int in, int c)
 	if (shared && (uint64_t)shared + MMU_RESUME_OFFSET_B > mmu_threshold(m, in))
 		return false;
 	p->xoff &= (uint8_t)~bit;
+	mmu_pass_sync(m, p, c);
 	return true;
 }
 /* RED decision for a frame leaving port `out` whose class queue holds q_b

@@ -162,7 +162,7 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 		tap_rx(src->peer->tap, sim->now - src->peer_latency_ps, pkt);
 	struct node *nd = src->peer_node;
 	if (nd->kind == NODE_SWITCH)
-		switch_forward(sim, nd, src->peer_idx, pkt);
+		switch_forward(sim, nd, src->peer_idx, src->peer_pass, pkt);
 	else
 		nd->receive(sim, src->peer_ctx, src->peer, pkt);
 }

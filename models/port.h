@@ -61,6 +61,8 @@ struct port {
 	void *peer_ctx;                /* peer->pull_ctx: at a host, its NIC (the receive hook's context) */
 	uint16_t peer_idx;             /* peer->idx */
 	bool peer_tapped;              /* peer->tap != NULL */
+	uint8_t peer_pass;             /* at a switch peer, its ingress's pass summary
+				       * (mmu_pass_sync keeps this copy) */
 	/* Line 1: sending. */
 	struct node *node;
 	simtime_t busy_until;          /* end of the frame being serialised */

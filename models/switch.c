@@ -58,13 +58,16 @@ void switch_setup(struct world *w, struct node *sw)
 	struct mmu *m = xcalloc_lines(1, sizeof *m);
 	/* Lossless: the data class when PFC is on (ACK/CNP ride a lossy strict class). */
 	uint8_t lossless = c->pfc ? (uint8_t)(1u << cfg->nic.priority) : 0;
-	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(w->sim->seed, RNG_ECN, (uint64_t)sw->id));
-	sw->mmu = m;
 	uint32_t max_frame = pkt_data_frame_b((uint32_t)cfg->nic.mtu, 1);
+	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(w->sim->seed, RNG_ECN, (uint64_t)sw->id),
+		 (uint16_t)(max_frame < UINT16_MAX ? max_frame : UINT16_MAX));
+	sw->mmu = m;
 	for (int i = 0; i < sw->n_ports; i++) {
 		struct port *p = &sw->ports[i];
 		struct mmu_port *mp = &m->port[i];
 		double v;
+		if (p->peer)
+			mp->pass_copy = &p->peer->peer_pass;
 		if (rate_value(w, &c->pfc_alpha, p->rate_bps, &mp->alpha) < 0)
 			return;
 		/* The upstream of this ingress is the peer: its frames cross our

@@ -50,8 +50,9 @@ void switch_drop(struct sim *sim, struct world *w, struct port *out, struct pack
 /* PFC frames (consumed by the port) and multicast frames (mcast_switch.c). */
 void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
 
-/* A frame arrived on port `in` of sw. */
-static inline void switch_forward(struct sim *sim, struct node *sw, int in, struct packet *pkt)
+/* A frame arrived on port `in` of sw, whose pass summary is `pass`
+ * (mmu_pass_sync: the copy on the line of the link it came by). */
+static inline void switch_forward(struct sim *sim, struct node *sw, int in, uint8_t pass, struct packet *pkt)
 {
 	if (__builtin_expect(pkt->type == PKT_PFC || (pkt->flags & PKT_F_MCAST), 0)) {
 		switch_receive_special(sim, sw, &sw->ports[in], pkt);
@@ -72,9 +73,15 @@ static inline void switch_forward(struct sim *sim, struct node *sw, int in, stru
 	pkt->ttl--;
 	int c = pkt->prio;
 	pkt->in_port = (uint16_t)in;
-	if (port_idle_for(sim, out, c) && mmu_passes(sw->mmu, in, c, pkt->frame_b)) {
-		port_pass(sim, out, pkt);
-		return;
+	if (port_idle_for(sim, out, c)) {
+		bool quick = mmu_passes_quick(sw->mmu, pass, c, pkt->frame_b);
+		SIM_DEBUG_ASSERT(sim, &sw->elem, !quick || mmu_passes(sw->mmu, in, c, pkt->frame_b),
+				 "port %d class %d: pass summary %#x vouches for a frame the buffer would hold",
+				 in, c, pass);
+		if (quick || mmu_passes(sw->mmu, in, c, pkt->frame_b)) {
+			port_pass(sim, out, pkt);
+			return;
+		}
 	}
 	enum mmu_verdict v = mmu_admit(sw->mmu, in, c, pkt->frame_b, &out->q[c].bytes);
 	if (__builtin_expect(v != MMU_ADMIT, 0)) {

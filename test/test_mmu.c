@@ -16,7 +16,7 @@ static const uint64_t empty; /* an egress queue holding nothing */
 /* A 1 MB buffer, 4 ports with 10 KB headroom each, α = 1/8, class 3 lossless. */
 static void mk(struct mmu *m)
 {
-	mmu_init(m, 1000000, 4, 1u << LOSSLESS, 42);
+	mmu_init(m, 1000000, 4, 1u << LOSSLESS, 42, 1100);
 	for (int i = 0; i < 4; i++) {
 		m->port[i].alpha = 0.125;
 		m->port[i].hdrm_cap_b = 10000;
@@ -246,10 +246,74 @@ static void test_pass_through(void)
 	mmu_free(&m);
 }
 
+/* The pass summary (mmu_pass_sync) over random states: each bit is what
+ * the state says (a frame of pass_frame_b fits in the reserve, no headroom
+ * in use, no XOFF), its copy follows it, and mmu_passes_quick never says
+ * yes where mmu_passes says no. */
+static void test_pass_summary(void)
+{
+	struct mmu m;
+	uint8_t copy[4];
+	mmu_init(&m, 1000000, 4, 1u << LOSSLESS, 42, 1100);
+	for (int i = 0; i < 4; i++) {
+		m.port[i].alpha = 0.125;
+		m.port[i].hdrm_cap_b = 10000;
+		copy[i] = 0; /* as a port's line 0 starts */
+		m.port[i].pass_copy = &copy[i];
+	}
+	CU_ASSERT_EQUAL_FATAL(mmu_finalize(&m), 0);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(copy[i], 0xff); /* an empty buffer passes every class */
+	CU_ASSERT_EQUAL(m.pass_free_max, 8);    /* α = 1/8 */
+	/* The reserve's edge for a 1100 B frame: 2996 held still pass, 2997 not. */
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 2996, &empty), MMU_ADMIT);
+	CU_ASSERT_TRUE(mmu_passes_quick(&m, copy[0], LOSSLESS, 1100));
+	CU_ASSERT_FALSE(mmu_passes_quick(&m, copy[0], LOSSLESS, 1101)); /* beyond what it vouches for */
+	CU_ASSERT_TRUE(mmu_passes(&m, 0, LOSSLESS, 1100));
+	CU_ASSERT_EQUAL(mmu_admit(&m, 0, LOSSLESS, 1, &empty), MMU_ADMIT);
+	CU_ASSERT_EQUAL(copy[0], 0xff & ~(1u << LOSSLESS));
+	CU_ASSERT_FALSE(mmu_passes_quick(&m, copy[0], LOSSLESS, 10));
+	CU_ASSERT_TRUE(mmu_passes(&m, 0, LOSSLESS, 10)); /* the exact test still passes it */
+	mmu_release(&m, 0, LOSSLESS, 2997);
+	CU_ASSERT_EQUAL(copy[0], 0xff);
+
+	uint32_t held[4][2][64], n_held[4][2] = { { 0 } };
+	uint64_t x = 11;
+	int quick = 0, exact_only = 0;
+	for (int step = 0; step < 20000; step++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		int in = (int)(x >> 60) & 3, k = (int)(x >> 59) & 1, c = k ? LOSSLESS : 0;
+		uint32_t size = 100 + (uint32_t)(x >> 20) % 1000;
+		bool q = mmu_passes_quick(&m, copy[in], c, size), e = mmu_passes(&m, in, c, size);
+		CU_ASSERT_FATAL(!q || e);
+		quick += q;
+		exact_only += e && !q;
+		if ((x >> 40) & 1 && n_held[in][k] < 64) {
+			if (mmu_admit(&m, in, c, size, &empty) == MMU_ADMIT)
+				held[in][k][n_held[in][k]++] = size;
+		} else if (n_held[in][k]) {
+			mmu_release(&m, in, c, held[in][k][--n_held[in][k]]);
+		}
+		mmu_pause_check(&m, in, c);
+		mmu_resume_check(&m, in, c);
+		for (int i = 0; i < 4; i++) {
+			CU_ASSERT_EQUAL_FATAL(copy[i], m.port[i].pass);
+			for (int b = 0; b < 2; b++) {
+				int cc = b ? LOSSLESS : 0;
+				const struct mmu_port *p = &m.port[i];
+				bool on = !((p->hdrm_used | p->xoff) & (1u << cc)) && p->ingress_b[cc] + 1100 <= MMU_RESERVE_B;
+				CU_ASSERT_EQUAL_FATAL(!!(p->pass & (1u << cc)), on);
+			}
+		}
+	}
+	CU_ASSERT(quick > 1000 && exact_only > 100); /* both sides were exercised */
+	mmu_free(&m);
+}
+
 static void test_too_small_buffer(void)
 {
 	struct mmu m;
-	mmu_init(&m, 50000, 4, 1u << LOSSLESS, 1);
+	mmu_init(&m, 50000, 4, 1u << LOSSLESS, 1, 1100);
 	for (int i = 0; i < 4; i++)
 		m.port[i].hdrm_cap_b = 10000;
 	CU_ASSERT_EQUAL(mmu_finalize(&m), -1);
@@ -264,4 +328,5 @@ TEST_MAIN("mmu",
 	  { "ECN RED marking", test_ecn_red },
 	  { "auto headroom", test_auto_headroom },
 	  { "pass-through shortcut", test_pass_through },
+	  { "pass summary", test_pass_summary },
 	  { "buffer smaller than headroom", test_too_small_buffer })
