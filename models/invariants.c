@@ -77,6 +77,9 @@ static void inv_check_switch(struct world *w, struct node *sw, uint64_t *held)
 				   mp->pass, *mp->pass_copy, pass);
 			shared += mmu_shared_used(m, i, c);
 		}
+	SIM_ASSERT(w->sim, &sw->elem,
+		   m->pass_ok == (uint8_t)(~m->lossless | (m->shared_cap_b - m->shared_used_b >= m->pass_free_max ? 0xff : 0)),
+		   "pool pass mask %#x with %llu shared bytes used", m->pass_ok, (unsigned long long)m->shared_used_b);
 	SIM_ASSERT(w->sim, &sw->elem, m->used_b == queued && m->shared_used_b == shared,
 		   "MMU used %llu (queues %llu), shared %llu (sum %llu)", (unsigned long long)m->used_b,
 		   (unsigned long long)queued, (unsigned long long)m->shared_used_b,

@@ -78,6 +78,7 @@ int mmu_finalize(struct mmu *m)
 		for (int c = 0; c < MMU_CLASSES; c++)
 			mmu_pass_sync(m, &m->port[i], c);
 	}
+	mmu_pool_sync(m);
 	return 0;
 }
 

@@ -67,6 +67,7 @@ struct mmu {
 	uint64_t used_b;              /* every byte held (reserve + shared + headroom) */
 	struct mmu_port *port;        /* [n_ports], cache-line aligned */
 	uint8_t lossless;             /* bit c: class c is lossless (PFC) */
+	uint8_t pass_ok;              /* bit c: the pool lets class c pass (mmu_pool_sync) */
 	uint16_t pass_frame_b;        /* the largest frame the pass summaries vouch for */
 	int n_ports;
 	uint64_t draw;                /* ECN draw counter */
@@ -125,6 +126,14 @@ static inline void mmu_pass_sync(const struct mmu *m, struct mmu_port *p, int c)
 	}
 }
 
+/* The pool's half of the pass-through test, kept after every change of
+ * shared_used_b: every lossy class passes, and the lossless ones while the
+ * shared space left gives every port a threshold above 0. */
+static inline void mmu_pool_sync(struct mmu *m)
+{
+	m->pass_ok = (uint8_t)(~m->lossless | (m->shared_cap_b - m->shared_used_b >= m->pass_free_max ? 0xff : 0));
+}
+
 /* Admission (mmu_admit) without the pass summary's update. */
 static inline enum mmu_verdict mmu_admit_held(struct mmu *m, int in, int c, uint32_t size_b,
 					      const uint64_t *egress_q_b)
@@ -149,6 +158,7 @@ static inline enum mmu_verdict mmu_admit_held(struct mmu *m, int in, int c, uint
 			p->ingress_b[c] = new_b;
 			m->shared_used_b += add_shared;
 			m->used_b += size_b;
+			mmu_pool_sync(m);
 			return MMU_ADMIT;
 		}
 		if (p->hdrm_b[c] + size_b > p->hdrm_cap_b) {
@@ -168,6 +178,7 @@ static inline enum mmu_verdict mmu_admit_held(struct mmu *m, int in, int c, uint
 	p->ingress_b[c] = new_b;
 	m->shared_used_b += add_shared;
 	m->used_b += size_b;
+	mmu_pool_sync(m);
 	return MMU_ADMIT;
 }
 /* Admission of a frame of size_b arriving on `in`, class c, for an egress
@@ -200,14 +211,12 @@ static inline bool mmu_passes(const struct mmu *m, int in, int c, uint32_t size_
 	return !(m->lossless & bit) || m->shared_cap_b - m->shared_used_b >= p->pass_free_b;
 }
 /* mmu_passes from the pass summary of the ingress (`pass`, its copy in
- * the landing link's line) and the switch's line, without the port's line:
- * true only where mmu_passes is (false: ask mmu_passes). One branch: its
- * terms are each usually true. */
+ * the landing link's line) and the pool's (pass_ok), without the port's
+ * line: true only where mmu_passes is (false: ask mmu_passes). One
+ * branch: both terms are usually true. */
 static inline bool mmu_passes_quick(const struct mmu *m, uint8_t pass, int c, uint32_t size_b)
 {
-	uint8_t bit = (uint8_t)(1u << c);
-	return ((pass & bit) != 0) & (size_b <= m->pass_frame_b) &
-	       (!(m->lossless & bit) | (m->shared_cap_b - m->shared_used_b >= m->pass_free_max));
+	return ((pass & m->pass_ok) >> c & 1) & (size_b <= m->pass_frame_b);
 }
 /* The frame left the switch: releases its bytes. */
 void mmu_underflow(int in, int c, uint32_t size_b, uint32_t ingress_b, uint32_t hdrm_b);
@@ -226,8 +235,11 @@ static inline void mmu_release(struct mmu *m, int in, int c, uint32_t size_b)
 	if (from_hdrm && !(p->hdrm_b[c] -= from_hdrm))
 		p->hdrm_used &= (uint8_t)~bit;
 	p->ingress_b[c] -= rest;
-	m->shared_used_b -= shared_before - mmu_shared_used(m, in, c);
 	m->used_b -= size_b;
+	if (shared_before) {
+		m->shared_used_b -= shared_before - mmu_shared_used(m, in, c);
+		mmu_pool_sync(m);
+	}
 	mmu_pass_sync(m, p, c);
 }
 /* True when (in, c) should send XOFF now / XON now (and records it). */

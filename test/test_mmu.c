@@ -296,6 +296,8 @@ static void test_pass_summary(void)
 		}
 		mmu_pause_check(&m, in, c);
 		mmu_resume_check(&m, in, c);
+		bool pool_ok = m.shared_cap_b - m.shared_used_b >= m.pass_free_max;
+		CU_ASSERT_EQUAL_FATAL(m.pass_ok, (uint8_t)(pool_ok ? 0xff : ~(1u << LOSSLESS)));
 		for (int i = 0; i < 4; i++) {
 			CU_ASSERT_EQUAL_FATAL(copy[i], m.port[i].pass);
 			for (int b = 0; b < 2; b++) {
