@@ -1,17 +1,11 @@
 /*
- * sim.c — the run loop, element registration and timers.
- *
- * The loop pops the earliest event, advances the clock and runs it. Every
- * check that is not per event (interrupt flag, progress, the done hook) runs
- * once per SIM_POLL_EVERY events or when the queue momentarily empties, so the
- * hot loop is pop + call.
+ * sim.c — the run loop (sim_loop.h), element registration and timers.
  */
 #include <stdlib.h>
 #include "log.h"
 #include "sim.h"
+#include "sim_loop.h"
 #include "xalloc.h"
-
-#define SIM_POLL_EVERY 4096
 
 void sim_init(struct sim *sim, uint64_t seed)
 {
@@ -51,7 +45,7 @@ void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t)
 			(long long)t, (long long)sim->now);
 }
 
-static bool sim_should_stop(struct sim *sim)
+bool sim_should_stop(struct sim *sim)
 {
 	if (sim->interrupt && *sim->interrupt) {
 		sim->stopped = SIM_INTERRUPTED;
@@ -66,51 +60,7 @@ static bool sim_should_stop(struct sim *sim)
 
 int sim_run(struct sim *sim)
 {
-	struct evq_node *nd;
-	uint64_t next_poll = sim->events + SIM_POLL_EVERY;
-	uint64_t next_progress = sim->events + sim->progress_every;
-	sim->stopped = SIM_RAN_DRY;
-	while ((nd = evq_pop_node(&sim->q))) {
-		if (__builtin_expect(nd->e.t > sim->stop_at, 0)) {
-			struct event ev = nd->e;
-			evq_release(&sim->q, nd);
-			evq_insert(&sim->q, &ev); /* it stays pending, for a later run */
-			sim->now = sim->stop_at;
-			sim->stopped = SIM_STOP_TIME;
-			goto out;
-		}
-		event_fn fn = nd->e.fn;
-		void *obj = nd->e.obj;
-		uintptr_t arg = nd->e.arg;
-		sim->now = nd->e.t;
-		evq_release(&sim->q, nd);
-		fn(sim, obj, arg);
-		if (__builtin_expect(sim->poll_now, 0)) {
-			sim->poll_now = false;
-			if (sim->done && sim->done(sim, sim->done_ctx)) {
-				++sim->events;
-				sim->stopped = SIM_DONE;
-				goto out;
-			}
-		}
-		if (++sim->events >= next_poll) {
-			next_poll = sim->events + SIM_POLL_EVERY;
-			if (sim_should_stop(sim))
-				goto out;
-			if (sim->progress && sim->events >= next_progress) {
-				next_progress = sim->events + sim->progress_every;
-				sim->progress(sim, sim->progress_ctx);
-			}
-		}
-	}
-	if (sim->interrupt && *sim->interrupt)
-		sim->stopped = SIM_INTERRUPTED;
-	else if (sim->done && sim->done(sim, sim->done_ctx))
-		sim->stopped = SIM_DONE;
-out:
-	if (sim->progress)
-		sim->progress(sim, sim->progress_ctx);
-	return sim->stopped;
+	return sim_run_with(sim, NULL, NULL);
 }
 
 static void sim_timer_fire(struct sim *sim, void *obj, uintptr_t gen)

@@ -77,7 +77,8 @@ void sim_init(struct sim *sim, uint64_t seed);
 void sim_free(struct sim *sim);
 void sim_elem_register(struct sim *sim, struct sim_elem *e, const char *name);
 
-/* Runs events in order until one of enum sim_stop happens; returns it. */
+/* Runs events in order until one of enum sim_stop happens; returns it
+ * (the loop is sim_loop.h's sim_run_with). */
 int sim_run(struct sim *sim);
 
 void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t);

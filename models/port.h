@@ -117,6 +117,9 @@ static inline uint64_t port_rx_bytes(const struct port *p)
 {
 	return p->peer ? p->peer->peer_rx_bytes : 0;
 }
+/* sim_run, with the two most frequent events of a fabric (a frame
+ * landing, a transmission done) run by direct calls (sim_loop.h). */
+int port_run(struct sim *sim);
 /* Queue a frame for transmission and start it if the link is free. */
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt);
 /* An idle port with nothing queued, owed or pausing class prio would

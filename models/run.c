@@ -223,7 +223,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		sim.progress_ctx = &pc;
 	}
 	double t0 = wall_seconds();
-	int stopped = sim_run(&sim);
+	int stopped = port_run(&sim);
 	simtime_t end = sim.now;
 	sampler_stop(&w); /* samples end with the run's work, before the drain */
 	watchdog_stop(&wd);
@@ -233,7 +233,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		 * counting that tail as simulated time of the run. */
 		sim.done = fabric_quiet;
 		sim.progress = NULL;
-		stopped = sim_run(&sim);
+		stopped = port_run(&sim);
 		if (stopped == SIM_RAN_DRY)
 			stopped = SIM_DONE;
 	}

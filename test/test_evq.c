@@ -3,10 +3,12 @@
  * loop's ordering and stop rules, and lazy timer cancellation.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <gsl/gsl_rng.h>
 #include "evq.h"
 #include "pool.h"
 #include "sim.h"
+#include "sim_loop.h"
 #include "testutil.h"
 
 static int ref_cmp(const void *a, const void *b)
@@ -181,6 +183,48 @@ static void test_tie_break_by_element(void)
 	sim_free(&sim);
 }
 
+static void record_hot(struct sim *sim, void *obj, uintptr_t arg)
+{
+	(void)obj;
+	order_log[order_n++] = 1000 + (int)arg;
+	if (arg < 30) /* handlers that schedule, as a landing schedules the next */
+		sched_at(sim, sim->now + 7, &sim->kernel, arg % 2 ? record_hot : record, NULL, arg + 3);
+}
+
+/* Mixed handlers, some scheduling more: the order in which events run,
+ * each by its own handler, and the stop, with the loop's direct calls
+ * (sim_run_with, as port_run runs a fabric) and without. */
+static int run_mix(bool direct, simtime_t stop)
+{
+	struct sim sim;
+	struct sim_elem a;
+	sim_init(&sim, 1);
+	sim_elem_register(&sim, &a, "a");
+	sim.stop_at = stop;
+	order_n = 0;
+	for (int i = 0; i < 12; i++)
+		sched_at(&sim, 10 * (i % 4), i % 3 ? &a : &sim.kernel, i % 2 ? record_hot : record, NULL,
+			 (uintptr_t)i);
+	int r = direct ? sim_run_with(&sim, record_hot, NULL) : sim_run(&sim);
+	CU_ASSERT_EQUAL(sim.events, (uint64_t)order_n);
+	sim_free(&sim);
+	return r;
+}
+
+static void test_direct_calls(void)
+{
+	for (int k = 0; k < 2; k++) {
+		simtime_t stop = k ? 45 : SIMTIME_NEVER;
+		int r = run_mix(false, stop), n = order_n, want[64];
+		memcpy(want, order_log, sizeof want);
+		CU_ASSERT(n > 12); /* the hot handler scheduled more */
+		CU_ASSERT_EQUAL(run_mix(true, stop), r);
+		CU_ASSERT_EQUAL_FATAL(order_n, n);
+		for (int i = 0; i < n; i++)
+			CU_ASSERT_EQUAL(order_log[i], want[i]);
+	}
+}
+
 static void test_stop_time(void)
 {
 	struct sim sim;
@@ -249,5 +293,6 @@ TEST_MAIN("evq",
 	  { "wheel matches a reference under a simulation's event mix", test_wheel_vs_reference },
 	  { "equal times break by scheduling element and sequence", test_tie_break_by_element },
 	  { "stop time", test_stop_time },
+	  { "direct calls of hot handlers keep the order", test_direct_calls },
 	  { "timers cancel lazily", test_timer_lazy_cancel },
 	  { "pool reuses objects", test_pool_reuse })

@@ -1,0 +1,78 @@
+/*
+ * sim_loop.h — the run loop, inline so that a model can run it with its
+ * most frequent handlers called directly (and inlined) instead of through
+ * the event's pointer: sim_run is sim_run_with(sim, NULL, NULL).
+ *
+ * The loop pops the earliest event, advances the clock and runs it. Every
+ * check that is not per event (interrupt flag, progress, the done hook) runs
+ * once per SIM_POLL_EVERY events or when the queue momentarily empties, so the
+ * hot loop is pop + call.
+ */
+#ifndef ROCESIM_SIM_LOOP_H
+#define ROCESIM_SIM_LOOP_H
+
+#include <stdbool.h>
+#include "sim.h"
+
+#define SIM_POLL_EVERY 4096
+
+/* True when the run should end now (interrupt or done hook); sets stopped. */
+bool sim_should_stop(struct sim *sim);
+
+/* sim_run, with events whose handler is hot_a or hot_b (either may be
+ * NULL) run by a direct call: same order, same results. */
+static inline __attribute__((always_inline)) int sim_run_with(struct sim *sim, event_fn hot_a, event_fn hot_b)
+{
+	struct evq_node *nd;
+	uint64_t next_poll = sim->events + SIM_POLL_EVERY;
+	uint64_t next_progress = sim->events + sim->progress_every;
+	sim->stopped = SIM_RAN_DRY;
+	while ((nd = evq_pop_node(&sim->q))) {
+		if (__builtin_expect(nd->e.t > sim->stop_at, 0)) {
+			struct event ev = nd->e;
+			evq_release(&sim->q, nd);
+			evq_insert(&sim->q, &ev); /* it stays pending, for a later run */
+			sim->now = sim->stop_at;
+			sim->stopped = SIM_STOP_TIME;
+			goto out;
+		}
+		event_fn fn = nd->e.fn;
+		void *obj = nd->e.obj;
+		uintptr_t arg = nd->e.arg;
+		sim->now = nd->e.t;
+		evq_release(&sim->q, nd);
+		if (hot_a && fn == hot_a)
+			hot_a(sim, obj, arg);
+		else if (hot_b && fn == hot_b)
+			hot_b(sim, obj, arg);
+		else
+			fn(sim, obj, arg);
+		if (__builtin_expect(sim->poll_now, 0)) {
+			sim->poll_now = false;
+			if (sim->done && sim->done(sim, sim->done_ctx)) {
+				++sim->events;
+				sim->stopped = SIM_DONE;
+				goto out;
+			}
+		}
+		if (++sim->events >= next_poll) {
+			next_poll = sim->events + SIM_POLL_EVERY;
+			if (sim_should_stop(sim))
+				goto out;
+			if (sim->progress && sim->events >= next_progress) {
+				next_progress = sim->events + sim->progress_every;
+				sim->progress(sim, sim->progress_ctx);
+			}
+		}
+	}
+	if (sim->interrupt && *sim->interrupt)
+		sim->stopped = SIM_INTERRUPTED;
+	else if (sim->done && sim->done(sim, sim->done_ctx))
+		sim->stopped = SIM_DONE;
+out:
+	if (sim->progress)
+		sim->progress(sim, sim->progress_ctx);
+	return sim->stopped;
+}
+
+#endif
