@@ -152,6 +152,40 @@ static void test_auto_headroom(void)
 			37500 + 2 * (max_frame + 20) + 84);
 }
 
+/* A random walk over buffer states: frames of 100..1099 B admitted and
+ * released (last in, first out) on 4 ports and 2 classes, each step with
+ * the XOFF and XON checks a switch makes. */
+struct walk {
+	uint64_t x;
+	uint32_t held[4][2][64], n_held[4][2];
+	int in, k, c;          /* the drawn frame: port, class index, class */
+	uint32_t size;
+};
+
+static void walk_draw(struct walk *w)
+{
+	w->x = w->x * 6364136223846793005ull + 1442695040888963407ull;
+	w->in = (int)(w->x >> 60) & 3;
+	w->k = (int)(w->x >> 59) & 1;
+	w->c = w->k ? LOSSLESS : 0;
+	w->size = 100 + (uint32_t)(w->x >> 20) % 1000;
+}
+
+/* Admits the drawn frame or releases the last one held on its (port,
+ * class), then checks XOFF and XON there. */
+static void walk_apply(struct mmu *m, struct walk *w)
+{
+	uint32_t *held = w->held[w->in][w->k], *n = &w->n_held[w->in][w->k];
+	if ((w->x >> 40) & 1 && *n < 64) {
+		if (mmu_admit(m, w->in, w->c, w->size, &empty) == MMU_ADMIT)
+			held[(*n)++] = w->size;
+	} else if (*n) {
+		mmu_release(m, w->in, w->c, held[--*n]);
+	}
+	mmu_pause_check(m, w->in, w->c);
+	mmu_resume_check(m, w->in, w->c);
+}
+
 /* True when admitting, XOFF-checking and releasing a frame of size_b on
  * (in, c) — what a frame whose egress is idle goes through — leaves the
  * MMU exactly as it was, with the frame admitted and no XOFF. */
@@ -218,29 +252,19 @@ static void test_pass_through(void)
 	check_pass_edge(&m, 3, 4);
 	mmu_release(&m, 0, LOSSLESS, 3096);
 
-	/* Random states: frames of 100..1099 B admitted and released on 4 ports
-	 * and 2 classes; wherever mmu_passes says yes, the sequence is a no-op. */
-	uint32_t held[4][2][64], n_held[4][2] = { { 0 } };
-	uint64_t x = 7;
+	/* Random states (struct walk): wherever mmu_passes says yes, the
+	 * sequence is a no-op. */
+	static struct walk w = { .x = 7 };
 	int yes = 0, no = 0;
 	for (int step = 0; step < 20000; step++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		int in = (int)(x >> 60) & 3, k = (int)(x >> 59) & 1, c = k ? LOSSLESS : 0;
-		uint32_t size = 100 + (uint32_t)(x >> 20) % 1000;
-		if (mmu_passes(&m, in, c, size)) {
-			CU_ASSERT_TRUE_FATAL(pass_is_noop(&m, in, c, size));
+		walk_draw(&w);
+		if (mmu_passes(&m, w.in, w.c, w.size)) {
+			CU_ASSERT_TRUE_FATAL(pass_is_noop(&m, w.in, w.c, w.size));
 			yes++;
 		} else {
 			no++;
 		}
-		if ((x >> 40) & 1 && n_held[in][k] < 64) {
-			if (mmu_admit(&m, in, c, size, &empty) == MMU_ADMIT)
-				held[in][k][n_held[in][k]++] = size;
-		} else if (n_held[in][k]) {
-			mmu_release(&m, in, c, held[in][k][--n_held[in][k]]);
-		}
-		mmu_pause_check(&m, in, c);
-		mmu_resume_check(&m, in, c);
+		walk_apply(&m, &w);
 	}
 	CU_ASSERT(yes > 1000 && no > 1000); /* both sides were exercised */
 	mmu_free(&m);
@@ -277,25 +301,15 @@ static void test_pass_summary(void)
 	mmu_release(&m, 0, LOSSLESS, 2997);
 	CU_ASSERT_EQUAL(copy[0], 0xff);
 
-	uint32_t held[4][2][64], n_held[4][2] = { { 0 } };
-	uint64_t x = 11;
+	static struct walk w = { .x = 11 };
 	int quick = 0, exact_only = 0;
 	for (int step = 0; step < 20000; step++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		int in = (int)(x >> 60) & 3, k = (int)(x >> 59) & 1, c = k ? LOSSLESS : 0;
-		uint32_t size = 100 + (uint32_t)(x >> 20) % 1000;
-		bool q = mmu_passes_quick(&m, copy[in], c, size), e = mmu_passes(&m, in, c, size);
+		walk_draw(&w);
+		bool q = mmu_passes_quick(&m, copy[w.in], w.c, w.size), e = mmu_passes(&m, w.in, w.c, w.size);
 		CU_ASSERT_FATAL(!q || e);
 		quick += q;
 		exact_only += e && !q;
-		if ((x >> 40) & 1 && n_held[in][k] < 64) {
-			if (mmu_admit(&m, in, c, size, &empty) == MMU_ADMIT)
-				held[in][k][n_held[in][k]++] = size;
-		} else if (n_held[in][k]) {
-			mmu_release(&m, in, c, held[in][k][--n_held[in][k]]);
-		}
-		mmu_pause_check(&m, in, c);
-		mmu_resume_check(&m, in, c);
+		walk_apply(&m, &w);
 		bool pool_ok = m.shared_cap_b - m.shared_used_b >= m.pass_free_max;
 		CU_ASSERT_EQUAL_FATAL(m.pass_ok, (uint8_t)(pool_ok ? 0xff : ~(1u << LOSSLESS)));
 		for (int i = 0; i < 4; i++) {
