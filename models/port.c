@@ -19,6 +19,7 @@
 static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg);
 
 _Static_assert(offsetof(struct port, node) == 64, "line 0 of a port holds all a landing reads of it");
+_Static_assert(offsetof(struct port, queued_bytes) == 128, "line 1 of a port holds all a frame sent reads of it");
 
 void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 	       uint64_t rate_bps, simtime_t delay_ps)
@@ -199,9 +200,11 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 		sched_at(sim, arrive_at, &p->elem, port_land, p, (uintptr_t)pkt);
 	}
 	p->fly_tail = pkt;
-	/* More may follow. The hint: the pull source's line (a host port's NIC)
-	 * or the queue the next frame likely leaves. */
-	if (p->nonempty || p->pull_more || p->pfc_pend_off || p->pfc_pend_on)
+	/* More may follow: frames queued, PFC frames owed (busy, tx_event
+	 * being clear here) or the pull source's. The hint: the pull source's
+	 * line (a host port's NIC) or the queue the next frame likely leaves. */
+	SIM_DEBUG_ASSERT(sim, &p->elem, !p->tx_event, "frame started with a transmission-done event pending");
+	if (p->busy | p->pull_more)
 		tx_done_at_end(sim, p, p->pull_more ? (const void *)&p->pull : (const void *)&p->q[pkt->prio]);
 }
 

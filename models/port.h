@@ -68,11 +68,17 @@ struct port {
 	simtime_t busy_until;          /* end of the frame being serialised */
 	simtime_t flight_ps;           /* propagation and the peer's switch latency */
 	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
+	union {                        /* busy: any of these, read at once by port_idle_for */
+		struct {
+			bool tx_event;         /* a transmission-done event is pending */
+			uint8_t nonempty;      /* bit c: q[c] holds frames */
+			uint8_t pfc_pend_off, pfc_pend_on; /* PFC frames to send: classes to pause /
+							    * resume at the peer */
+		};
+		uint32_t busy;
+	};
 	uint16_t idx;                  /* port number on its node */
-	bool tx_event;                 /* a transmission-done event is pending */
-	uint8_t nonempty;              /* bit c: q[c] holds frames */
 	uint8_t paused;                /* bit c: egress class c paused by the peer's PFC */
-	uint8_t pfc_pend_off, pfc_pend_on; /* PFC frames to send: classes to pause / resume at the peer */
 	bool pull_more;                /* the pull source has data (kept by the source) */
 	uint8_t pull_prio;             /* class of what the pull source sends (paused with it) */
 	uint8_t xoff;                  /* classes this port keeps paused at its peer (refreshed) */
@@ -128,8 +134,7 @@ void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt);
  * loaded fabric take this path). */
 static inline bool port_idle_for(const struct sim *sim, const struct port *p, int prio)
 {
-	return !p->tx_event && sim->now >= p->busy_until &&
-	       !(p->nonempty | p->pfc_pend_off | p->pfc_pend_on | (p->paused & (1u << prio)));
+	return !p->busy && sim->now >= p->busy_until && !(p->paused & (1u << prio));
 }
 /* Sends pkt now on a port idle for its class (port_idle_for), as
  * port_enqueue would, but without a switch's buffer release: for a frame
