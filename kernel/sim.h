@@ -40,6 +40,7 @@ struct sim {
 	simtime_t now;              /* current simulated time */
 	struct evq q;               /* pending events */
 	uint64_t events;            /* events executed */
+	uint32_t poll_left;         /* events until the run loop's next poll (sim_loop.h) */
 	uint64_t seed;              /* scenario seed, root of every RNG stream */
 	uint32_t n_elems;           /* elements registered so far */
 	const char **elem_names;    /* [n_elems]: each one's name ("tor3:p5"), not owned */
@@ -82,6 +83,14 @@ void sim_elem_register(struct sim *sim, struct sim_elem *e, const char *name);
 int sim_run(struct sim *sim);
 
 void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t);
+
+/* For a handler whose event is not one of the run's (a sampler's): it is
+ * not counted in sim->events, nor toward the loop's next poll. */
+static inline void sim_uncount_event(struct sim *sim)
+{
+	sim->events--;
+	sim->poll_left++;
+}
 
 /* Schedule fn(sim, obj, arg) at absolute time t on behalf of element e. */
 static inline void sched_at(struct sim *sim, simtime_t t, struct sim_elem *e,

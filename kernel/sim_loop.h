@@ -24,7 +24,7 @@ bool sim_should_stop(struct sim *sim);
 static inline __attribute__((always_inline)) int sim_run_with(struct sim *sim, event_fn hot_a, event_fn hot_b)
 {
 	struct evq_node *nd;
-	uint64_t next_poll = sim->events + SIM_POLL_EVERY;
+	sim->poll_left = SIM_POLL_EVERY; /* in memory, counted down: one instruction an event */
 	uint64_t next_progress = sim->events + sim->progress_every;
 	sim->stopped = SIM_RAN_DRY;
 	while ((nd = evq_pop_node(&sim->q))) {
@@ -55,8 +55,9 @@ static inline __attribute__((always_inline)) int sim_run_with(struct sim *sim, e
 				goto out;
 			}
 		}
-		if (++sim->events >= next_poll) {
-			next_poll = sim->events + SIM_POLL_EVERY;
+		sim->events++;
+		if (__builtin_expect(--sim->poll_left == 0, 0)) {
+			sim->poll_left = SIM_POLL_EVERY;
 			if (sim_should_stop(sim))
 				goto out;
 			if (sim->progress && sim->events >= next_progress) {

@@ -223,7 +223,7 @@ static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg)
 	s->pending = false;
 	/* Not an event of the network: run.events, and the loop's polls every
 	 * SIM_POLL_EVERY events, stay those of the run without sampling. */
-	sim->events--;
+	sim_uncount_event(sim);
 	/* Only this event was left: the run ran out of work (at most one
 	 * interval ago, the one case where sampling moves the clock: a run
 	 * whose done hook never fired, see sampler.h) and is not sampled. */
