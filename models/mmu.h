@@ -134,8 +134,8 @@ static inline void mmu_pool_sync(struct mmu *m)
 	m->pass_ok = (uint8_t)(~m->lossless | (m->shared_cap_b - m->shared_used_b >= m->pass_free_max ? 0xff : 0));
 }
 
-/* Admission (mmu_admit) without the pass summary's update. */
-static inline enum mmu_verdict mmu_admit_held(struct mmu *m, int in, int c, uint32_t size_b,
+/* Admission's accounting: mmu_admit without the pass summary's update. */
+static inline enum mmu_verdict mmu_admit_bytes(struct mmu *m, int in, int c, uint32_t size_b,
 					      const uint64_t *egress_q_b)
 {
 	struct mmu_port *p = &m->port[in];
@@ -188,7 +188,7 @@ static inline enum mmu_verdict mmu_admit_held(struct mmu *m, int in, int c, uint
 static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t size_b,
 					 const uint64_t *egress_q_b)
 {
-	enum mmu_verdict v = mmu_admit_held(m, in, c, size_b, egress_q_b);
+	enum mmu_verdict v = mmu_admit_bytes(m, in, c, size_b, egress_q_b);
 	mmu_pass_sync(m, &m->port[in], c);
 	return v;
 }
