@@ -70,16 +70,14 @@ static void inv_check_switch(struct world *w, struct node *sw, uint64_t *held)
 			SIM_ASSERT(w->sim, &sw->elem, !!(mp->hdrm_used & (1u << c)) == (mp->hdrm_b[c] > 0),
 				   "port %d class %d headroom %u but its in-use bit %d", i, c, mp->hdrm_b[c],
 				   !!(mp->hdrm_used & (1u << c)));
-			bool pass = !((mp->hdrm_used | mp->xoff) & (1u << c)) &&
-				    mp->ingress_b[c] + m->pass_frame_b <= MMU_RESERVE_B;
+			bool pass = mmu_pass_holds(m, mp, c);
 			SIM_ASSERT(w->sim, &sw->elem, pass == !!(mp->pass & (1u << c)) && *mp->pass_copy == mp->pass,
 				   "port %d class %d: pass summary %#x (copy %#x), state says %d", i, c,
 				   mp->pass, *mp->pass_copy, pass);
 			shared += mmu_shared_used(m, i, c);
 		}
-	SIM_ASSERT(w->sim, &sw->elem,
-		   m->pass_ok == (uint8_t)(~m->lossless | (m->shared_cap_b - m->shared_used_b >= m->pass_free_max ? 0xff : 0)),
-		   "pool pass mask %#x with %llu shared bytes used", m->pass_ok, (unsigned long long)m->shared_used_b);
+	SIM_ASSERT(w->sim, &sw->elem, m->pass_ok == mmu_pool_passes(m), "pool pass mask %#x with %llu shared bytes used",
+		   m->pass_ok, (unsigned long long)m->shared_used_b);
 	SIM_ASSERT(w->sim, &sw->elem, m->used_b == queued && m->shared_used_b == shared,
 		   "MMU used %llu (queues %llu), shared %llu (sum %llu)", (unsigned long long)m->used_b,
 		   (unsigned long long)queued, (unsigned long long)m->shared_used_b,

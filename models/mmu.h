@@ -108,30 +108,39 @@ static inline uint64_t mmu_threshold(const struct mmu *m, int port)
 	return mmu_threshold_at(&m->port[port], m->shared_cap_b - m->shared_used_b);
 }
 
-/* Pass summary: bit c of p->pass is set when a frame of class c of at
- * most m->pass_frame_b bytes fits in p's reserve with no headroom in use
- * and no XOFF sent, the ingress half of mmu_passes. Every change to
- * (ingress_b[c], hdrm_used, xoff) calls this; a bit that flips is copied
- * to *pass_copy, so a frame landing at the port finds the summary on the
- * link line it reads anyway, and the port's own line stays untouched
- * while the bit holds (it changes only when a queue builds or drains). */
+/* Bit c of the pass summary p->pass: a frame of class c of at most
+ * m->pass_frame_b bytes fits in p's reserve with no headroom in use and
+ * no XOFF sent, the ingress half of mmu_passes. */
+static inline bool mmu_pass_holds(const struct mmu *m, const struct mmu_port *p, int c)
+{
+	return !((p->hdrm_used | p->xoff) & (1u << c)) && p->ingress_b[c] + m->pass_frame_b <= MMU_RESERVE_B;
+}
+/* m->pass_ok, the pool's half of the pass-through test: every lossy
+ * class, and the lossless ones while the shared space left gives every
+ * port a threshold above 0. */
+static inline uint8_t mmu_pool_passes(const struct mmu *m)
+{
+	return (uint8_t)(~m->lossless | (m->shared_cap_b - m->shared_used_b >= m->pass_free_max ? 0xff : 0));
+}
+/* Keeps bit c of p->pass after a change to (ingress_b[c], hdrm_used,
+ * xoff). A bit that flips is copied to *pass_copy, so a frame landing at
+ * the port finds the summary on the link line it reads anyway, and the
+ * port's own line stays untouched while the bit holds (it changes only
+ * when a queue builds or drains). */
 static inline void mmu_pass_sync(const struct mmu *m, struct mmu_port *p, int c)
 {
 	uint8_t bit = (uint8_t)(1u << c);
-	uint8_t on = !((p->hdrm_used | p->xoff) & bit) && p->ingress_b[c] + m->pass_frame_b <= MMU_RESERVE_B
-		     ? bit : 0;
+	uint8_t on = mmu_pass_holds(m, p, c) ? bit : 0;
 	if (__builtin_expect((p->pass & bit) != on, 0)) {
 		p->pass ^= bit;
 		*p->pass_copy = p->pass;
 	}
 }
 
-/* The pool's half of the pass-through test, kept after every change of
- * shared_used_b: every lossy class passes, and the lossless ones while the
- * shared space left gives every port a threshold above 0. */
+/* Keeps m->pass_ok after a change of shared_used_b. */
 static inline void mmu_pool_sync(struct mmu *m)
 {
-	m->pass_ok = (uint8_t)(~m->lossless | (m->shared_cap_b - m->shared_used_b >= m->pass_free_max ? 0xff : 0));
+	m->pass_ok = mmu_pool_passes(m);
 }
 
 /* Admission's accounting: mmu_admit without the pass summary's update. */
@@ -194,7 +203,8 @@ static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t 
 }
 /* A frame of class c arriving on `in` that leaves at once (its egress is
  * idle) is admitted, checked for XOFF and released: true when those three
- * leave every counter and flag as they were, so they can be skipped. That
+ * leave every counter and flag as they were, so they can be skipped (the
+ * specification mmu_passes_quick is held to, test_mmu). That
  * holds when it fits in the (port, class)'s reserve with no headroom in use
  * and no XOFF sent — admission is then certain, the release takes back
  * exactly what it added, the resume check has no XOFF to lift, and ECN
@@ -210,10 +220,12 @@ static inline bool mmu_passes(const struct mmu *m, int in, int c, uint32_t size_
 		return false;
 	return !(m->lossless & bit) || m->shared_cap_b - m->shared_used_b >= p->pass_free_b;
 }
-/* mmu_passes from the pass summary of the ingress (`pass`, its copy in
- * the landing link's line) and the pool's (pass_ok), without the port's
- * line: true only where mmu_passes is (false: ask mmu_passes). One
- * branch: both terms are usually true. */
+/* The switch's pass-through test, from the pass summary of the ingress
+ * (`pass`, its copy in the landing link's line) and the pool's (pass_ok),
+ * without the port's line: true only where mmu_passes is. Where it says no
+ * and mmu_passes yes (a reserve nearly full, a pool nearly empty), the
+ * frame takes the admit/XOFF/release path, which then changes nothing:
+ * same result, slower. One branch: both terms are usually true. */
 static inline bool mmu_passes_quick(const struct mmu *m, uint8_t pass, int c, uint32_t size_b)
 {
 	return ((pass & m->pass_ok) >> c & 1) & (size_b <= m->pass_frame_b);

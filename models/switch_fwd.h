@@ -73,15 +73,12 @@ static inline void switch_forward(struct sim *sim, struct node *sw, int in, uint
 	pkt->ttl--;
 	int c = pkt->prio;
 	pkt->in_port = (uint16_t)in;
-	if (port_idle_for(sim, out, c)) {
-		bool quick = mmu_passes_quick(sw->mmu, pass, c, pkt->frame_b);
-		SIM_DEBUG_ASSERT(sim, &sw->elem, !quick || mmu_passes(sw->mmu, in, c, pkt->frame_b),
+	if (port_idle_for(sim, out, c) && mmu_passes_quick(sw->mmu, pass, c, pkt->frame_b)) {
+		SIM_DEBUG_ASSERT(sim, &sw->elem, mmu_passes(sw->mmu, in, c, pkt->frame_b),
 				 "port %d class %d: pass summary %#x vouches for a frame the buffer would hold",
 				 in, c, pass);
-		if (quick || mmu_passes(sw->mmu, in, c, pkt->frame_b)) {
-			port_pass(sim, out, pkt);
-			return;
-		}
+		port_pass(sim, out, pkt);
+		return;
 	}
 	enum mmu_verdict v = mmu_admit(sw->mmu, in, c, pkt->frame_b, &out->q[c].bytes);
 	if (__builtin_expect(v != MMU_ADMIT, 0)) {
