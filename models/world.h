@@ -59,9 +59,9 @@ struct node {
 	const uint16_t *rt_ports;
 	struct mmu *mmu;           /* switches: the shared buffer (mmu.h) */
 	/* Hosts: a frame arrived on port `in`, whose pull context (its NIC)
-	 * is ctx (the NIC's receive). A frame
-	 * landing at a switch runs its pipeline inline (switch_fwd.h), and a
-	 * switch port runs its release when a frame leaves a queue. */
+	 * is ctx (the NIC's receive). A frame landing at a switch runs its
+	 * pipeline inline (switch_fwd.h), and a switch port runs its release
+	 * when a frame leaves a queue. */
 	void (*receive)(struct sim *sim, void *ctx, struct port *in, struct packet *pkt);
 	/* Line 1. */
 	const struct route_table *rt; /* switches: forwarding table */

@@ -28,7 +28,8 @@ if command -v taskset >/dev/null 2>&1 && taskset -c 1 true 2>/dev/null; then
 	PIN="taskset -c 1"
 fi
 DB=$(mktemp)
-trap 'rm -f "$DB"' EXIT
+PAIRS=$(mktemp)
+trap 'rm -f "$DB" "$PAIRS"' EXIT
 # Loop seconds of one run of SIM ("simulated ... in S s wall").
 loop_s() {
 	sim=$1
@@ -38,8 +39,6 @@ loop_s() {
 	[ -n "$s" ] || { echo "compare.sh: $sim printed no summary" >&2; exit 1; }
 	echo "$s"
 }
-PAIRS=$(mktemp)
-trap 'rm -f "$DB" "$PAIRS"' EXIT
 i=0
 while [ $i -lt "$N" ]; do
 	a=$(loop_s "$A" "$@")
