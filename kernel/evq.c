@@ -22,6 +22,7 @@
 static void wheel_alloc(struct evq *q, uint32_t nb)
 {
 	q->nb = nb;
+	q->mask = nb - 1;
 	q->wheel = xcalloc(nb, sizeof *q->wheel);
 	q->bits = xcalloc(nb / 64, sizeof *q->bits);
 }
@@ -36,6 +37,7 @@ void evq_init(struct evq *q)
 	wheel_alloc(q, EVQ_NB0);
 	cur_reserve(q, EVQ_NOW_MAX + 1);
 	q->far_a = UINT64_MAX;
+	q->win_lo = 1;           /* cur_a + 1 */
 	q->shift = EVQ_SHIFT0;
 	q->sub_shift = EVQ_SHIFT0 - 6;
 	q->cur_sub = -1;
@@ -59,7 +61,7 @@ void evq_free(struct evq *q)
 	q->chunks = NULL;
 	q->n_chunks = 0;
 	q->free = q->pf = NULL;
-	q->n = q->wheel_n = 0;
+	q->wheel_n = 0;
 }
 
 /* A chunk of free nodes, threaded in address order. */
@@ -124,9 +126,12 @@ static void cur_reserve(struct evq *q, uint32_t m)
 	q->ccap = cap;
 }
 
-/* Moves what is left of the current bucket into the hot heap. */
+/* Moves what is left of the current sub-bucket into the hot heap (the
+ * later sub-buckets wait in sub_held until it is used up: hot_pop). */
 static void now_to_hot(struct evq *q)
 {
+	q->sub_held |= q->sub_mask;
+	q->sub_mask = 0;
 	for (uint32_t k = q->head; k < q->cn; k++) {
 		evheap_insert(&q->hot, &q->cur[k].nd->e);
 		evq_release(q, q->cur[k].nd);
@@ -167,7 +172,10 @@ static void now_insert(struct evq *q, const struct event *e)
 		struct evq_node *nd = node_get(q, e);
 		nd->next = q->sub[k];
 		q->sub[k] = nd;
-		q->sub_mask |= 1ull << k;
+		if (q->hot.n)
+			q->sub_held |= 1ull << k;
+		else
+			q->sub_mask |= 1ull << k;
 		return;
 	}
 	if (q->hot.n || q->cn - q->head >= EVQ_NOW_MAX) {
@@ -187,7 +195,7 @@ static void now_insert(struct evq *q, const struct event *e)
 	v[j] = x;
 }
 
-/* Files e by its bucket (q->n is not touched). */
+/* Files e by its bucket. */
 static inline void file_event(struct evq *q, const struct event *e)
 {
 	uint64_t a = (uint64_t)e->t >> q->shift;
@@ -201,8 +209,16 @@ static inline void file_event(struct evq *q, const struct event *e)
 
 void evq_insert_slow(struct evq *q, const struct event *e)
 {
-	q->n++;
 	file_event(q, e);
+}
+
+size_t evq_size(const struct evq *q)
+{
+	size_t n = q->cn - q->head + q->hot.n + q->wheel_n + q->far.n;
+	for (uint64_t m = q->sub_mask | q->sub_held; m; m &= m - 1)
+		for (const struct evq_node *nd = q->sub[__builtin_ctzll(m)]; nd; nd = nd->next)
+			n++;
+	return n;
 }
 
 /* Puts e at all[k] when it fits in the n counted, and counts it either
@@ -230,7 +246,7 @@ static size_t drain_list(struct evq *q, struct evq_node *nd, struct event *all, 
  * it is decided by (t, key) alone). */
 static void rebuild(struct evq *q, int shift, uint32_t nb)
 {
-	size_t n = q->n, k = 0;
+	size_t n = evq_size(q), k = 0;
 	struct event *all = xmalloc((n ? n : 1) * sizeof *all);
 	for (size_t i = 0; i < q->hot.n; i++)
 		k = gather(all, k, n, &q->hot.v[i]);
@@ -246,7 +262,7 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 		k = drain_list(q, q->sub[i], all, k, n);
 		q->sub[i] = NULL;
 	}
-	q->sub_mask = 0;
+	q->sub_mask = q->sub_held = 0;
 	q->cur_sub = -1;
 	if (k != n)
 		die_internal("event queue lost count: %zu held, %zu counted", k, n);
@@ -270,6 +286,7 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 	q->shift = shift;
 	q->sub_shift = shift > 6 ? shift - 6 : 0;
 	q->cur_a = (uint64_t)tmin >> shift;
+	q->win_lo = q->cur_a + 1;
 	for (size_t i = 0; i < n; i++)
 		file_event(q, &all[i]);
 	free(all);
@@ -283,13 +300,14 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 static void tune(struct evq *q)
 {
 	uint64_t load = q->moved / (q->moves ? q->moves : 1);
+	size_t n = evq_size(q);
 	int shift = q->shift;
 	if (load > EVQ_LOAD_HIGH && shift > 0)
 		shift--;
-	else if (load < EVQ_LOAD_LOW && q->far.n * 4 > q->n && shift < 40)
+	else if (load < EVQ_LOAD_LOW && q->far.n * 4 > n && shift < 40)
 		shift++;
 	uint32_t nb = q->nb;
-	while (nb < EVQ_NB_MAX && q->n > 2 * (size_t)nb)
+	while (nb < EVQ_NB_MAX && n > 2 * (size_t)nb)
 		nb *= 2;
 	if (nb < EVQ_NB_MAX && q->far_in * EVQ_FAR_SHARE > q->moved)
 		nb *= 2;
@@ -345,6 +363,7 @@ static void advance(struct evq *q)
 		q->bits[ia >> 6] &= ~(1ull << (ia & 63));
 	}
 	q->cur_a = a;
+	q->win_lo = a + 1;
 	q->cur_sub = -1;
 	q->head = q->cn = 0;
 	uint32_t i = (uint32_t)a & (q->nb - 1);
@@ -421,7 +440,7 @@ static __attribute__((noinline)) int ready(struct evq *q)
 			return 1;
 		if (q->sub_mask)
 			next_sub(q);
-		else if (q->n)
+		else if (q->wheel_n || q->far.n)
 			advance(q);
 		else
 			return 0;
@@ -433,6 +452,10 @@ static struct evq_node *hot_pop(struct evq *q)
 {
 	struct event e;
 	evheap_pop(&q->hot, &e);
+	if (!q->hot.n) {
+		q->sub_mask = q->sub_held;
+		q->sub_held = 0;
+	}
 	return node_get(q, &e);
 }
 
@@ -440,7 +463,6 @@ struct evq_node *evq_pop_node_slow(struct evq *q)
 {
 	if (!ready(q))
 		return NULL;
-	q->n--;
 	if (q->head < q->cn)
 		return q->cur[q->head++].nd;
 	return hot_pop(q);

@@ -39,6 +39,7 @@
 #ifndef ROCESIM_EVQ_H
 #define ROCESIM_EVQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "simtime.h"
@@ -90,6 +91,9 @@ struct evq {
 	 * 2^sub_shift ps (lists; bit k of sub_mask: sub[k] holds events);
 	 * cur_sub is the sub-bucket in cur (-1 before the first). */
 	uint64_t sub_mask;
+	uint64_t sub_held;        /* while the hot heap is in use, the sub-buckets' mask
+				   * waits here (sub_mask is 0), so the pop's fast path
+				   * needs no test of the heap */
 	int cur_sub;
 	int sub_shift;
 	struct evq_node *sub[EVQ_SUBS];
@@ -102,13 +106,12 @@ struct evq {
 	struct evheap far;        /* buckets >= cur_a + nb */
 	uint64_t far_a;           /* bucket of far's first event (UINT64_MAX: far is empty) */
 	uint64_t cur_a;           /* absolute number (t >> shift) of the current bucket */
-	size_t n;                 /* events held in all three */
+	uint64_t win_lo;          /* cur_a + 1, the wheel's first bucket (for evq_push) */
 	uint32_t nb;              /* wheel buckets, a power of two */
+	uint32_t mask;            /* nb - 1 */
 	int shift;                /* bucket width 2^shift ps */
-	/* (n and wheel_n are apart: adjacent, the compiler updates them with
-	 * one 16-byte access that cannot take the 8-byte store of the last
-	 * pop, and waits for it.) */
-	size_t wheel_n;           /* events in the wheel */
+	size_t wheel_n;           /* events in the wheel (the queue's size is counted only
+				   * when asked: evq_size) */
 	/* Width tuning: buckets entered, the events they held, far-heap inserts. */
 	uint64_t moves, moved, far_in, next_tune;
 	void **chunks;            /* node chunks, freed with the queue */
@@ -126,16 +129,14 @@ static inline void evq_push(struct evq *q, simtime_t t, uint64_t key, event_fn f
 			    uintptr_t arg)
 {
 	uint64_t a = (uint64_t)t >> q->shift;
-	uint64_t cur = q->cur_a;
-	uint32_t nb = q->nb;
+	uint32_t mask = q->mask;
 	struct evq_node *nd = q->free;
-	if (a - cur - 1 < (uint64_t)nb - 1 && nd) { /* cur < a < cur + nb */
-		uint32_t i = (uint32_t)a & (nb - 1);
+	if (a - q->win_lo < mask && nd) { /* cur_a < a < cur_a + nb */
+		uint32_t i = (uint32_t)a & mask;
 		struct evq_node **w = &q->wheel[i];
 		uint64_t *bw = &q->bits[i >> 6];
 		q->free = nd->next;
 		q->wheel_n++;
-		q->n++;
 		nd->e.t = t;
 		nd->e.key = key;
 		nd->e.fn = fn;
@@ -158,21 +159,18 @@ static inline void evq_insert(struct evq *q, const struct event *e)
 struct evq_node *evq_pop_node_slow(struct evq *q);
 static inline struct evq_node *evq_pop_node(struct evq *q)
 {
-	if (q->head < q->cn) {
-		q->n--;
+	if (q->head < q->cn)
 		return q->cur[q->head++].nd;
-	}
-	/* The usual case: the next sub-bucket holds one event. */
+	/* The usual case: the next sub-bucket holds one event. (The run is
+	 * used up, head == cn, and stays so: no need to reset it.) */
 	uint64_t mask = q->sub_mask;
-	if (mask && !q->hot.n) {
+	if (mask) {
 		int k = __builtin_ctzll(mask);
 		struct evq_node *nd = q->sub[k];
 		if (!nd->next) {
 			q->sub[k] = NULL;
 			q->sub_mask = mask & (mask - 1);
 			q->cur_sub = k;
-			q->head = q->cn = 0;
-			q->n--;
 			if (q->pf && (q->pf = q->pf->next))
 				__builtin_prefetch(q->pf);
 			return nd;
@@ -197,7 +195,13 @@ static inline int evq_pop(struct evq *q, struct event *out)
 }
 /* The minimum, or NULL when empty (it stays in the queue). */
 const struct event *evq_peek(struct evq *q);
-static inline size_t evq_size(const struct evq *q) { return q->n; }
+/* Events held (counted: for tests and the rare caller). */
+size_t evq_size(const struct evq *q);
+/* True when no event is held. */
+static inline bool evq_empty(const struct evq *q)
+{
+	return q->head >= q->cn && !q->hot.n && !q->sub_mask && !q->wheel_n && !q->far.n;
+}
 
 /* (t, key) as one unsigned 128-bit number: a single compare, no branch on
  * equal times. Valid because t >= 0. */

@@ -227,7 +227,7 @@ static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg)
 	/* Only this event was left: the run ran out of work (at most one
 	 * interval ago, the one case where sampling moves the clock: a run
 	 * whose done hook never fired, see sampler.h) and is not sampled. */
-	if (!sim->q.n)
+	if (evq_empty(&sim->q))
 		return;
 	simtime_t t = sim->now;
 	if (s->queue.next == t) {

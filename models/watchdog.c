@@ -229,7 +229,7 @@ static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
 	if (progress != wd->last_progress || idle) {
 		wd->last_progress = progress;
 		wd->silent_since = sim->now;
-		if (idle && sim->q.n == 0)
+		if (idle && evq_empty(&sim->q))
 			return;   /* the last event: let the run end as it would without us */
 	} else if (wd_nic_flows(w) > 0) {
 		if (watchdog_find_cycles(w, wd->silent_since, &wd->cycles) > 0) {
@@ -237,13 +237,13 @@ static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
 			return;
 		}
 		wd_cycles_free(&wd->cycles);
-		if (sim->now - wd->silent_since >= wd->stall_ps || sim->q.n == 0) {
+		if (sim->now - wd->silent_since >= wd->stall_ps || evq_empty(&sim->q)) {
 			wd_verdict(sim, wd, WD_STALLED);
 			return;
 		}
 	} else {
 		wd->silent_since = sim->now;   /* only NVLink messages: they always drain */
-		if (sim->q.n == 0)
+		if (evq_empty(&sim->q))
 			return;
 	}
 	sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);

@@ -82,6 +82,7 @@ static void test_heap_vs_sorted_reference(void)
 			pops++;
 		}
 		CU_ASSERT_EQUAL_FATAL(evq_size(&q), n);
+		CU_ASSERT_EQUAL_FATAL(evq_empty(&q), n == 0);
 	}
 	CU_ASSERT(pops > 40000);
 	CU_ASSERT_EQUAL(mismatches, 0);
@@ -139,6 +140,7 @@ static void test_wheel_vs_reference(void)
 			last_shift = q.shift;
 		}
 		CU_ASSERT_EQUAL_FATAL(evq_size(&q), n);
+		CU_ASSERT_EQUAL_FATAL(evq_empty(&q), n == 0);
 	}
 	CU_ASSERT(pops > 100000);
 	CU_ASSERT(shifts_seen > 0); /* the width was re-tuned at least once */
@@ -146,6 +148,39 @@ static void test_wheel_vs_reference(void)
 	drain_vs_ref(&q, ref, n);
 	free(ref);
 	gsl_rng_free(r);
+	evq_free(&q);
+}
+
+/* A burst larger than a sorted run goes to the hot heap; an event then
+ * inserted into a later sub-bucket of the same bucket must wait for the
+ * whole burst (its bit is held aside while the heap is in use). With the
+ * initial width (1024 ps buckets, 16 ps sub-buckets) t = 1000 and 1010 are
+ * sub-buckets 62 and 63 of bucket 0. */
+static void test_burst_then_later_sub(void)
+{
+	struct evq q;
+	evq_init(&q);
+	struct event ref[104];
+	size_t n = 0;
+	for (uint32_t i = 0; i < 100; i++) {
+		ref[n] = (struct event){ .t = 1000, .key = EVQ_KEY(100 - i, 0), .arg = i };
+		evq_insert(&q, &ref[n++]);
+	}
+	struct event got;
+	CU_ASSERT_FATAL(evq_pop(&q, &got));
+	CU_ASSERT(got.t == 1000 && got.key == EVQ_KEY(1, 0));
+	CU_ASSERT(q.hot.n > 0); /* the burst is in the hot heap */
+	n--;                    /* the popped one: key 1, i = 99, the last */
+	ref[n] = (struct event){ .t = 1010, .key = EVQ_KEY(0, 0), .arg = 200 };
+	evq_insert(&q, &ref[n++]);
+	ref[n] = (struct event){ .t = 1000, .key = EVQ_KEY(200, 0), .arg = 201 };
+	evq_insert(&q, &ref[n++]);
+	ref[n] = (struct event){ .t = 1012, .key = EVQ_KEY(0, 1), .arg = 202 };
+	evq_insert(&q, &ref[n++]);
+	CU_ASSERT_EQUAL(q.sub_mask, 0); /* held while the heap is in use */
+	CU_ASSERT_EQUAL(evq_size(&q), n);
+	drain_vs_ref(&q, ref, n);
+	CU_ASSERT(evq_empty(&q));
 	evq_free(&q);
 }
 
@@ -293,6 +328,7 @@ TEST_MAIN("evq",
 	  { "wheel matches a reference under a simulation's event mix", test_wheel_vs_reference },
 	  { "equal times break by scheduling element and sequence", test_tie_break_by_element },
 	  { "stop time", test_stop_time },
+	  { "a burst in the hot heap precedes later sub-buckets", test_burst_then_later_sub },
 	  { "direct calls of hot handlers keep the order", test_direct_calls },
 	  { "timers cancel lazily", test_timer_lazy_cancel },
 	  { "pool reuses objects", test_pool_reuse })
