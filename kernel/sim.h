@@ -39,8 +39,9 @@ static inline uint32_t sim_elem_id(const struct sim_elem *e)
 struct sim {
 	simtime_t now;              /* current simulated time */
 	struct evq q;               /* pending events */
-	uint64_t events;            /* events executed */
-	uint32_t poll_left;         /* events until the run loop's next poll (sim_loop.h) */
+	uint64_t events;            /* events executed (while the loop runs: as of its last poll) */
+	uint32_t poll_left;         /* events until the run loop's next poll, which counts the
+				     * events run (sim_loop.h) */
 	uint64_t seed;              /* scenario seed, root of every RNG stream */
 	uint32_t n_elems;           /* elements registered so far */
 	const char **elem_names;    /* [n_elems]: each one's name ("tor3:p5"), not owned */
@@ -58,8 +59,8 @@ struct sim {
 	/* Set by models: return true when the run can end (all finite work done). */
 	bool (*done)(struct sim *sim, void *ctx);
 	void *done_ctx;
-	bool poll_now;              /* set by a model whose work may just have finished:
-				     * done() is asked after this event, not at the next poll */
+	bool poll_forced;           /* a model asked for a poll after this event (sim_poll_soon) */
+	uint32_t poll_rest;         /* then: the events from that poll to the periodic one */
 	/* Counters every model updates, reported in the run row. */
 	uint64_t packets_sent;      /* data packets put on the wire by NICs (incl. retransmissions) */
 	uint64_t packets_delivered; /* data packets that reached their receiving NIC */
@@ -85,11 +86,25 @@ int sim_run(struct sim *sim);
 void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t);
 
 /* For a handler whose event is not one of the run's (a sampler's): it is
- * not counted in sim->events, nor toward the loop's next poll. */
+ * not counted in sim->events, nor toward the loop's next periodic poll. */
 static inline void sim_uncount_event(struct sim *sim)
 {
-	sim->events--;
-	sim->poll_left++;
+	if (sim->poll_forced)
+		sim->poll_rest++;
+	else
+		sim->poll_left++;
+}
+
+/* For a model whose work may just have finished: the done hook is asked
+ * after this event, not at the next periodic poll. The loop's countdown
+ * is cut to this event; what was left of it waits in poll_rest. */
+static inline void sim_poll_soon(struct sim *sim)
+{
+	if (!sim->poll_forced) {
+		sim->poll_forced = true;
+		sim->poll_rest = sim->poll_left - 1;
+		sim->poll_left = 1;
+	}
 }
 
 /* Schedule fn(sim, obj, arg) at absolute time t on behalf of element e. */

@@ -5,8 +5,9 @@
  *
  * The loop pops the earliest event, advances the clock and runs it. Every
  * check that is not per event (interrupt flag, progress, the done hook) runs
- * once per SIM_POLL_EVERY events or when the queue momentarily empties, so the
- * hot loop is pop + call.
+ * once per SIM_POLL_EVERY events, after an event whose model asked for it
+ * (sim_poll_soon: the done hook only) and when the queue empties, so the
+ * hot loop is pop + call + one countdown.
  */
 #ifndef ROCESIM_SIM_LOOP_H
 #define ROCESIM_SIM_LOOP_H
@@ -24,8 +25,17 @@ bool sim_should_stop(struct sim *sim);
 static inline __attribute__((always_inline)) int sim_run_with(struct sim *sim, event_fn hot_a, event_fn hot_b)
 {
 	struct evq_node *nd;
-	sim->poll_left = SIM_POLL_EVERY; /* in memory, counted down: one instruction an event */
+	/* The events run so far are base - poll_left - poll_rest: the loop
+	 * counts them by its countdown alone (one instruction an event, in
+	 * memory) and writes sim->events at each poll and at the end. */
+	uint64_t base = sim->events + SIM_POLL_EVERY;
 	uint64_t next_progress = sim->events + sim->progress_every;
+	sim->poll_left = SIM_POLL_EVERY;
+	sim->poll_rest = 0;
+	if (sim->poll_forced) { /* asked before the run: after its first event */
+		sim->poll_rest = SIM_POLL_EVERY - 1;
+		sim->poll_left = 1;
+	}
 	sim->stopped = SIM_RAN_DRY;
 	while ((nd = evq_pop_node(&sim->q))) {
 		if (__builtin_expect(nd->e.t > sim->stop_at, 0)) {
@@ -47,16 +57,23 @@ static inline __attribute__((always_inline)) int sim_run_with(struct sim *sim, e
 			hot_b(sim, obj, arg);
 		else
 			fn(sim, obj, arg);
-		if (__builtin_expect(sim->poll_now, 0)) {
-			sim->poll_now = false;
-			if (sim->done && sim->done(sim, sim->done_ctx)) {
-				++sim->events;
-				sim->stopped = SIM_DONE;
-				goto out;
-			}
-		}
-		sim->events++;
 		if (__builtin_expect(--sim->poll_left == 0, 0)) {
+			/* A poll: one a model asked for (sim_poll_soon), which
+			 * leaves the rest of the periodic countdown, or the
+			 * periodic one, or both. */
+			sim->poll_left = sim->poll_rest;
+			sim->poll_rest = 0;
+			sim->events = base - sim->poll_left;
+			if (sim->poll_forced) {
+				sim->poll_forced = false;
+				if (sim->done && sim->done(sim, sim->done_ctx)) {
+					sim->stopped = SIM_DONE;
+					goto out;
+				}
+			}
+			if (sim->poll_left)
+				continue;
+			base = sim->events + SIM_POLL_EVERY;
 			sim->poll_left = SIM_POLL_EVERY;
 			if (sim_should_stop(sim))
 				goto out;
@@ -71,6 +88,9 @@ static inline __attribute__((always_inline)) int sim_run_with(struct sim *sim, e
 	else if (sim->done && sim->done(sim, sim->done_ctx))
 		sim->stopped = SIM_DONE;
 out:
+	sim->events = base - sim->poll_left - sim->poll_rest;
+	sim->poll_rest = 0;
+	sim->poll_forced = false;
 	if (sim->progress)
 		sim->progress(sim, sim->progress_ctx);
 	return sim->stopped;

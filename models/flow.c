@@ -32,7 +32,7 @@ void flow_finish(struct sim *sim, struct world *w, struct flow *f)
 {
 	f->end = sim->now;
 	if (++w->flows_done == w->flows_posted)
-		sim->poll_now = true;
+		sim_poll_soon(sim);
 	if (f->on_done)
 		f->on_done(sim, f, f->on_done_ctx);
 	if (w->hpcc_fct)

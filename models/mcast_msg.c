@@ -190,7 +190,7 @@ void mcast_sender_finish(struct sim *sim, struct qp *q, struct flow *f)
 	struct mcast_xfer *x = f->on_done_ctx;
 	f->end = sim->now;
 	if (++w->flows_done == w->flows_posted)
-		sim->poll_now = true;
+		sim_poll_soon(sim);
 	if (x->on_done)
 		x->on_done(sim, x->ctx);
 	/* UD completes on sending: members' packets still in flight point to

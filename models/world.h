@@ -135,7 +135,7 @@ static inline void world_source_begin(struct world *w) { w->sources_active++; }
 static inline void world_source_end(struct world *w)
 {
 	w->sources_active--;
-	w->sim->poll_now = true;
+	sim_poll_soon(w->sim);
 }
 /* True when no source is active and every posted flow finished. */
 bool world_done(struct sim *sim, void *w);

@@ -274,6 +274,103 @@ static void test_stop_time(void)
 	sim_free(&sim);
 }
 
+/* The run loop's polls. A chain of events, one a time unit apart; the one
+ * numbered `force_at` asks for a poll (sim_poll_soon) and the done hook
+ * says yes from `done_from` on; the one numbered `uncount_at` is not
+ * counted (as a sampler's). Progress is reported at every periodic poll. */
+static struct poll_case {
+	int force_at, done_from, uncount_at, limit, ran, asked;
+	uint64_t progress_at[16];
+	int n_progress;
+} pc;
+
+static void chain(struct sim *sim, void *obj, uintptr_t arg)
+{
+	(void)obj;
+	pc.ran++;
+	if ((int)arg == pc.force_at)
+		sim_poll_soon(sim);
+	if ((int)arg == pc.uncount_at)
+		sim_uncount_event(sim);
+	if ((int)arg + 1 < pc.limit)
+		sched_at(sim, sim->now + 1, &sim->kernel, chain, NULL, arg + 1);
+}
+
+static bool chain_done(struct sim *sim, void *ctx)
+{
+	(void)sim;
+	(void)ctx;
+	pc.asked++;
+	return pc.done_from >= 0 && pc.ran > pc.done_from;
+}
+
+static void chain_progress(struct sim *sim, void *ctx)
+{
+	(void)ctx;
+	if (pc.n_progress < 16)
+		pc.progress_at[pc.n_progress++] = sim->events;
+}
+
+static int run_chain(int limit, int force_at, int done_from, int uncount_at, uint64_t *events)
+{
+	struct sim sim;
+	sim_init(&sim, 1);
+	pc = (struct poll_case){ .force_at = force_at, .done_from = done_from,
+				 .uncount_at = uncount_at, .limit = limit };
+	sim.done = chain_done;
+	sim.progress = chain_progress;
+	sim.progress_every = SIM_POLL_EVERY;
+	sched_at(&sim, 0, &sim.kernel, chain, NULL, 0);
+	int r = sim_run(&sim);
+	*events = sim.events;
+	sim_free(&sim);
+	return r;
+}
+
+/* A forced poll asks the done hook right after its event and leaves the
+ * periodic polls (every SIM_POLL_EVERY counted events) where they were;
+ * an uncounted event is in neither count; sim->events is exact at each
+ * poll and at the end. */
+static void test_polls(void)
+{
+	uint64_t ev;
+	int limit = 3 * SIM_POLL_EVERY + 10;
+	/* No forced poll: periodic ones only, then the end (ran dry). */
+	CU_ASSERT_EQUAL(run_chain(limit, -1, -1, -1, &ev), SIM_RAN_DRY);
+	CU_ASSERT_EQUAL(ev, (uint64_t)limit);
+	CU_ASSERT_EQUAL_FATAL(pc.n_progress, 4);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(pc.progress_at[i], (uint64_t)(i + 1) * SIM_POLL_EVERY);
+	CU_ASSERT_EQUAL(pc.progress_at[3], (uint64_t)limit);
+	/* Forced at event 100, not done: the hook is asked once more, the
+	 * periodic polls stay at the same counts. */
+	CU_ASSERT_EQUAL(run_chain(limit, 100, -1, -1, &ev), SIM_RAN_DRY);
+	CU_ASSERT_EQUAL(ev, (uint64_t)limit);
+	CU_ASSERT_EQUAL(pc.asked, 3 + 1 + 1); /* periodic, forced, at the end */
+	CU_ASSERT_EQUAL_FATAL(pc.n_progress, 4);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(pc.progress_at[i], (uint64_t)(i + 1) * SIM_POLL_EVERY);
+	/* Forced at event 100 and done: the run ends right after it. */
+	CU_ASSERT_EQUAL(run_chain(limit, 100, 100, -1, &ev), SIM_DONE);
+	CU_ASSERT_EQUAL(ev, 101);
+	CU_ASSERT_EQUAL(pc.ran, 101);
+	/* Forced at the last event before a periodic poll: both at once. */
+	CU_ASSERT_EQUAL(run_chain(limit, SIM_POLL_EVERY - 1, -1, -1, &ev), SIM_RAN_DRY);
+	CU_ASSERT_EQUAL(pc.progress_at[0], SIM_POLL_EVERY);
+	CU_ASSERT_EQUAL(pc.asked, 3 + 1 + 1); /* the forced poll, then the periodic one, at once */
+	/* An uncounted event: one event more runs before each later poll. */
+	CU_ASSERT_EQUAL(run_chain(limit, -1, -1, 50, &ev), SIM_RAN_DRY);
+	CU_ASSERT_EQUAL(ev, (uint64_t)limit - 1);
+	CU_ASSERT_EQUAL(pc.ran, limit);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(pc.progress_at[i], (uint64_t)(i + 1) * SIM_POLL_EVERY);
+	/* Uncounted and forced in the same event: the forced poll still comes
+	 * right after it, and the count leaves it out. */
+	CU_ASSERT_EQUAL(run_chain(limit, 60, 60, 60, &ev), SIM_DONE);
+	CU_ASSERT_EQUAL(pc.ran, 61);
+	CU_ASSERT_EQUAL(ev, 60);
+}
+
 static int timer_fired;
 static simtime_t timer_at;
 
@@ -329,6 +426,7 @@ TEST_MAIN("evq",
 	  { "equal times break by scheduling element and sequence", test_tie_break_by_element },
 	  { "stop time", test_stop_time },
 	  { "a burst in the hot heap precedes later sub-buckets", test_burst_then_later_sub },
+	  { "forced and periodic polls, uncounted events, the event count", test_polls },
 	  { "direct calls of hot handlers keep the order", test_direct_calls },
 	  { "timers cancel lazily", test_timer_lazy_cancel },
 	  { "pool reuses objects", test_pool_reuse })
