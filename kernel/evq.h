@@ -120,13 +120,14 @@ struct evq {
 
 void evq_init(struct evq *q);
 void evq_free(struct evq *q);
-/* Inserts the event (t, key, fn, obj, arg): inline when it goes to a wheel
- * bucket and a node is free (the usual case), else evq_insert_slow. Takes
- * the fields, not a struct event: a caller's struct built with 8-byte
+/* Inserts the event (t, key, fn, obj, arg) when it goes to a wheel bucket
+ * (later than the current one) and a node is free, the usual case, and
+ * returns true; else returns false and the caller calls evq_insert_slow.
+ * Takes the fields, not a struct event: a caller's struct built with 8-byte
  * stores and copied with 16-byte loads would stall on store forwarding. */
 void evq_insert_slow(struct evq *q, const struct event *e);
-static inline void evq_push(struct evq *q, simtime_t t, uint64_t key, event_fn fn, void *obj,
-			    uintptr_t arg)
+static inline bool evq_push_fast(struct evq *q, simtime_t t, uint64_t key, event_fn fn, void *obj,
+				 uintptr_t arg)
 {
 	uint64_t a = (uint64_t)t >> q->shift;
 	uint32_t mask = q->mask;
@@ -145,9 +146,15 @@ static inline void evq_push(struct evq *q, simtime_t t, uint64_t key, event_fn f
 		nd->next = *w;
 		*w = nd;
 		*bw |= 1ull << (i & 63);
-		return;
+		return true;
 	}
-	evq_insert_slow(q, &(struct event){ .t = t, .key = key, .fn = fn, .obj = obj, .arg = arg });
+	return false;
+}
+static inline void evq_push(struct evq *q, simtime_t t, uint64_t key, event_fn fn, void *obj,
+			    uintptr_t arg)
+{
+	if (!evq_push_fast(q, t, key, fn, obj, arg))
+		evq_insert_slow(q, &(struct event){ .t = t, .key = key, .fn = fn, .obj = obj, .arg = arg });
 }
 static inline void evq_insert(struct evq *q, const struct event *e)
 {

@@ -45,6 +45,14 @@ void sim_past_event(struct sim *sim, const struct sim_elem *e, simtime_t t)
 			(long long)t, (long long)sim->now);
 }
 
+void sched_slow(struct sim *sim, simtime_t t, const struct sim_elem *e, uint64_t key,
+		event_fn fn, void *obj, uintptr_t arg)
+{
+	if (t < sim->now)
+		sim_past_event(sim, e, t);
+	evq_insert_slow(&sim->q, &(struct event){ .t = t, .key = key, .fn = fn, .obj = obj, .arg = arg });
+}
+
 bool sim_should_stop(struct sim *sim)
 {
 	if (sim->interrupt && *sim->interrupt) {

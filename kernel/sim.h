@@ -107,13 +107,24 @@ static inline void sim_poll_soon(struct sim *sim)
 	}
 }
 
-/* Schedule fn(sim, obj, arg) at absolute time t on behalf of element e. */
+/* sched_at's slow path: an event in the current bucket, past the wheel or
+ * in the past (an error: sim_past_event). */
+void sched_slow(struct sim *sim, simtime_t t, const struct sim_elem *e, uint64_t key,
+		event_fn fn, void *obj, uintptr_t arg);
+
+/* Schedule fn(sim, obj, arg) at absolute time t on behalf of element e.
+ * An event the wheel takes lies in a bucket after the current one, which
+ * holds now, so only the slow path need check that t is not in the past. */
 static inline void sched_at(struct sim *sim, simtime_t t, struct sim_elem *e,
 			    event_fn fn, void *obj, uintptr_t arg)
 {
-	if (t < sim->now)
+	uint64_t key = e->key++;
+#if SIM_DEBUG
+	if (t < sim->now) /* what the wheel's window implies: checked in debug builds */
 		sim_past_event(sim, e, t);
-	evq_push(&sim->q, t, e->key++, fn, obj, arg);
+#endif
+	if (!evq_push_fast(&sim->q, t, key, fn, obj, arg))
+		sched_slow(sim, t, e, key, fn, obj, arg);
 }
 
 static inline void sched_in(struct sim *sim, simtime_t dt, struct sim_elem *e,
