@@ -109,6 +109,7 @@ void mcast_qp_sent(struct sim *sim, struct qp *q, struct packet *p)
 	struct mcast_group *g = mcast_of(w, q->mgroup);
 	p->flags |= PKT_F_MCAST;
 	p->mgroup = (uint16_t)q->mgroup;
+	p->route = 0; /* routed by the group's tree, not a path code */
 	if (!g->reliable)
 		sched_at(sim, sim->now + port_ser_ps(w->eps[g->src].port, p->frame_b + PKT_WIRE_EXTRA_B),
 			 q->elem, ud_sent, q, p->psn);
@@ -120,6 +121,7 @@ bool mcast_feedback_stamp(struct world *w, const struct qp *q, struct packet *a)
 		return false; /* UD: members send no ACK, NAK or CNP */
 	a->flags |= PKT_F_MCAST;
 	a->mgroup = (uint16_t)q->mgroup;
+	a->route = 0; /* routed by the group's tree, not a path code */
 	return true;
 }
 

@@ -54,10 +54,6 @@ void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, s
  * (mmu_pass_sync: the copy on the line of the link it came by). */
 static inline void switch_forward(struct sim *sim, struct node *sw, int in, uint8_t pass, struct packet *pkt)
 {
-	if (__builtin_expect(pkt->type == PKT_PFC || (pkt->flags & PKT_F_MCAST), 0)) {
-		switch_receive_special(sim, sw, &sw->ports[in], pkt);
-		return;
-	}
 	int i;
 	if (pkt->route) { /* its QP's path, as route_port would choose it */
 		i = route_path_port(pkt->route, PKT_TTL0 - pkt->ttl);
@@ -65,7 +61,15 @@ static inline void switch_forward(struct sim *sim, struct node *sw, int in, uint
 				 i == route_port(sw, pkt->src, pkt->dst, pkt->sport, -1),
 				 "route %#x: port %d at hop %d is not the switch's choice", pkt->route, i,
 				 PKT_TTL0 - pkt->ttl);
+		SIM_DEBUG_ASSERT(sim, &sw->elem, pkt->type != PKT_PFC && !(pkt->flags & PKT_F_MCAST),
+				 "a PFC or multicast frame carries route %#x", pkt->route);
 	} else {
+		/* PFC and multicast frames carry no path code (packet.h), so
+		 * frames with one skip this test. */
+		if (__builtin_expect(pkt->type == PKT_PFC || (pkt->flags & PKT_F_MCAST), 0)) {
+			switch_receive_special(sim, sw, &sw->ports[in], pkt);
+			return;
+		}
 		int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
 		i = route_port(sw, pkt->src, pkt->dst, pkt->sport, psn);
 	}
