@@ -178,8 +178,10 @@ static inline struct evq_node *evq_pop_node(struct evq *q)
 			q->sub[k] = NULL;
 			q->sub_mask = mask & (mask - 1);
 			q->cur_sub = k;
-			if (q->pf && (q->pf = q->pf->next))
+			if (q->pf) { /* (a prefetch of NULL, at the list's end, is harmless) */
+				q->pf = q->pf->next;
 				__builtin_prefetch(q->pf);
+			}
 			return nd;
 		}
 	}
