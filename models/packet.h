@@ -84,8 +84,8 @@ struct packet {
 	uint8_t ttl;            /* IPv4 TTL, decremented per switch */
 	uint16_t mgroup;        /* PKT_F_MCAST: group id (mcast_group_by_id; its IPv4 address is
 				 * mcast_group_ip) */
-	uint32_t route;         /* its QP's path (route_path.h); 0: routed hop by hop, as
-				 * PFC and multicast frames always are */
+	uint32_t route;         /* its QP's path (route_path.h), less the hops taken; 0:
+				 * routed hop by hop, as PFC and multicast frames always are */
 };
 
 #endif

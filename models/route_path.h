@@ -6,15 +6,18 @@
  * every frame a QP sends (data, ACK, NAK, CNP: same source, destination and
  * UDP source port) leaves each switch on its path by the same port. The QP
  * packs those port numbers into a code when it is created and its frames
- * carry it (packet.route): a switch takes its egress port from the code at
- * the frame's hop (PKT_TTL0 - ttl) instead of looking the destination's
- * equal-cost set up and hashing, which costs dependent loads per frame.
+ * carry it (packet.route): a switch takes its egress port from the code's
+ * low bits and shifts them out (route_path_take), instead of looking the
+ * destination's equal-cost set up and hashing, which costs dependent loads
+ * per frame.
  * The port is the one route_port chooses (debug builds check it at every
  * hop). Frames without a code (0: multicast, PFC, `ecmp = packet`, a path
  * of more than ROUTE_PATH_HOPS switches or through a port numbered
  * ROUTE_PATH_PORTS or above) are routed by route_port.
  *
  * Code: bit 31 set; bits 6h .. 6h+5 hold the egress port at the h-th switch.
+ * A frame's code, taken hop by hop, stays non-zero: bit 31 is shifted down
+ * at most ROUTE_PATH_HOPS times.
  */
 #ifndef ROCESIM_ROUTE_PATH_H
 #define ROCESIM_ROUTE_PATH_H
@@ -35,6 +38,16 @@ uint32_t route_path_code(const struct world *w, int src, int dst, uint16_t sport
 static inline int route_path_port(uint32_t code, int hop)
 {
 	return (int)((uint64_t)code >> (ROUTE_PATH_BITS * hop)) & (ROUTE_PATH_PORTS - 1);
+}
+
+/* The egress port at the next switch of a frame whose code is *code (what
+ * it has not yet taken), taken out of it: the n-th call on a code returns
+ * route_path_port(code, n - 1). */
+static inline int route_path_take(uint32_t *code)
+{
+	int i = (int)(*code & (ROUTE_PATH_PORTS - 1));
+	*code >>= ROUTE_PATH_BITS;
+	return i;
 }
 
 #endif

@@ -56,11 +56,11 @@ static inline void switch_forward(struct sim *sim, struct node *sw, int in, uint
 {
 	int i;
 	if (pkt->route) { /* its QP's path, as route_port would choose it */
-		i = route_path_port(pkt->route, PKT_TTL0 - pkt->ttl);
+		i = route_path_take(&pkt->route);
 		SIM_DEBUG_ASSERT(sim, &sw->elem, !sw->ecmp_packet && PKT_TTL0 - pkt->ttl < ROUTE_PATH_HOPS &&
 				 i == route_port(sw, pkt->src, pkt->dst, pkt->sport, -1),
-				 "route %#x: port %d at hop %d is not the switch's choice", pkt->route, i,
-				 PKT_TTL0 - pkt->ttl);
+				 "route (left) %#x: port %d at hop %d is not the switch's choice", pkt->route,
+				 i, PKT_TTL0 - pkt->ttl);
 		SIM_DEBUG_ASSERT(sim, &sw->elem, pkt->type != PKT_PFC && !(pkt->flags & PKT_F_MCAST),
 				 "a PFC or multicast frame carries route %#x", pkt->route);
 	} else {
