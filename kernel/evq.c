@@ -336,6 +336,15 @@ static inline uint64_t next_bucket(struct evq *q)
 	return q->cur_a + 1 + ((i - start) & mask);
 }
 
+/* 1 << k for k < 64. */
+static const uint64_t evq_bit[EVQ_SUBS] = {
+#define EVQ_BIT4(k) 1ull << (k), 1ull << ((k) + 1), 1ull << ((k) + 2), 1ull << ((k) + 3)
+	EVQ_BIT4(0), EVQ_BIT4(4), EVQ_BIT4(8), EVQ_BIT4(12), EVQ_BIT4(16), EVQ_BIT4(20),
+	EVQ_BIT4(24), EVQ_BIT4(28), EVQ_BIT4(32), EVQ_BIT4(36), EVQ_BIT4(40), EVQ_BIT4(44),
+	EVQ_BIT4(48), EVQ_BIT4(52), EVQ_BIT4(56), EVQ_BIT4(60),
+#undef EVQ_BIT4
+};
+
 /* Makes the next bucket current, its events spread over the sub-buckets;
  * the current one is used up and the queue is not empty. */
 static void advance(struct evq *q)
@@ -370,6 +379,7 @@ static void advance(struct evq *q)
 	struct evq_node *nd = q->wheel[i];
 	q->wheel[i] = NULL;
 	int ss = q->sub_shift;
+	struct evq_node **sub = q->sub;
 	uint64_t mask = 0;
 	uint32_t m = 0;
 	while (nd) {
@@ -383,9 +393,9 @@ static void advance(struct evq *q)
 		if (nd->e.arg > 65535)
 			__builtin_prefetch((const void *)nd->e.arg);
 		unsigned k = (unsigned)((uint64_t)nd->e.t >> ss) & (EVQ_SUBS - 1);
-		nd->next = q->sub[k];
-		q->sub[k] = nd;
-		mask |= 1ull << k;
+		nd->next = sub[k];
+		sub[k] = nd;
+		mask |= evq_bit[k]; /* a table, not 1 << k: the shift count register keeps ss */
 		m++;
 		nd = next;
 	}
