@@ -65,7 +65,6 @@ struct sim {
 	uint64_t packets_sent;      /* data packets put on the wire by NICs (incl. retransmissions) */
 	uint64_t packets_delivered; /* data packets that reached their receiving NIC */
 	uint64_t packets_dropped;   /* data packets dropped in the network */
-	uint64_t packet_hops;       /* frames put on any link (data and control) */
 };
 
 enum sim_stop {

@@ -52,6 +52,24 @@ void port_set_pull(struct port *p, port_pull_fn fn, void *ctx)
 		p->peer->peer_ctx = ctx;
 }
 
+uint64_t port_rx_bytes(const struct port *p)
+{
+	if (!p->peer)
+		return 0;
+	uint64_t b = p->peer->tx_bytes;
+	for (const struct packet *k = p->peer->fly_head; k; k = k->next)
+		b -= k->frame_b;
+	return b;
+}
+
+uint64_t port_tx_packets_sum(const struct port *ports, int n)
+{
+	uint64_t s = 0;
+	for (int i = 0; i < n; i++)
+		s += ports[i].tx_packets;
+	return s;
+}
+
 void port_set_tap(struct port *p, struct tap *tap)
 {
 	p->tap = tap;
@@ -159,7 +177,6 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 		sched_at(sim, pkt->next_at, &src->elem, port_land, src, (uintptr_t)src->fly_head);
 	else
 		src->fly_tail = NULL;
-	src->peer_rx_bytes += pkt->frame_b;
 	if (__builtin_expect(src->peer_tapped, 0)) /* its last bit arrived; the switch latency is after */
 		tap_rx(src->peer->tap, sim->now - src->peer_latency_ps, pkt);
 	struct node *nd = src->peer_node;
@@ -187,7 +204,6 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
-	sim->packet_hops++;
 	if (__builtin_expect(p->tapped, 0)) /* its first bit goes on the wire (ECN marked by now) */
 		tap_tx(p->tap, sim->now, pkt);
 	simtime_t arrive_at = p->busy_until + p->flight_ps;

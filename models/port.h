@@ -57,14 +57,13 @@ struct port {
 	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
 	struct port *peer;
 	struct node *peer_node;        /* peer->node */
-	uint64_t peer_rx_bytes;        /* frame bytes landed at the peer (its rx_bytes: port_rx_bytes) */
 	void *peer_ctx;                /* peer->pull_ctx: at a host, its NIC (the receive hook's context) */
 	uint16_t peer_idx;             /* peer->idx */
 	bool peer_tapped;              /* peer->tap != NULL */
 	uint8_t peer_pass;             /* at a switch peer, its ingress's pass summary
 				       * (mmu_pass_sync keeps this copy) */
-	/* Line 1: sending. */
-	struct node *node;
+	/* (8 bytes free.) Line 1: sending. */
+	struct node *node __attribute__((aligned(64)));
 	simtime_t busy_until;          /* end of the frame being serialised */
 	simtime_t flight_ps;           /* propagation and the peer's switch latency */
 	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
@@ -118,11 +117,12 @@ void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps);
 void port_set_pull(struct port *p, port_pull_fn fn, void *ctx);
 /* Starts (tap) or stops (NULL) capturing the frames sent and landed on p. */
 void port_set_tap(struct port *p, struct tap *tap);
-/* Frame bytes landed on p (counted by the port that sent them). */
-static inline uint64_t port_rx_bytes(const struct port *p)
-{
-	return p->peer ? p->peer->peer_rx_bytes : 0;
-}
+/* Frame bytes landed on p: those its peer sent less those still on the
+ * wire (not counted per frame). */
+uint64_t port_rx_bytes(const struct port *p);
+/* Frames put on any of the n ports' links (the run's packet-hops: not
+ * counted per frame). */
+uint64_t port_tx_packets_sum(const struct port *ports, int n);
 /* sim_run, with the two most frequent events of a fabric (a frame
  * landing, a transmission done) run by direct calls (sim_loop.h). */
 int port_run(struct sim *sim);

@@ -272,7 +272,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status : "complete";
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
-	rep->packet_hops = sim.packet_hops;
+	rep->packet_hops = port_tx_packets_sum(w.ports, w.n_ports);
 	rep->pkt_peak = w.pkt_pool.peak;
 	rep->pkt_bytes = w.pkt_pool.obj_size;
 	rep->packets_sent = sim.packets_sent;

@@ -271,9 +271,35 @@ static void test_pfc_quanta_expire(void)
 	teardown(&f);
 }
 
+/* Received bytes count the frames landed, not those still on the wire;
+ * the packet-hops are the frames put on links. Four frames leave back to
+ * back; the run stops 1 ps after the second lands, then finishes. */
+static void test_rx_bytes_landed_only(void)
+{
+	struct link_fixture f;
+	setup(&f);
+	const uint16_t sizes[] = { 1062, 66, 1078, 300 };
+	for (uint32_t i = 0; i < 4; i++)
+		send(&f, 3, i, sizes[i]);
+	f.sim.stop_at = wire_ps(sizes[0]) + wire_ps(sizes[1]) + DELAY_PS + 1;
+	CU_ASSERT_EQUAL(sim_run(&f.sim), SIM_STOP_TIME);
+	CU_ASSERT_EQUAL_FATAL(n_got, 2);
+	CU_ASSERT_EQUAL(f.pa.tx_bytes, 1062 + 66 + 1078 + 300);
+	CU_ASSERT_EQUAL(port_rx_bytes(&f.pb), 1062 + 66);
+	CU_ASSERT_EQUAL(port_rx_bytes(&f.pa), 0);
+	struct port both[2] = { f.pa, f.pb };
+	CU_ASSERT_EQUAL(port_tx_packets_sum(both, 2), 4);
+	f.sim.stop_at = SIMTIME_NEVER;
+	sim_run(&f.sim);
+	CU_ASSERT_EQUAL(n_got, 4);
+	CU_ASSERT_EQUAL(port_rx_bytes(&f.pb), 1062 + 66 + 1078 + 300);
+	teardown(&f);
+}
+
 TEST_MAIN("port",
 	  { "serialisation and propagation are exact", test_serialisation_and_propagation },
 	  { "queued frames leave back to back", test_back_to_back },
+	  { "received bytes count only frames landed", test_rx_bytes_landed_only },
 	  { "control class is served first", test_control_class_first },
 	  { "DWRR shares bytes between data classes", test_dwrr_shares_bytes },
 	  { "a paused class waits", test_paused_class_waits },
