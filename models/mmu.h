@@ -136,6 +136,20 @@ static inline void mmu_pass_sync(const struct mmu *m, struct mmu_port *p, int c)
 		*p->pass_copy = p->pass;
 	}
 }
+/* mmu_pass_sync after a change that can only clear the bit (bytes
+ * admitted, headroom taken, XOFF sent) or only set it (bytes released,
+ * headroom drained, XON sent): a bit already as it must stay needs no
+ * test. */
+static inline void mmu_pass_sync_off(const struct mmu *m, struct mmu_port *p, int c)
+{
+	if (p->pass & (1u << c))
+		mmu_pass_sync(m, p, c);
+}
+static inline void mmu_pass_sync_on(const struct mmu *m, struct mmu_port *p, int c)
+{
+	if (!(p->pass & (1u << c)))
+		mmu_pass_sync(m, p, c);
+}
 
 /* Keeps m->pass_ok after a change of shared_used_b. */
 static inline void mmu_pool_sync(struct mmu *m)
@@ -198,7 +212,7 @@ static inline enum mmu_verdict mmu_admit(struct mmu *m, int in, int c, uint32_t 
 					 const uint64_t *egress_q_b)
 {
 	enum mmu_verdict v = mmu_admit_bytes(m, in, c, size_b, egress_q_b);
-	mmu_pass_sync(m, &m->port[in], c);
+	mmu_pass_sync_off(m, &m->port[in], c);
 	return v;
 }
 /* A frame of class c arriving on `in` that leaves at once (its egress is
@@ -252,7 +266,7 @@ static inline void mmu_release(struct mmu *m, int in, int c, uint32_t size_b)
 		m->shared_used_b -= shared_before - mmu_shared_used(m, in, c);
 		mmu_pool_sync(m);
 	}
-	mmu_pass_sync(m, p, c);
+	mmu_pass_sync_on(m, p, c);
 }
 /* True when (in, c) should send XOFF now / XON now (and records it). */
 static inline bool mmu_pause_check(struct mmu *m, int in, int c)
@@ -265,7 +279,7 @@ static inline bool mmu_pause_check(struct mmu *m, int in, int c)
 	if (__builtin_expect(!(((m->lossless & ~p->xoff & bit) != 0) & over), 1))
 		return false;
 	p->xoff |= bit;
-	mmu_pass_sync(m, p, c);
+	mmu_pass_sync_off(m, p, c);
 	return true;
 }
 static inline bool mmu_resume_check(struct mmu *m, int in, int c)
@@ -278,7 +292,7 @@ static inline bool mmu_resume_check(struct mmu *m, int in, int c)
 	if (shared && (uint64_t)shared + MMU_RESUME_OFFSET_B > mmu_threshold(m, in))
 		return false;
 	p->xoff &= (uint8_t)~bit;
-	mmu_pass_sync(m, p, c);
+	mmu_pass_sync_on(m, p, c);
 	return true;
 }
 /* RED decision for a frame leaving port `out` whose class queue holds q_b
