@@ -79,15 +79,22 @@ static void test_serialisation_and_propagation(void)
 	teardown(&f);
 }
 
+/* Four frames of class 3 queued together (PSNs 0..3). */
+static const uint16_t sizes[] = { 1062, 66, 1078, 300 };
+
+static void send_four(struct link_fixture *f)
+{
+	for (uint32_t i = 0; i < 4; i++)
+		send(f, 3, i, sizes[i]);
+}
+
 /* Frames queued together leave back to back: arrivals spaced by exactly
  * their serialisation, the queue's high-water mark is what waited. */
 static void test_back_to_back(void)
 {
 	struct link_fixture f;
 	setup(&f);
-	const uint16_t sizes[] = { 1062, 66, 1078, 300 };
-	for (uint32_t i = 0; i < 4; i++)
-		send(&f, 3, i, sizes[i]);
+	send_four(&f);
 	sim_run(&f.sim);
 	CU_ASSERT_EQUAL_FATAL(n_got, 4);
 	simtime_t t = 0;
@@ -278,9 +285,7 @@ static void test_rx_bytes_landed_only(void)
 {
 	struct link_fixture f;
 	setup(&f);
-	const uint16_t sizes[] = { 1062, 66, 1078, 300 };
-	for (uint32_t i = 0; i < 4; i++)
-		send(&f, 3, i, sizes[i]);
+	send_four(&f);
 	f.sim.stop_at = wire_ps(sizes[0]) + wire_ps(sizes[1]) + DELAY_PS + 1;
 	CU_ASSERT_EQUAL(sim_run(&f.sim), SIM_STOP_TIME);
 	CU_ASSERT_EQUAL_FATAL(n_got, 2);
