@@ -106,7 +106,7 @@ struct evq {
 	struct evheap far;        /* buckets >= cur_a + nb */
 	uint64_t far_a;           /* bucket of far's first event (UINT64_MAX: far is empty) */
 	uint64_t cur_a;           /* absolute number (t >> shift) of the current bucket */
-	uint64_t win_lo;          /* cur_a + 1, the wheel's first bucket (for evq_push) */
+	uint64_t win_lo;          /* cur_a + 1, the wheel's first bucket (for evq_push_fast) */
 	uint32_t nb;              /* wheel buckets, a power of two */
 	uint32_t mask;            /* nb - 1 */
 	int shift;                /* bucket width 2^shift ps */
@@ -150,15 +150,10 @@ static inline bool evq_push_fast(struct evq *q, simtime_t t, uint64_t key, event
 	}
 	return false;
 }
-static inline void evq_push(struct evq *q, simtime_t t, uint64_t key, event_fn fn, void *obj,
-			    uintptr_t arg)
-{
-	if (!evq_push_fast(q, t, key, fn, obj, arg))
-		evq_insert_slow(q, &(struct event){ .t = t, .key = key, .fn = fn, .obj = obj, .arg = arg });
-}
 static inline void evq_insert(struct evq *q, const struct event *e)
 {
-	evq_push(q, e->t, e->key, e->fn, e->obj, e->arg);
+	if (!evq_push_fast(q, e->t, e->key, e->fn, e->obj, e->arg))
+		evq_insert_slow(q, e);
 }
 /* Removes the minimum and hands back its node (NULL when the queue is
  * empty); the caller reads it, then gives it back with evq_release before
