@@ -34,15 +34,9 @@ struct world;
  * port sport, or 0 when its frames must be routed hop by hop. */
 uint32_t route_path_code(const struct world *w, int src, int dst, uint16_t sport);
 
-/* The egress port at the hop-th switch of a coded path. */
-static inline int route_path_port(uint32_t code, int hop)
-{
-	return (int)((uint64_t)code >> (ROUTE_PATH_BITS * hop)) & (ROUTE_PATH_PORTS - 1);
-}
-
 /* The egress port at the next switch of a frame whose code is *code (what
  * it has not yet taken), taken out of it: the n-th call on a code returns
- * route_path_port(code, n - 1). */
+ * the port at the n-th switch (bits 6(n-1) .. 6(n-1)+5). */
 static inline int route_path_take(uint32_t *code)
 {
 	int i = (int)(*code & (ROUTE_PATH_PORTS - 1));

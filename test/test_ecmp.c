@@ -127,12 +127,12 @@ static void test_hash_is_murmur3_of_the_tuple(void)
 
 #define FAT_TREE_K4 "[topology]\ntype = fat_tree\nk = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
 
-/* A coded path (route_path.h) is the switches' own choice at every hop of
- * a k=4 fat-tree, for every host pair and 64 source ports, read at each hop
- * or taken hop by hop as a frame takes it (never 0 on the way): it ends at
- * the destination's port after as many switches as switch_path counts
- * links less one. With `ecmp = packet`, or a switch port numbered 64 or
- * above on the path, there is no code. */
+/* A coded path (route_path.h), taken hop by hop as a frame takes it, is
+ * the switches' own choice (route_port) at every hop of a k=4 fat-tree,
+ * for every host pair and 64 source ports, and is never 0 on the way: it
+ * ends at the destination's port after as many switches as switch_path
+ * counts links less one. With `ecmp = packet`, or a switch port numbered
+ * 64 or above on the path, there is no code. */
 static void test_route_path_is_the_switches_choice(void)
 {
 	struct bed b;
@@ -149,14 +149,13 @@ static void test_route_path_is_the_switches_choice(void)
 				CU_ASSERT_FATAL(code >> 31 == 1);
 				const struct port *p = w->eps[src].port;
 				int n = 0;
-				uint32_t left = code; /* as a frame takes it, hop by hop */
 				while (p->peer->node->kind == NODE_SWITCH) {
 					const struct node *sw = p->peer->node;
-					int i = route_path_port(code, n++);
+					CU_ASSERT_FATAL(code != 0);
+					int i = route_path_take(&code);
 					CU_ASSERT_EQUAL_FATAL(i, route_port(sw, src, dst, sport, -1));
-					CU_ASSERT_FATAL(left != 0);
-					CU_ASSERT_EQUAL_FATAL(route_path_take(&left), i);
 					p = &sw->ports[i];
+					n++;
 				}
 				CU_ASSERT_PTR_EQUAL(p->peer, w->eps[dst].port);
 				struct ideal_hop h[IDEAL_MAX_HOPS];
