@@ -13,16 +13,24 @@
 
 static const uint64_t empty; /* an egress queue holding nothing */
 
-/* A 1 MB buffer, 4 ports with 10 KB headroom each, α = 1/8, class 3 lossless. */
-static void mk(struct mmu *m)
+/* A 1 MB buffer, 4 ports with 10 KB headroom each, α = 1/8, class 3
+ * lossless; port i's pass summary mirrored in copy[i] (NULL: in the port
+ * only), each copy 0 as a port's line 0 starts. */
+static void mk_copies(struct mmu *m, uint8_t *copy)
 {
 	mmu_init(m, 1000000, 4, 1u << LOSSLESS, 42, 1100);
 	for (int i = 0; i < 4; i++) {
 		m->port[i].alpha = 0.125;
 		m->port[i].hdrm_cap_b = 10000;
+		if (copy) {
+			copy[i] = 0;
+			m->port[i].pass_copy = &copy[i];
+		}
 	}
 	CU_ASSERT_EQUAL_FATAL(mmu_finalize(m), 0);
 }
+
+static void mk(struct mmu *m) { mk_copies(m, NULL); }
 
 static void test_shared_space(void)
 {
@@ -278,14 +286,7 @@ static void test_pass_summary(void)
 {
 	struct mmu m;
 	uint8_t copy[4];
-	mmu_init(&m, 1000000, 4, 1u << LOSSLESS, 42, 1100);
-	for (int i = 0; i < 4; i++) {
-		m.port[i].alpha = 0.125;
-		m.port[i].hdrm_cap_b = 10000;
-		copy[i] = 0; /* as a port's line 0 starts */
-		m.port[i].pass_copy = &copy[i];
-	}
-	CU_ASSERT_EQUAL_FATAL(mmu_finalize(&m), 0);
+	mk_copies(&m, copy);
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(copy[i], 0xff); /* an empty buffer passes every class */
 	CU_ASSERT_EQUAL(m.pass_free_max, 8);    /* α = 1/8 */
