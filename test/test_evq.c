@@ -1,6 +1,8 @@
 /*
- * test_evq.c — the event queue against a plain sorted reference, the run
- * loop's ordering and stop rules, and lazy timer cancellation.
+ * test_evq.c — the event queue against a plain sorted reference (bursts in
+ * the hot heap included), the run loop's ordering, stop rules, polls and
+ * event count, the refusal of events in the past, and lazy timer
+ * cancellation.
  */
 #include <signal.h>
 #include <stdio.h>
