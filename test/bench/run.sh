@@ -20,35 +20,72 @@
 # link lives inside it, chunks of 4096 records, no per-object header) and
 # the pool's high-water mark of packets alive at once.
 #
-# Usage: run.sh SIM SCENARIO_DIR [CASE...]   (default: every case)
+# Each case runs BENCH_RUNS times (default 3) in a row: wall_s, cpu_s and
+# the rates are the median run's, wall_min the fastest run's loop (the
+# machine's speed drifts from minute to minute; the median is the figure
+# to quote). The runs must agree on flows, simulated time, events and
+# packet-hops (a run is a pure function of its scenario): if they do not,
+# the bench fails.
+#
+# Usage: [BENCH_RUNS=N] run.sh SIM SCENARIO_DIR [CASE...]   (default: every case)
 set -eu
 SIM=$1
 DIR=$2
 shift 2
 BENCH=$(cd "$(dirname "$0")" && pwd)
 CASES=${*:-k8_websearch k16_websearch hpcc_websearch fat_tree_moe moe_1024}
+RUNS=${BENCH_RUNS:-3}
+case $RUNS in '' | *[!0-9]* | 0)
+	echo "run.sh: BENCH_RUNS must be a positive integer, got '$RUNS'" >&2
+	exit 2 ;;
+esac
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-printf '%-15s %13s %14s %11s %11s %6s %8s %8s %6s %7s %7s %8s %7s %5s %9s\n' \
+printf '%-15s %13s %14s %11s %11s %6s %8s %8s %6s %7s %7s %8s %7s %5s %9s %8s %4s\n' \
 	case flows simulated events pkt-hops ev/hop wall_s cpu_s Mev/s Mhops/s peak_MB KB/host \
-	B/pkt hosts pkts_peak
+	B/pkt hosts pkts_peak wall_min runs
 for c in $CASES; do
 	case $c in
 	hpcc_websearch | fat_tree_moe) ini=$DIR/$c.ini ;;
 	*) ini=$BENCH/$c.ini ;;
 	esac
-	"$SIM" -q -o "$OUT/$c.db" "$ini" >"$OUT/$c.txt" 2>"$OUT/$c.err" || {
-		echo "$c: sim failed:"; cat "$OUT/$c.err"; exit 1; }
+	r=1
+	while [ "$r" -le "$RUNS" ]; do
+		"$SIM" -q -o "$OUT/$c.db" "$ini" >"$OUT/$c.$r.txt" 2>"$OUT/$c.err" || {
+			echo "$c: sim failed:"; cat "$OUT/$c.err"; exit 1; }
+		rm -f "$OUT/$c.db"
+		r=$((r + 1))
+	done
+	# One line per run: the figures, then the run's identity (what every
+	# run must share).
+	for f in "$OUT/$c".[0-9]*.txt; do
+		awk '
+			/^flows/ { flows = $2 }
+			/^simulated/ { sim = $2; wall = $5 }
+			/^events/ { ev = $2; hops = $6 }
+			/peak memory/ { mb = $(NF - 1) }
+			/^bench:/ { hosts = $3 + 0; cpu = $5; evhop = $8; gsub(/,/, "", evhop); peak = $13; bpk = $15 }
+			END { print cpu, wall, mb, flows, sim, ev, hops, evhop, hosts, bpk, peak }' "$f"
+	done >"$OUT/$c.runs"
 	awk -v name="$c" '
-		/^flows/ { flows = $2 }
-		/^simulated/ { sim = $2 " ms"; wall = $5 }
-		/^events/ { ev = $2; hops = $6 }
-		/peak memory/ { mb = $(NF - 1) }
-		/^bench:/ { hosts = $3 + 0; cpu = $5; evhop = $8; gsub(/,/, "", evhop); peak = $13; bpk = $15 }
+		{ id = $4 " " $5 " " $6 " " $7
+		  if (NR == 1) first = id
+		  else if (id != first) { bad = 1 }
+		  cpu[NR] = $1; wall[NR] = $2; mb[NR] = $3; line[NR] = $0 }
 		END {
-			c = cpu > 0 ? cpu : 1e-9
-			printf "%-15s %13s %14s %11d %11d %6.3f %8.2f %8.2f %6.2f %7.2f %7.1f %8.1f %7d %5d %9d\n",
-			       name, flows, sim, ev, hops, evhop, wall, cpu, ev / c / 1e6, hops / c / 1e6,
-			       mb, mb * 1024 / hosts, bpk, hosts, peak
-		}' "$OUT/$c.txt"
+			if (bad) { print name ": runs disagree (flows, simulated time, events or packet-hops): not deterministic"; exit 1 }
+			n = NR
+			# the median run by CPU time (the lower middle for an even count)
+			for (i = 1; i <= n; i++) order[i] = i
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && cpu[order[j]] < cpu[order[j - 1]]; j--) { t = order[j]; order[j] = order[j - 1]; order[j - 1] = t }
+			m = order[int((n + 1) / 2)]
+			wmin = wall[1]; mbmax = mb[1]
+			for (i = 2; i <= n; i++) { if (wall[i] < wmin) wmin = wall[i]; if (mb[i] > mbmax) mbmax = mb[i] }
+			split(line[m], f, " ")
+			c = f[1] > 0 ? f[1] : 1e-9
+			printf "%-15s %13s %11.6f ms %11d %11d %6.3f %8.2f %8.2f %6.2f %7.2f %7.1f %8.1f %7d %5d %9d %8.2f %4d\n",
+			       name, f[4], f[5], f[6], f[7], f[8], f[2], f[1], f[6] / c / 1e6, f[7] / c / 1e6,
+			       mbmax, mbmax * 1024 / f[9], f[10], f[9], f[11], wmin, n
+		}' "$OUT/$c.runs" || exit 1
 done
