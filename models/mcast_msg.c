@@ -103,13 +103,19 @@ static void ud_sent(struct sim *sim, void *obj, uintptr_t psn)
 	qp_on_ack(sim, obj, &a);
 }
 
+/* A frame of group mgroup: routed by the group's tree, not a path code. */
+static void mark_mcast(struct packet *p, int mgroup)
+{
+	p->flags |= PKT_F_MCAST;
+	p->mgroup = (uint16_t)mgroup;
+	p->route = 0;
+}
+
 void mcast_qp_sent(struct sim *sim, struct qp *q, struct packet *p)
 {
 	struct world *w = nic_world(q->nic);
 	struct mcast_group *g = mcast_of(w, q->mgroup);
-	p->flags |= PKT_F_MCAST;
-	p->mgroup = (uint16_t)q->mgroup;
-	p->route = 0; /* routed by the group's tree, not a path code */
+	mark_mcast(p, q->mgroup);
 	if (!g->reliable)
 		sched_at(sim, sim->now + port_ser_ps(w->eps[g->src].port, p->frame_b + PKT_WIRE_EXTRA_B),
 			 q->elem, ud_sent, q, p->psn);
@@ -119,9 +125,7 @@ bool mcast_feedback_stamp(struct world *w, const struct qp *q, struct packet *a)
 {
 	if (!mcast_of(w, q->mgroup)->reliable)
 		return false; /* UD: members send no ACK, NAK or CNP */
-	a->flags |= PKT_F_MCAST;
-	a->mgroup = (uint16_t)q->mgroup;
-	a->route = 0; /* routed by the group's tree, not a path code */
+	mark_mcast(a, q->mgroup);
 	return true;
 }
 
