@@ -28,11 +28,16 @@ void flow_received(struct sim *sim, struct flow *f)
 		f->on_recv(sim, f, f->on_recv_ctx);
 }
 
-void flow_finish(struct sim *sim, struct world *w, struct flow *f)
+void flow_ended(struct sim *sim, struct world *w, struct flow *f)
 {
 	f->end = sim->now;
 	if (++w->flows_done == w->flows_posted)
 		sim_poll_soon(sim);
+}
+
+void flow_finish(struct sim *sim, struct world *w, struct flow *f)
+{
+	flow_ended(sim, w, f);
 	if (f->on_done)
 		f->on_done(sim, f, f->on_done_ctx);
 	if (w->hpcc_fct)

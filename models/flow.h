@@ -61,6 +61,10 @@ struct flow *flow_new(struct world *w, int src, int dst, uint64_t size_b, const 
 		      const char *parallelism);
 /* The last byte reached the receiver: recv_end, then on_recv. */
 void flow_received(struct sim *sim, struct flow *f);
+/* Its end is now and it counts as done; after the last posted flow, the
+ * done hook is asked right after this event (flow_finish's first step,
+ * also multicast's). */
+void flow_ended(struct sim *sim, struct world *w, struct flow *f);
 /* The sender sees the message complete: end, flows_done, on_done, its row,
  * and the record goes back to the pool. */
 void flow_finish(struct sim *sim, struct world *w, struct flow *f);

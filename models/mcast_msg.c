@@ -194,9 +194,7 @@ void mcast_sender_finish(struct sim *sim, struct qp *q, struct flow *f)
 {
 	struct world *w = nic_world(q->nic);
 	struct mcast_xfer *x = f->on_done_ctx;
-	f->end = sim->now;
-	if (++w->flows_done == w->flows_posted)
-		sim_poll_soon(sim);
+	flow_ended(sim, w, f);
 	if (x->on_done)
 		x->on_done(sim, x->ctx);
 	/* UD completes on sending: members' packets still in flight point to
