@@ -14,10 +14,12 @@
 #define EVQ_TUNE_EVERY 16384     /* buckets moved between width checks */
 #define EVQ_LOAD_HIGH 16         /* events per moved bucket above which buckets narrow */
 #define EVQ_LOAD_LOW 2           /* ... below which they widen, if far holds many */
-#define EVQ_NOW_MAX 64           /* a larger current bucket is run from the hot heap */
+#define EVQ_NOW_MAX 64           /* a longer sub-bucket list is a burst, run from the hot heap */
 #define EVQ_FAR_SHARE 16         /* the wheel grows when more than 1/16 of inserts go far */
 
 #define EVQ_CHUNK 4096           /* nodes per allocation */
+
+struct evq_node evq_pf_end;
 
 static void wheel_alloc(struct evq *q, uint32_t nb)
 {
@@ -27,16 +29,14 @@ static void wheel_alloc(struct evq *q, uint32_t nb)
 	q->bits = xcalloc(nb / 64, sizeof *q->bits);
 }
 
-static void cur_reserve(struct evq *q, uint32_t m);
-
 void evq_init(struct evq *q)
 {
 	memset(q, 0, sizeof *q);
 	evheap_init(&q->hot, 256);
 	evheap_init(&q->far, 256);
 	wheel_alloc(q, EVQ_NB0);
-	cur_reserve(q, EVQ_NOW_MAX + 1);
 	q->far_a = UINT64_MAX;
+	q->pf = &evq_pf_end;
 	q->win_lo = 1;           /* cur_a + 1 */
 	q->shift = EVQ_SHIFT0;
 	q->sub_shift = EVQ_SHIFT0 - 6;
@@ -46,9 +46,6 @@ void evq_init(struct evq *q)
 
 void evq_free(struct evq *q)
 {
-	free(q->cur);
-	q->cur = NULL;
-	q->cn = q->head = q->ccap = 0;
 	evheap_free(&q->hot);
 	evheap_free(&q->far);
 	free(q->wheel);
@@ -60,7 +57,8 @@ void evq_free(struct evq *q)
 	free(q->chunks);
 	q->chunks = NULL;
 	q->n_chunks = 0;
-	q->free = q->pf = NULL;
+	q->free = NULL;
+	q->pf = &evq_pf_end;
 	q->wheel_n = 0;
 }
 
@@ -109,90 +107,92 @@ static inline void far_pop(struct evq *q, struct event *out)
 	q->far_a = q->far.n ? (uint64_t)q->far.v[0].t >> q->shift : UINT64_MAX;
 }
 
-/* Room for m more slots in the current bucket (its live part moved to the front). */
-static void cur_reserve(struct evq *q, uint32_t m)
+/* The rank of an event: (t, key) as one number (evq_rank). */
+static inline unsigned __int128 node_rank(const struct evq_node *nd)
 {
-	if (q->head) {
-		memmove(q->cur, q->cur + q->head, (q->cn - q->head) * sizeof *q->cur);
-		q->cn -= q->head;
-		q->head = 0;
-	}
-	if (q->cn + m <= q->ccap)
-		return;
-	uint32_t cap = q->ccap ? q->ccap : 64;
-	while (cap < q->cn + m)
-		cap *= 2;
-	q->cur = xrealloc(q->cur, cap * sizeof *q->cur);
-	q->ccap = cap;
+	return evq_rank(&nd->e);
 }
 
-/* Moves what is left of the current sub-bucket into the hot heap (the
- * later sub-buckets wait in sub_held until it is used up: hot_pop). */
-static void now_to_hot(struct evq *q)
+/* Enters held mode: the fast path's sub-buckets wait in sub_held. */
+static inline void hold(struct evq *q)
 {
 	q->sub_held |= q->sub_mask;
 	q->sub_mask = 0;
-	for (uint32_t k = q->head; k < q->cn; k++) {
-		evheap_insert(&q->hot, &q->cur[k].nd->e);
-		evq_release(q, q->cur[k].nd);
+}
+
+/* Leaves held mode when neither the hot heap nor a burst needs it. */
+static inline void unhold(struct evq *q)
+{
+	if (!q->hot.n && !(q->sub_held & q->burst)) {
+		q->sub_mask |= q->sub_held;
+		q->sub_held = 0;
 	}
-	q->cn = q->head = 0;
 }
 
-/* Slot a before slot b: by time, then by the events' keys. */
-static inline int slot_before(const struct evq_slot *a, const struct evq_slot *b)
+/* Marks the sub-bucket k's list a burst (unsorted, run from the hot heap). */
+static void make_burst(struct evq *q, int k)
 {
-	return a->t < b->t || (a->t == b->t && a->nd->e.key < b->nd->e.key);
+	q->burst |= 1ull << k;
+	hold(q);
+	q->sub_held |= 1ull << k;
 }
 
-/* Sorts v[0..m) (insertion, for the few events of a bucket). */
-static inline void sort_small(struct evq_slot *v, uint32_t m)
+/* Inserts nd into sub-bucket k's sorted list; a list that grows past
+ * EVQ_NOW_MAX becomes a burst (nd then simply goes first). */
+static void sub_insert(struct evq *q, int k, struct evq_node *nd)
 {
-	for (uint32_t k = 1; k < m; k++) {
-		struct evq_slot x = v[k];
-		uint32_t j = k;
-		while (j > 0 && slot_before(&x, &v[j - 1])) {
-			v[j] = v[j - 1];
-			j--;
+	uint64_t bit = 1ull << k;
+	if (!(q->burst & bit)) {
+		unsigned __int128 r = node_rank(nd);
+		struct evq_node **at = &q->sub[k];
+		uint32_t walked = 0;
+		while (*at && node_rank(*at) < r && walked < EVQ_NOW_MAX) {
+			at = &(*at)->next;
+			walked++;
 		}
-		v[j] = x;
+		if (walked < EVQ_NOW_MAX) {
+			nd->next = *at;
+			*at = nd;
+			if (q->sub_held || q->hot.n)
+				q->sub_held |= bit;
+			else
+				q->sub_mask |= bit;
+			return;
+		}
+		make_burst(q, k);
 	}
+	nd->next = q->sub[k];
+	q->sub[k] = nd;
+	q->sub_held |= bit;
 }
 
-/* An event of the current bucket: into a later sub-bucket's list, or sorted
- * into the current sub-bucket's run from its end (new events are usually
- * the latest), or into the hot heap when that is in use or the run grew
- * large. An event of an earlier bucket (inserted after a peek moved on)
- * joins the run, which it precedes. */
+/* Moves the burst of sub-bucket k, the first held, into the hot heap. */
+static void burst_to_hot(struct evq *q, int k)
+{
+	for (struct evq_node *nd = q->sub[k], *next; nd; nd = next) {
+		next = nd->next;
+		evheap_insert(&q->hot, &nd->e);
+		evq_release(q, nd);
+	}
+	q->sub[k] = NULL;
+	q->sub_held &= ~(1ull << k);
+	q->burst &= ~(1ull << k);
+	q->cur_sub = k;
+}
+
+/* An event of the current bucket, or of an earlier one (inserted after a
+ * peek moved on: it precedes the whole bucket, so sub-bucket 0 takes it):
+ * into its sub-bucket's list, or into the hot heap when that is in use and
+ * the event is not after the burst's sub-bucket. */
 static void now_insert(struct evq *q, const struct event *e)
 {
 	uint64_t a = (uint64_t)e->t >> q->shift;
-	int k = (int)(((uint64_t)e->t >> q->sub_shift) & (EVQ_SUBS - 1));
-	if (a == q->cur_a && k > q->cur_sub) {
-		struct evq_node *nd = node_get(q, e);
-		nd->next = q->sub[k];
-		q->sub[k] = nd;
-		if (q->hot.n)
-			q->sub_held |= 1ull << k;
-		else
-			q->sub_mask |= 1ull << k;
-		return;
-	}
-	if (q->hot.n || q->cn - q->head >= EVQ_NOW_MAX) {
-		now_to_hot(q);
+	int k = a == q->cur_a ? (int)(((uint64_t)e->t >> q->sub_shift) & (EVQ_SUBS - 1)) : 0;
+	if (q->hot.n && k <= q->cur_sub) {
 		evheap_insert(&q->hot, e);
 		return;
 	}
-	if (q->cn == q->ccap)
-		cur_reserve(q, 1);
-	struct evq_slot x = { e->t, node_get(q, e) };
-	struct evq_slot *v = q->cur;
-	uint32_t j = q->cn++;
-	while (j > q->head && slot_before(&x, &v[j - 1])) {
-		v[j] = v[j - 1];
-		j--;
-	}
-	v[j] = x;
+	sub_insert(q, k, node_get(q, e));
 }
 
 /* Files e by its bucket. */
@@ -214,7 +214,7 @@ void evq_insert_slow(struct evq *q, const struct event *e)
 
 size_t evq_size(const struct evq *q)
 {
-	size_t n = q->cn - q->head + q->hot.n + q->wheel_n + q->far.n;
+	size_t n = q->hot.n + q->wheel_n + q->far.n;
 	for (uint64_t m = q->sub_mask | q->sub_held; m; m &= m - 1)
 		for (const struct evq_node *nd = q->sub[__builtin_ctzll(m)]; nd; nd = nd->next)
 			n++;
@@ -250,10 +250,6 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 	struct event *all = xmalloc((n ? n : 1) * sizeof *all);
 	for (size_t i = 0; i < q->hot.n; i++)
 		k = gather(all, k, n, &q->hot.v[i]);
-	for (uint32_t i = q->head; i < q->cn; i++) {
-		k = gather(all, k, n, &q->cur[i].nd->e);
-		evq_release(q, q->cur[i].nd);
-	}
 	for (size_t i = 0; i < q->far.n; i++)
 		k = gather(all, k, n, &q->far.v[i]);
 	for (uint32_t i = 0; i < q->nb; i++)
@@ -262,7 +258,7 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 		k = drain_list(q, q->sub[i], all, k, n);
 		q->sub[i] = NULL;
 	}
-	q->sub_mask = q->sub_held = 0;
+	q->sub_mask = q->sub_held = q->burst = 0;
 	q->cur_sub = -1;
 	if (k != n)
 		die_internal("event queue lost count: %zu held, %zu counted", k, n);
@@ -272,8 +268,7 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 			tmin = all[i].t;
 	q->hot.n = q->far.n = 0;
 	q->far_a = UINT64_MAX;
-	q->pf = NULL; /* its nodes were freed */
-	q->cn = q->head = 0;
+	q->pf = &evq_pf_end; /* its nodes were freed */
 	if (nb != q->nb) {
 		free(q->wheel);
 		free(q->bits);
@@ -345,13 +340,49 @@ static const uint64_t evq_bit[EVQ_SUBS] = {
 #undef EVQ_BIT4
 };
 
+/* Sorts sub-bucket k's list by (t, key) (it got more than one event in a
+ * spread); a list too long to sort by insertion is left as a burst. */
+static void sort_sub(struct evq *q, int k)
+{
+	struct evq_node *v[EVQ_NOW_MAX];
+	uint32_t m = 0;
+	for (struct evq_node *nd = q->sub[k]; nd; nd = nd->next) {
+		if (m == EVQ_NOW_MAX) {
+			make_burst(q, k);
+			return;
+		}
+		v[m++] = nd;
+	}
+	if (m == 2) { /* the usual tie: no loop */
+		struct evq_node *x = v[0], *y = v[1];
+		uintptr_t flip = ((uintptr_t)x ^ (uintptr_t)y) & -(uintptr_t)(node_rank(y) < node_rank(x));
+		v[0] = (struct evq_node *)((uintptr_t)x ^ flip); /* y first if it ranks first */
+		v[1] = (struct evq_node *)((uintptr_t)y ^ flip);
+	} else {
+		for (uint32_t j = 1; j < m; j++) {
+			struct evq_node *x = v[j];
+			unsigned __int128 r = node_rank(x);
+			uint32_t i = j;
+			while (i > 0 && r < node_rank(v[i - 1])) {
+				v[i] = v[i - 1];
+				i--;
+			}
+			v[i] = x;
+		}
+	}
+	for (uint32_t j = 0; j + 1 < m; j++)
+		v[j]->next = v[j + 1];
+	v[m - 1]->next = NULL;
+	q->sub[k] = v[0];
+}
+
 /* Makes the next bucket current, its events spread over the sub-buckets;
  * the current one is used up and the queue is not empty. */
 static void advance(struct evq *q)
 {
 	if (__builtin_expect(q->next_tune == 0, 0)) {
 		tune(q);
-		if (q->head < q->cn || q->hot.n || q->sub_mask)
+		if (q->sub_mask || q->sub_held || q->hot.n)
 			return;
 	}
 	uint64_t a;
@@ -374,13 +405,12 @@ static void advance(struct evq *q)
 	q->cur_a = a;
 	q->win_lo = a + 1;
 	q->cur_sub = -1;
-	q->head = q->cn = 0;
 	uint32_t i = (uint32_t)a & (q->nb - 1);
 	struct evq_node *nd = q->wheel[i];
 	q->wheel[i] = NULL;
 	int ss = q->sub_shift;
 	struct evq_node **sub = q->sub;
-	uint64_t mask = 0;
+	uint64_t mask = 0, coll = 0;
 	uint32_t m = 0;
 	while (nd) {
 		struct evq_node *next = nd->next;
@@ -393,64 +423,48 @@ static void advance(struct evq *q)
 		if (nd->e.arg > 65535)
 			__builtin_prefetch((const void *)nd->e.arg);
 		unsigned k = (unsigned)((uint64_t)nd->e.t >> ss) & (EVQ_SUBS - 1);
+		uint64_t bit = evq_bit[k]; /* a table, not 1 << k: the shift count register keeps ss */
+		coll |= mask & bit;        /* sub[k] held an event already */
 		nd->next = sub[k];
 		sub[k] = nd;
-		mask |= evq_bit[k]; /* a table, not 1 << k: the shift count register keeps ss */
+		mask |= bit;
 		m++;
 		nd = next;
 	}
 	q->sub_mask = mask;
+	while (__builtin_expect(coll != 0, 0)) {
+		int k = __builtin_ctzll(coll);
+		coll &= coll - 1;
+		sort_sub(q, k);
+	}
 	/* The next bucket's list, walked ahead during this one's pops. */
-	q->pf = q->wheel[(i + 1) & (q->nb - 1)];
-	if (q->pf)
-		__builtin_prefetch(q->pf);
+	struct evq_node *pf = q->wheel[(i + 1) & (q->nb - 1)];
+	q->pf = pf ? pf : &evq_pf_end;
+	__builtin_prefetch(q->pf);
 	q->wheel_n -= m;
 	q->moved += m;
 	q->moves++;
 	q->next_tune--;
 }
 
-/* Makes the next sub-bucket the sorted run (or the hot heap, if large);
- * the run is used up and sub_mask is not empty. */
-static void next_sub(struct evq *q)
-{
-	int k = __builtin_ctzll(q->sub_mask);
-	q->sub_mask &= q->sub_mask - 1;
-	q->cur_sub = k;
-	struct evq_node *nd = q->sub[k];
-	q->sub[k] = NULL;
-	struct evq_slot *v = q->cur;
-	uint32_t m = 0, cap = q->ccap;
-	q->head = 0;
-	while (nd) {
-		if (__builtin_expect(m == cap, 0)) {
-			q->cn = m;
-			cur_reserve(q, 1);
-			v = q->cur;
-			cap = q->ccap;
-		}
-		v[m].t = nd->e.t;
-		v[m].nd = nd;
-		m++;
-		nd = nd->next;
-	}
-	q->cn = m;
-	if (__builtin_expect(m <= EVQ_NOW_MAX, 1))
-		sort_small(v, m);
-	else /* a burst of simultaneous events */
-		now_to_hot(q);
-}
-
-/* Brings the minimum to the head of the run or the top of the hot heap;
- * 0 when the queue is empty. */
+/* Brings the minimum to the first sub-bucket list of the fast path, the
+ * first held list (sorted) or the top of the hot heap; 0 when the queue is
+ * empty. */
 static __attribute__((noinline)) int ready(struct evq *q)
 {
 	for (;;) {
-		if (q->head < q->cn || q->hot.n)
+		if (q->sub_mask || q->hot.n)
 			return 1;
-		if (q->sub_mask)
-			next_sub(q);
-		else if (q->wheel_n || q->far.n)
+		if (q->sub_held) {
+			int k = __builtin_ctzll(q->sub_held);
+			if (q->burst & (1ull << k)) {
+				burst_to_hot(q, k);
+				continue;
+			}
+			unhold(q);
+			return 1;
+		}
+		if (q->wheel_n || q->far.n)
 			advance(q);
 		else
 			return 0;
@@ -462,10 +476,8 @@ static struct evq_node *hot_pop(struct evq *q)
 {
 	struct event e;
 	evheap_pop(&q->hot, &e);
-	if (!q->hot.n) {
-		q->sub_mask = q->sub_held;
-		q->sub_held = 0;
-	}
+	if (!q->hot.n)
+		unhold(q);
 	return node_get(q, &e);
 }
 
@@ -473,14 +485,24 @@ struct evq_node *evq_pop_node_slow(struct evq *q)
 {
 	if (!ready(q))
 		return NULL;
-	if (q->head < q->cn)
-		return q->cur[q->head++].nd;
-	return hot_pop(q);
+	if (q->hot.n)
+		return hot_pop(q);
+	if (!q->sub_mask) { /* held: the first list is sorted, a burst waits after it */
+		int k = __builtin_ctzll(q->sub_held);
+		struct evq_node *nd = q->sub[k];
+		q->sub[k] = nd->next;
+		if (!nd->next)
+			q->sub_held &= ~(1ull << k);
+		return nd;
+	}
+	return evq_pop_node(q);
 }
 
 const struct event *evq_peek(struct evq *q)
 {
 	if (!ready(q))
 		return NULL;
-	return q->head < q->cn ? &q->cur[q->head].nd->e : &q->hot.v[0];
+	if (q->hot.n)
+		return &q->hot.v[0];
+	return &q->sub[__builtin_ctzll(q->sub_mask | q->sub_held)]->e;
 }

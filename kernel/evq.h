@@ -12,19 +12,22 @@
  * between a sorted current bucket and a 4-ary heap (evq_heap.h) for the far
  * future. Time is cut into buckets of 2^shift ps; `cur_a` is the bucket being
  * run.
- *   cur    the events of buckets <= cur_a: the current bucket is cut into
- *          64 sub-buckets (lists, with a mask of the non-empty ones) and
- *          each sub-bucket in turn, usually one event, becomes a sorted
- *          array of (time, node) popped from its head; it takes inserts by
- *          insertion from the end; a large one (a burst of simultaneous
- *          events) moves into the `hot` heap until it is used up;
+ *   sub    the events of buckets <= cur_a: the current bucket is cut into
+ *          64 sub-buckets, each a list sorted by (time, key), with a mask
+ *          of the non-empty ones; a pop takes the head of the first list.
+ *          Most lists hold one event; those that got more (ties: equal
+ *          times are common where links and frames are alike) are sorted
+ *          once, when the bucket is spread, and an insert into the current
+ *          bucket walks its list. A list too long to sort by insertion (a
+ *          burst of simultaneous events) is a "burst": it stays unsorted
+ *          and moves into the `hot` heap when it comes first;
  *   wheel  nb unsorted buckets for cur_a+1 .. cur_a+nb-1, each a list of
  *          nodes (struct evq_node), with a bitmap of the non-empty ones;
  *   far    a heap of the events beyond the wheel (timers, late starts).
  * When the current bucket is used up, far events that entered the wheel's
  * window go to their buckets and the next non-empty bucket (found through
  * the bitmap) becomes current: its list is spread over the sub-buckets. An
- * event thus costs two pushes, rarely a sort, and a pop from an array,
+ * event thus costs two pushes, rarely a sort, and a pop from a list,
  * instead of the O(log n) sifts of one heap over everything pending. The
  * bucket width adapts to the event density (up to about 16 events per
  * bucket, each sub-bucket then holding one or none, so the times of a
@@ -74,35 +77,30 @@ struct __attribute__((aligned(64))) evq_node {
 	struct evq_node *next;
 };
 
-/* The current bucket's order: its nodes by time (ties by the node's key),
- * so sorting moves 16 bytes, not whole events. */
-struct evq_slot {
-	simtime_t t;
-	struct evq_node *nd;
-};
+/* The prefetch cursor's end (its next is NULL): the cursor is never NULL. */
+extern struct evq_node evq_pf_end;
 
 #define EVQ_SUBS 64                /* sub-buckets of the current bucket */
 
 struct evq {
-	/* The current sub-bucket: cur[head..cn) sorted, popped from the head. */
-	struct evq_slot *cur;
-	uint32_t head, cn, ccap;
-	/* The rest of the current bucket, cut into EVQ_SUBS sub-buckets of
-	 * 2^sub_shift ps (lists; bit k of sub_mask: sub[k] holds events);
-	 * cur_sub is the sub-bucket in cur (-1 before the first). */
+	/* The current bucket, cut into EVQ_SUBS sub-buckets of 2^sub_shift ps:
+	 * lists sorted by (t, key), bursts excepted. Bit k of sub_mask: sub[k]
+	 * holds events. The pop's fast path takes sub_mask's first list; while
+	 * the hot heap is in use or a burst waits, sub_mask is 0 and the
+	 * lists' bits wait in sub_held (the slow path's "held" mode). */
 	uint64_t sub_mask;
-	uint64_t sub_held;        /* while the hot heap is in use, the sub-buckets' mask
-				   * waits here (sub_mask is 0), so the pop's fast path
-				   * needs no test of the heap */
-	int cur_sub;
+	uint64_t sub_held;
+	uint64_t burst;           /* sub-buckets whose lists are unsorted bursts (held) */
+	int cur_sub;              /* while the hot heap is in use: the sub-bucket it holds */
 	int sub_shift;
 	struct evq_node *sub[EVQ_SUBS];
-	struct evheap hot;        /* instead of cur while a large current bucket lasts */
+	struct evheap hot;        /* a burst of the current bucket, while it lasts (cur_sub) */
 	struct evq_node **wheel;  /* [nb]: bucket a > cur_a at wheel[a & (nb - 1)], unsorted */
 	uint64_t *bits;           /* [nb / 64]: non-empty wheel buckets */
 	struct evq_node *free;    /* free nodes */
 	struct evq_node *pf;      /* prefetch cursor: walks the next bucket's list a
-				   * node per pop, so spreading it finds it cached */
+				   * node per pop, so spreading it finds it cached;
+				   * at its end, evq_pf_end */
 	struct evheap far;        /* buckets >= cur_a + nb */
 	uint64_t far_a;           /* bucket of far's first event (UINT64_MAX: far is empty) */
 	uint64_t cur_a;           /* absolute number (t >> shift) of the current bucket */
@@ -161,24 +159,19 @@ static inline void evq_insert(struct evq *q, const struct event *e)
 struct evq_node *evq_pop_node_slow(struct evq *q);
 static inline struct evq_node *evq_pop_node(struct evq *q)
 {
-	if (q->head < q->cn)
-		return q->cur[q->head++].nd;
-	/* The usual case: the next sub-bucket holds one event. (The run is
-	 * used up, head == cn, and stays so: no need to reset it.) */
+	/* The usual case: the head of the first non-empty sub-bucket. */
 	uint64_t mask = q->sub_mask;
 	if (mask) {
 		int k = __builtin_ctzll(mask);
 		struct evq_node *nd = q->sub[k];
-		if (!nd->next) {
-			q->sub[k] = NULL;
-			q->sub_mask = mask & (mask - 1);
-			q->cur_sub = k;
-			if (q->pf) { /* (a prefetch of NULL, at the list's end, is harmless) */
-				q->pf = q->pf->next;
-				__builtin_prefetch(q->pf);
-			}
-			return nd;
-		}
+		struct evq_node *nx = nd->next;
+		q->sub[k] = nx;
+		q->sub_mask = nx ? mask : mask & (mask - 1);
+		struct evq_node *pf = q->pf->next;
+		pf = pf ? pf : &evq_pf_end; /* (a select, not a branch) */
+		q->pf = pf;
+		__builtin_prefetch(pf);
+		return nd;
 	}
 	return evq_pop_node_slow(q);
 }
@@ -204,7 +197,7 @@ size_t evq_size(const struct evq *q);
 /* True when no event is held. */
 static inline bool evq_empty(const struct evq *q)
 {
-	return q->head >= q->cn && !q->hot.n && !q->sub_mask && !q->wheel_n && !q->far.n;
+	return !q->sub_mask && !q->sub_held && !q->hot.n && !q->wheel_n && !q->far.n;
 }
 
 /* (t, key) as one unsigned 128-bit number: a single compare, no branch on

@@ -157,11 +157,15 @@ static void test_wheel_vs_reference(void)
 	evq_free(&q);
 }
 
-/* A burst larger than a sorted run goes to the hot heap; an event then
- * inserted into a later sub-bucket of the same bucket must wait for the
- * whole burst (its bit is held aside while the heap is in use). With the
- * initial width (1024 ps buckets, 16 ps sub-buckets) t = 1000 and 1010 are
- * sub-buckets 62 and 63 of bucket 0. */
+/* A burst (a sub-bucket list too long to keep sorted by insertion) goes to
+ * the hot heap; an event then inserted into a later sub-bucket of the same
+ * bucket must wait for the whole burst (its bit is held aside while the
+ * heap is in use). With the initial width (1024 ps buckets, 16 ps
+ * sub-buckets) t = 1000 and 1010 are sub-buckets 62 and 63 of bucket 0.
+ * Keys rise, so each insert walks to the list's end: past 64 the list
+ * stops being sorted. Keys that fall insert at the head: a long list that
+ * stays sorted and pops without the heap (in the current bucket; a
+ * spread sorts a list once, and a long one is a burst). */
 static void test_burst_then_later_sub(void)
 {
 	struct evq q;
@@ -169,14 +173,14 @@ static void test_burst_then_later_sub(void)
 	struct event ref[104];
 	size_t n = 0;
 	for (uint32_t i = 0; i < 100; i++) {
-		ref[n] = (struct event){ .t = 1000, .key = EVQ_KEY(100 - i, 0), .arg = i };
+		ref[n] = (struct event){ .t = 1000, .key = EVQ_KEY(i + 1, 0), .arg = i };
 		evq_insert(&q, &ref[n++]);
 	}
+	CU_ASSERT_EQUAL(q.sub_mask, 0); /* the burst holds the sub-buckets aside */
 	struct event got;
-	CU_ASSERT_FATAL(evq_pop(&q, &got));
+	CU_ASSERT_EQUAL(pop_vs_ref(&q, ref, &n, &got), 0);
 	CU_ASSERT(got.t == 1000 && got.key == EVQ_KEY(1, 0));
 	CU_ASSERT(q.hot.n > 0); /* the burst is in the hot heap */
-	n--;                    /* the popped one: key 1, i = 99, the last */
 	ref[n] = (struct event){ .t = 1010, .key = EVQ_KEY(0, 0), .arg = 200 };
 	evq_insert(&q, &ref[n++]);
 	ref[n] = (struct event){ .t = 1000, .key = EVQ_KEY(200, 0), .arg = 201 };
@@ -184,6 +188,48 @@ static void test_burst_then_later_sub(void)
 	ref[n] = (struct event){ .t = 1012, .key = EVQ_KEY(0, 1), .arg = 202 };
 	evq_insert(&q, &ref[n++]);
 	CU_ASSERT_EQUAL(q.sub_mask, 0); /* held while the heap is in use */
+	CU_ASSERT_EQUAL(evq_size(&q), n);
+	drain_vs_ref(&q, ref, n);
+	CU_ASSERT(evq_empty(&q));
+
+	n = 0;
+	for (uint32_t i = 0; i < 100; i++) {
+		ref[n] = (struct event){ .t = 1005, .key = EVQ_KEY(100 - i, 0), .arg = i };
+		evq_insert(&q, &ref[n++]);
+	}
+	CU_ASSERT_EQUAL(pop_vs_ref(&q, ref, &n, &got), 0);
+	CU_ASSERT(got.key == EVQ_KEY(1, 0));
+	CU_ASSERT_EQUAL(q.hot.n, 0); /* sorted as it grew: no heap */
+	drain_vs_ref(&q, ref, n);
+	evq_free(&q);
+}
+
+/* A burst that a spread finds (bucket 2: 2048-3071 ps) waits, unsorted,
+ * behind the bucket's earlier sub-buckets, which pop from their sorted
+ * lists on the slow path ("held" mode: no fast path while a burst is
+ * pending); an insert then, before the burst, still comes first. */
+static void test_spread_burst_held(void)
+{
+	struct evq q;
+	evq_init(&q);
+	struct event ref[110];
+	size_t n = 0;
+	for (uint32_t i = 0; i < 100; i++) {
+		ref[n] = (struct event){ .t = 3000, .key = EVQ_KEY(i + 1, 0), .arg = i };
+		evq_insert(&q, &ref[n++]);
+	}
+	ref[n] = (struct event){ .t = 2100, .key = EVQ_KEY(7, 1), .arg = 100 };
+	evq_insert(&q, &ref[n++]);
+	ref[n] = (struct event){ .t = 2100, .key = EVQ_KEY(3, 1), .arg = 101 };
+	evq_insert(&q, &ref[n++]);
+	struct event got;
+	CU_ASSERT_EQUAL(pop_vs_ref(&q, ref, &n, &got), 0);
+	CU_ASSERT(got.t == 2100 && got.key == EVQ_KEY(3, 1));
+	CU_ASSERT(q.sub_mask == 0 && q.hot.n == 0 && q.burst != 0); /* held, the burst waiting */
+	ref[n] = (struct event){ .t = 2500, .key = EVQ_KEY(9, 1), .arg = 102 };
+	evq_insert(&q, &ref[n++]);
+	ref[n] = (struct event){ .t = 3000, .key = EVQ_KEY(0, 5), .arg = 103 };
+	evq_insert(&q, &ref[n++]);
 	CU_ASSERT_EQUAL(evq_size(&q), n);
 	drain_vs_ref(&q, ref, n);
 	CU_ASSERT(evq_empty(&q));
@@ -470,6 +516,7 @@ TEST_MAIN("evq",
 	  { "equal times break by scheduling element and sequence", test_tie_break_by_element },
 	  { "stop time", test_stop_time },
 	  { "a burst in the hot heap precedes later sub-buckets", test_burst_then_later_sub },
+	  { "a burst found by a spread waits behind sorted sub-buckets", test_spread_burst_held },
 	  { "forced and periodic polls, uncounted events, the event count", test_polls },
 	  { "direct calls of hot handlers keep the order", test_direct_calls },
 	  { "timers cancel lazily", test_timer_lazy_cancel },
