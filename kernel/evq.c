@@ -13,7 +13,9 @@
 #define EVQ_SHIFT0 10            /* initial bucket width 1024 ps */
 #define EVQ_TUNE_EVERY 16384     /* buckets moved between width checks */
 #define EVQ_LOAD_HIGH 16         /* events per moved bucket above which buckets narrow */
-#define EVQ_LOAD_LOW 2           /* ... below which they widen, if far holds many */
+#define EVQ_LOAD_LOW 2           /* ... below which they widen */
+#define EVQ_OVERLOAD 64         /* a bucket of more events, spread over at least ... */
+#define EVQ_OVERLOAD_SUBS 8      /* ... this many sub-buckets, narrows them at once */
 #define EVQ_NOW_MAX 64           /* a longer sub-bucket list is a burst, run from the hot heap */
 #define EVQ_FAR_SHARE 16         /* the wheel grows when more than 1/16 of inserts go far */
 
@@ -289,18 +291,28 @@ static void rebuild(struct evq *q, int shift, uint32_t nb)
 
 /* Every EVQ_TUNE_EVERY entered buckets: narrow the buckets when they hold
  * many events (sorting grows quadratically), widen them when they hold few
- * while many events wait beyond the wheel (the far heap does the work);
- * grow the wheel while it holds fewer buckets than half the events, or when
- * many inserts fall beyond it. */
+ * (each bucket entered costs more than spreading an event); grow the wheel
+ * while it holds fewer buckets than half the events, or when many inserts
+ * fall beyond it. An overloaded bucket (a dense phase after a sparse one
+ * widened the buckets) tunes at once and narrows by as many halvings as
+ * bring it near EVQ_LOAD_HIGH, up to one sub-bucket's width: a burst of
+ * equal times, which no narrowing splits, is not counted (its events fill
+ * few sub-buckets) and goes to the hot heap as usual. */
 static void tune(struct evq *q)
 {
 	uint64_t load = q->moved / (q->moves ? q->moves : 1);
 	size_t n = evq_size(q);
 	int shift = q->shift;
-	if (load > EVQ_LOAD_HIGH && shift > 0)
+	if (q->overload) {
+		int steps = 63 - __builtin_clzll(q->overload / EVQ_LOAD_HIGH);
+		steps = steps > 6 ? 6 : steps;
+		shift = shift > steps ? shift - steps : 0;
+		q->overload = 0;
+	} else if (load > EVQ_LOAD_HIGH && shift > 0) {
 		shift--;
-	else if (load < EVQ_LOAD_LOW && q->far.n * 4 > n && shift < 40)
+	} else if (load < EVQ_LOAD_LOW && shift < 40) {
 		shift++;
+	}
 	uint32_t nb = q->nb;
 	while (nb < EVQ_NB_MAX && n > 2 * (size_t)nb)
 		nb *= 2;
@@ -445,6 +457,10 @@ static void advance(struct evq *q)
 	q->moved += m;
 	q->moves++;
 	q->next_tune--;
+	if (__builtin_expect(m > EVQ_OVERLOAD, 0) && __builtin_popcountll(mask) >= EVQ_OVERLOAD_SUBS) {
+		q->overload = m;
+		tune(q); /* re-files this bucket's events too */
+	}
 }
 
 /* Brings the minimum to the first sub-bucket list of the fast path, the

@@ -110,8 +110,9 @@ struct evq {
 	int shift;                /* bucket width 2^shift ps */
 	size_t wheel_n;           /* events in the wheel (the queue's size is counted only
 				   * when asked: evq_size) */
-	/* Width tuning: buckets entered, the events they held, far-heap inserts. */
-	uint64_t moves, moved, far_in, next_tune;
+	/* Width tuning: buckets entered, the events they held, far-heap inserts;
+	 * overload: the events of a bucket that asked for an early narrowing. */
+	uint64_t moves, moved, far_in, next_tune, overload;
 	void **chunks;            /* node chunks, freed with the queue */
 	size_t n_chunks;
 };

@@ -236,6 +236,53 @@ static void test_spread_burst_held(void)
 	evq_free(&q);
 }
 
+/* A sparse phase (one event every microsecond) widens the buckets; the
+ * dense phase after it (8,000 events in 16 us, some 500 a bucket) must
+ * narrow them as soon as it enters the first overloaded bucket after the
+ * current one, not after the 16,384 buckets of a periodic tune; and the
+ * pops stay in (time, key) order throughout. */
+static void test_sparse_then_dense(void)
+{
+	struct evq q;
+	evq_init(&q);
+	int shift0 = q.shift;
+	simtime_t now = 0;
+	struct event got;
+	struct event e = { .t = 0, .key = EVQ_KEY(1, 0) };
+	evq_insert(&q, &e);
+	for (uint64_t i = 1; i <= 200000; i++) {
+		CU_ASSERT_FATAL(evq_pop(&q, &got));
+		now = got.t;
+		e = (struct event){ .t = now + 1000000, .key = EVQ_KEY(1, i) };
+		evq_insert(&q, &e);
+	}
+	int wide = q.shift;
+	CU_ASSERT(wide >= shift0 + 8); /* about one event a bucket of 1 us: 2^20 ps */
+	CU_ASSERT_FATAL(evq_pop(&q, &got));
+	now = got.t;
+	enum { DENSE = 8000 };
+	struct event *ref = malloc(DENSE * sizeof *ref);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+	gsl_rng_set(r, 11);
+	size_t n = 0;
+	for (uint32_t i = 0; i < DENSE; i++) {
+		ref[n] = (struct event){ .t = now + 1 + (simtime_t)gsl_rng_uniform_int(r, 16000000),
+					 .key = EVQ_KEY(2 + i % 64, i), .arg = i };
+		evq_insert(&q, &ref[n++]);
+	}
+	long mismatches = 0, narrowed_after = -1;
+	for (long pops = 0; n > 0; pops++) {
+		mismatches += pop_vs_ref(&q, ref, &n, &got);
+		if (narrowed_after < 0 && q.shift <= wide - 4)
+			narrowed_after = pops;
+	}
+	CU_ASSERT_EQUAL(mismatches, 0);
+	CU_ASSERT(narrowed_after >= 0 && narrowed_after < DENSE / 8);
+	free(ref);
+	gsl_rng_free(r);
+	evq_free(&q);
+}
+
 static int order_log[64], order_n;
 
 static void record(struct sim *sim, void *obj, uintptr_t arg)
@@ -517,6 +564,7 @@ TEST_MAIN("evq",
 	  { "stop time", test_stop_time },
 	  { "a burst in the hot heap precedes later sub-buckets", test_burst_then_later_sub },
 	  { "a burst found by a spread waits behind sorted sub-buckets", test_spread_burst_held },
+	  { "a dense phase after a sparse one narrows the buckets at once", test_sparse_then_dense },
 	  { "forced and periodic polls, uncounted events, the event count", test_polls },
 	  { "direct calls of hot handlers keep the order", test_direct_calls },
 	  { "timers cancel lazily", test_timer_lazy_cancel },
