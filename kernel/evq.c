@@ -14,7 +14,7 @@
 #define EVQ_TUNE_EVERY 16384     /* buckets moved between width checks */
 #define EVQ_LOAD_HIGH 16         /* events per moved bucket above which buckets narrow */
 #define EVQ_LOAD_LOW 2           /* ... below which they widen */
-#define EVQ_OVERLOAD 64         /* a bucket of more events, spread over at least ... */
+#define EVQ_OVERLOAD 256         /* a bucket of more events, spread over at least ... */
 #define EVQ_OVERLOAD_SUBS 8      /* ... this many sub-buckets, narrows them at once */
 #define EVQ_NOW_MAX 64           /* a longer sub-bucket list is a burst, run from the hot heap */
 #define EVQ_FAR_SHARE 16         /* the wheel grows when more than 1/16 of inserts go far */
