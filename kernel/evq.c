@@ -211,6 +211,17 @@ static inline void file_event(struct evq *q, const struct event *e)
 
 void evq_insert_slow(struct evq *q, const struct event *e)
 {
+	/* The usual case here: an event of the current bucket whose
+	 * sub-bucket is empty, outside held mode (no list to walk). */
+	uint64_t a = (uint64_t)e->t >> q->shift;
+	int k = (int)(((uint64_t)e->t >> q->sub_shift) & (EVQ_SUBS - 1));
+	if (a == q->cur_a && !q->sub[k] && !(q->sub_held | q->hot.n)) {
+		struct evq_node *nd = node_get(q, e);
+		nd->next = NULL;
+		q->sub[k] = nd;
+		q->sub_mask |= 1ull << k;
+		return;
+	}
 	file_event(q, e);
 }
 
