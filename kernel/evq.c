@@ -115,6 +115,12 @@ static inline unsigned __int128 node_rank(const struct evq_node *nd)
 	return evq_rank(&nd->e);
 }
 
+/* In held mode: the hot heap is in use or a burst waits (sub_mask is 0). */
+static inline bool held(const struct evq *q)
+{
+	return (q->sub_held | q->hot.n) != 0;
+}
+
 /* Enters held mode: the fast path's sub-buckets wait in sub_held. */
 static inline void hold(struct evq *q)
 {
@@ -155,7 +161,7 @@ static void sub_insert(struct evq *q, int k, struct evq_node *nd)
 		if (walked < EVQ_NOW_MAX) {
 			nd->next = *at;
 			*at = nd;
-			if (q->sub_held || q->hot.n)
+			if (held(q))
 				q->sub_held |= bit;
 			else
 				q->sub_mask |= bit;
@@ -215,7 +221,7 @@ void evq_insert_slow(struct evq *q, const struct event *e)
 	 * sub-bucket is empty, outside held mode (no list to walk). */
 	uint64_t a = (uint64_t)e->t >> q->shift;
 	int k = (int)(((uint64_t)e->t >> q->sub_shift) & (EVQ_SUBS - 1));
-	if (a == q->cur_a && !q->sub[k] && !(q->sub_held | q->hot.n)) {
+	if (a == q->cur_a && !q->sub[k] && !held(q)) {
 		struct evq_node *nd = node_get(q, e);
 		nd->next = NULL;
 		q->sub[k] = nd;
