@@ -411,7 +411,7 @@ static void advance(struct evq *q)
 {
 	if (__builtin_expect(q->next_tune == 0, 0)) {
 		tune(q);
-		if (q->sub_mask || q->sub_held || q->hot.n)
+		if (q->sub_mask || held(q))
 			return;
 	}
 	uint64_t a;
@@ -520,14 +520,8 @@ struct evq_node *evq_pop_node_slow(struct evq *q)
 		return NULL;
 	if (q->hot.n)
 		return hot_pop(q);
-	if (!q->sub_mask) { /* held: the first list is sorted, a burst waits after it */
-		int k = __builtin_ctzll(q->sub_held);
-		struct evq_node *nd = q->sub[k];
-		q->sub[k] = nd->next;
-		if (!nd->next)
-			q->sub_held &= ~(1ull << k);
-		return nd;
-	}
+	if (!q->sub_mask) /* held: the first list is sorted, a burst waits after it */
+		return evq_sub_take(q, &q->sub_held);
 	return evq_pop_node(q);
 }
 

@@ -158,16 +158,24 @@ static inline void evq_insert(struct evq *q, const struct event *e)
  * empty); the caller reads it, then gives it back with evq_release before
  * inserting anything. */
 struct evq_node *evq_pop_node_slow(struct evq *q);
+/* The head of the first list among the sub-buckets of *m (not 0), taken
+ * out of it; its bit is cleared when the list ends (a select, not a
+ * branch). */
+static inline struct evq_node *evq_sub_take(struct evq *q, uint64_t *m)
+{
+	uint64_t mask = *m;
+	int k = __builtin_ctzll(mask);
+	struct evq_node *nd = q->sub[k];
+	struct evq_node *nx = nd->next;
+	q->sub[k] = nx;
+	*m = nx ? mask : mask & (mask - 1);
+	return nd;
+}
 static inline struct evq_node *evq_pop_node(struct evq *q)
 {
 	/* The usual case: the head of the first non-empty sub-bucket. */
-	uint64_t mask = q->sub_mask;
-	if (mask) {
-		int k = __builtin_ctzll(mask);
-		struct evq_node *nd = q->sub[k];
-		struct evq_node *nx = nd->next;
-		q->sub[k] = nx;
-		q->sub_mask = nx ? mask : mask & (mask - 1);
+	if (q->sub_mask) {
+		struct evq_node *nd = evq_sub_take(q, &q->sub_mask);
 		struct evq_node *pf = q->pf->next;
 		pf = pf ? pf : &evq_pf_end; /* (a select, not a branch) */
 		q->pf = pf;
