@@ -188,15 +188,23 @@ static void burst_to_hot(struct evq *q, int k)
 	q->cur_sub = k;
 }
 
-/* An event of the current bucket, or of an earlier one (inserted after a
- * peek moved on: it precedes the whole bucket, so sub-bucket 0 takes it):
- * into its sub-bucket's list, or into the hot heap when that is in use and
- * the event is not after the burst's sub-bucket. */
-static void now_insert(struct evq *q, const struct event *e)
+/* An event of bucket a, the current one or an earlier one (inserted after
+ * a peek moved on: it precedes the whole bucket, so sub-bucket 0 takes
+ * it): into its sub-bucket's list (the usual case, an empty one outside
+ * held mode, without a walk), or into the hot heap when that is in use
+ * and the event is not after the burst's sub-bucket. */
+static inline void now_insert(struct evq *q, const struct event *e, uint64_t a)
 {
-	uint64_t a = (uint64_t)e->t >> q->shift;
 	int k = a == q->cur_a ? (int)(((uint64_t)e->t >> q->sub_shift) & (EVQ_SUBS - 1)) : 0;
-	if (q->hot.n && k <= q->cur_sub) {
+	if (!held(q)) {
+		if (!q->sub[k]) {
+			struct evq_node *nd = node_get(q, e);
+			nd->next = NULL;
+			q->sub[k] = nd;
+			q->sub_mask |= 1ull << k;
+			return;
+		}
+	} else if (q->hot.n && k <= q->cur_sub) {
 		evheap_insert(&q->hot, e);
 		return;
 	}
@@ -208,7 +216,7 @@ static inline void file_event(struct evq *q, const struct event *e)
 {
 	uint64_t a = (uint64_t)e->t >> q->shift;
 	if (a <= q->cur_a)
-		now_insert(q, e);
+		now_insert(q, e, a);
 	else if (a - q->cur_a < q->nb)
 		bucket_add(q, a, e);
 	else
@@ -217,17 +225,6 @@ static inline void file_event(struct evq *q, const struct event *e)
 
 void evq_insert_slow(struct evq *q, const struct event *e)
 {
-	/* The usual case here: an event of the current bucket whose
-	 * sub-bucket is empty, outside held mode (no list to walk). */
-	uint64_t a = (uint64_t)e->t >> q->shift;
-	int k = (int)(((uint64_t)e->t >> q->sub_shift) & (EVQ_SUBS - 1));
-	if (a == q->cur_a && !q->sub[k] && !held(q)) {
-		struct evq_node *nd = node_get(q, e);
-		nd->next = NULL;
-		q->sub[k] = nd;
-		q->sub_mask |= 1ull << k;
-		return;
-	}
 	file_event(q, e);
 }
 
