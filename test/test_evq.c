@@ -35,6 +35,13 @@ static size_t ref_min(const struct event *ref, size_t n)
 	return min;
 }
 
+/* Inserts e into the queue and records it in ref[*n], the reference. */
+static void add(struct evq *q, struct event *ref, size_t *n, struct event e)
+{
+	evq_insert(q, &e);
+	ref[(*n)++] = e;
+}
+
 /* Pops the queue's minimum into *got and removes the reference's from
  * ref[0..*n); 1 when they differ. */
 static int pop_vs_ref(struct evq *q, struct event *ref, size_t *n, struct event *got)
@@ -75,8 +82,7 @@ static void test_heap_vs_sorted_reference(void)
 			uint32_t elem = (uint32_t)gsl_rng_uniform_int(r, 16);
 			struct event e = { .t = (simtime_t)gsl_rng_uniform_int(r, 50), /* many ties */
 					   .key = EVQ_KEY(elem, seq[elem]++), .arg = (uintptr_t)op };
-			evq_insert(&q, &e);
-			ref[n++] = e;
+			add(&q, ref, &n, e);
 		} else {
 			struct event got = { 0 };
 			const struct event *top = evq_peek(&q);
@@ -132,8 +138,7 @@ static void test_wheel_vs_reference(void)
 				uint32_t elem = (uint32_t)gsl_rng_uniform_int(r, 64);
 				struct event e = { .t = now + (burst > 1 ? 5000 : d),
 						   .key = EVQ_KEY(elem, seq[elem]++), .arg = (uintptr_t)op };
-				evq_insert(&q, &e);
-				ref[n++] = e;
+				add(&q, ref, &n, e);
 			}
 		} else {
 			struct event got = { 0 };
@@ -172,31 +177,24 @@ static void test_burst_then_later_sub(void)
 	evq_init(&q);
 	struct event ref[104];
 	size_t n = 0;
-	for (uint32_t i = 0; i < 100; i++) {
-		ref[n] = (struct event){ .t = 1000, .key = EVQ_KEY(i + 1, 0), .arg = i };
-		evq_insert(&q, &ref[n++]);
-	}
+	for (uint32_t i = 0; i < 100; i++)
+		add(&q, ref, &n, (struct event){ .t = 1000, .key = EVQ_KEY(i + 1, 0), .arg = i });
 	CU_ASSERT_EQUAL(q.sub_mask, 0); /* the burst holds the sub-buckets aside */
 	struct event got;
 	CU_ASSERT_EQUAL(pop_vs_ref(&q, ref, &n, &got), 0);
 	CU_ASSERT(got.t == 1000 && got.key == EVQ_KEY(1, 0));
 	CU_ASSERT(q.hot.n > 0); /* the burst is in the hot heap */
-	ref[n] = (struct event){ .t = 1010, .key = EVQ_KEY(0, 0), .arg = 200 };
-	evq_insert(&q, &ref[n++]);
-	ref[n] = (struct event){ .t = 1000, .key = EVQ_KEY(200, 0), .arg = 201 };
-	evq_insert(&q, &ref[n++]);
-	ref[n] = (struct event){ .t = 1012, .key = EVQ_KEY(0, 1), .arg = 202 };
-	evq_insert(&q, &ref[n++]);
+	add(&q, ref, &n, (struct event){ .t = 1010, .key = EVQ_KEY(0, 0), .arg = 200 });
+	add(&q, ref, &n, (struct event){ .t = 1000, .key = EVQ_KEY(200, 0), .arg = 201 });
+	add(&q, ref, &n, (struct event){ .t = 1012, .key = EVQ_KEY(0, 1), .arg = 202 });
 	CU_ASSERT_EQUAL(q.sub_mask, 0); /* held while the heap is in use */
 	CU_ASSERT_EQUAL(evq_size(&q), n);
 	drain_vs_ref(&q, ref, n);
 	CU_ASSERT(evq_empty(&q));
 
 	n = 0;
-	for (uint32_t i = 0; i < 100; i++) {
-		ref[n] = (struct event){ .t = 1005, .key = EVQ_KEY(100 - i, 0), .arg = i };
-		evq_insert(&q, &ref[n++]);
-	}
+	for (uint32_t i = 0; i < 100; i++)
+		add(&q, ref, &n, (struct event){ .t = 1005, .key = EVQ_KEY(100 - i, 0), .arg = i });
 	CU_ASSERT_EQUAL(pop_vs_ref(&q, ref, &n, &got), 0);
 	CU_ASSERT(got.key == EVQ_KEY(1, 0));
 	CU_ASSERT_EQUAL(q.hot.n, 0); /* sorted as it grew: no heap */
@@ -214,22 +212,16 @@ static void test_spread_burst_held(void)
 	evq_init(&q);
 	struct event ref[110];
 	size_t n = 0;
-	for (uint32_t i = 0; i < 100; i++) {
-		ref[n] = (struct event){ .t = 3000, .key = EVQ_KEY(i + 1, 0), .arg = i };
-		evq_insert(&q, &ref[n++]);
-	}
-	ref[n] = (struct event){ .t = 2100, .key = EVQ_KEY(7, 1), .arg = 100 };
-	evq_insert(&q, &ref[n++]);
-	ref[n] = (struct event){ .t = 2100, .key = EVQ_KEY(3, 1), .arg = 101 };
-	evq_insert(&q, &ref[n++]);
+	for (uint32_t i = 0; i < 100; i++)
+		add(&q, ref, &n, (struct event){ .t = 3000, .key = EVQ_KEY(i + 1, 0), .arg = i });
+	add(&q, ref, &n, (struct event){ .t = 2100, .key = EVQ_KEY(7, 1), .arg = 100 });
+	add(&q, ref, &n, (struct event){ .t = 2100, .key = EVQ_KEY(3, 1), .arg = 101 });
 	struct event got;
 	CU_ASSERT_EQUAL(pop_vs_ref(&q, ref, &n, &got), 0);
 	CU_ASSERT(got.t == 2100 && got.key == EVQ_KEY(3, 1));
 	CU_ASSERT(q.sub_mask == 0 && q.hot.n == 0 && q.burst != 0); /* held, the burst waiting */
-	ref[n] = (struct event){ .t = 2500, .key = EVQ_KEY(9, 1), .arg = 102 };
-	evq_insert(&q, &ref[n++]);
-	ref[n] = (struct event){ .t = 3000, .key = EVQ_KEY(0, 5), .arg = 103 };
-	evq_insert(&q, &ref[n++]);
+	add(&q, ref, &n, (struct event){ .t = 2500, .key = EVQ_KEY(9, 1), .arg = 102 });
+	add(&q, ref, &n, (struct event){ .t = 3000, .key = EVQ_KEY(0, 5), .arg = 103 });
 	CU_ASSERT_EQUAL(evq_size(&q), n);
 	drain_vs_ref(&q, ref, n);
 	CU_ASSERT(evq_empty(&q));
@@ -265,11 +257,9 @@ static void test_sparse_then_dense(void)
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
 	gsl_rng_set(r, 11);
 	size_t n = 0;
-	for (uint32_t i = 0; i < DENSE; i++) {
-		ref[n] = (struct event){ .t = now + 1 + (simtime_t)gsl_rng_uniform_int(r, 16000000),
-					 .key = EVQ_KEY(2 + i % 64, i), .arg = i };
-		evq_insert(&q, &ref[n++]);
-	}
+	for (uint32_t i = 0; i < DENSE; i++)
+		add(&q, ref, &n, (struct event){ .t = now + 1 + (simtime_t)gsl_rng_uniform_int(r, 16000000),
+						 .key = EVQ_KEY(2 + i % 64, i), .arg = i });
 	long mismatches = 0, narrowed_after = -1;
 	for (long pops = 0; n > 0; pops++) {
 		mismatches += pop_vs_ref(&q, ref, &n, &got);
