@@ -3,10 +3,13 @@
 # machine whose speed drifts by tens of percent from minute to minute, a
 # single timing of each says little; this runs A and B in turn on one core
 # (taskset, when there is one), N times each, so that every B run has an A
-# run beside it in time, and prints each pair's loop seconds (sim's
-# summary), the minimum and median of each, and the mean of the per-pair
-# ratios B/A with twice its standard error. A ratio whose interval holds 1
-# is no measured difference.
+# run beside it in time (every other pair runs B first, so that a steady
+# drift of the machine's speed cancels instead of favouring one), and
+# prints each pair's loop seconds (sim's summary), the minimum and median
+# of each, and the mean of the per-pair ratios B/A with twice its standard
+# error. A ratio whose interval holds 1 is no measured difference; on the
+# project's VM one pair's ratio spreads by about 8% (RESULTS.md), so a
+# difference of a few per cent needs tens of pairs.
 #
 # Usage: compare.sh [-n N] SIM_A SIM_B SCENARIO [sim options...]
 #   e.g. test/bench/compare.sh -n 8 /tmp/old/sim ./sim scenarios/hpcc_websearch.ini
@@ -41,8 +44,13 @@ loop_s() {
 }
 i=0
 while [ $i -lt "$N" ]; do
-	a=$(loop_s "$A" "$@")
-	b=$(loop_s "$B" "$@")
+	if [ $((i % 2)) -eq 0 ]; then
+		a=$(loop_s "$A" "$@")
+		b=$(loop_s "$B" "$@")
+	else # B first: a drift within the pairs does not favour either
+		b=$(loop_s "$B" "$@")
+		a=$(loop_s "$A" "$@")
+	fi
 	echo "$a $b" >>"$PAIRS"
 	i=$((i + 1))
 done
