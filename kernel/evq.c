@@ -169,9 +169,8 @@ static void sub_insert(struct evq *q, int k, struct evq_node *nd)
 		}
 		make_burst(q, k);
 	}
-	nd->next = q->sub[k];
+	nd->next = q->sub[k]; /* a burst: its bit is held already */
 	q->sub[k] = nd;
-	q->sub_held |= bit;
 }
 
 /* Moves the burst of sub-bucket k, the first held, into the hot heap. */

@@ -90,7 +90,8 @@ struct evq {
 	 * lists' bits wait in sub_held (the slow path's "held" mode). */
 	uint64_t sub_mask;
 	uint64_t sub_held;
-	uint64_t burst;           /* sub-buckets whose lists are unsorted bursts (held) */
+	uint64_t burst;           /* sub-buckets whose lists are unsorted bursts (always
+				   * among sub_held) */
 	int cur_sub;              /* while the hot heap is in use: the sub-bucket it holds */
 	int sub_shift;
 	struct evq_node *sub[EVQ_SUBS];

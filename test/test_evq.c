@@ -42,6 +42,14 @@ static void add(struct evq *q, struct event *ref, size_t *n, struct event e)
 	ref[(*n)++] = e;
 }
 
+/* Adds 100 events at time t, equal but for their keys, rising or falling
+ * with the order of insertion. */
+static void add_ties(struct evq *q, struct event *ref, size_t *n, simtime_t t, bool rising)
+{
+	for (uint32_t i = 0; i < 100; i++)
+		add(q, ref, n, (struct event){ .t = t, .key = EVQ_KEY(rising ? i + 1 : 100 - i, 0), .arg = i });
+}
+
 /* Pops the queue's minimum into *got and removes the reference's from
  * ref[0..*n); 1 when they differ. */
 static int pop_vs_ref(struct evq *q, struct event *ref, size_t *n, struct event *got)
@@ -177,8 +185,7 @@ static void test_burst_then_later_sub(void)
 	evq_init(&q);
 	struct event ref[104];
 	size_t n = 0;
-	for (uint32_t i = 0; i < 100; i++)
-		add(&q, ref, &n, (struct event){ .t = 1000, .key = EVQ_KEY(i + 1, 0), .arg = i });
+	add_ties(&q, ref, &n, 1000, true);
 	CU_ASSERT_EQUAL(q.sub_mask, 0); /* the burst holds the sub-buckets aside */
 	struct event got;
 	CU_ASSERT_EQUAL(pop_vs_ref(&q, ref, &n, &got), 0);
@@ -193,8 +200,7 @@ static void test_burst_then_later_sub(void)
 	CU_ASSERT(evq_empty(&q));
 
 	n = 0;
-	for (uint32_t i = 0; i < 100; i++)
-		add(&q, ref, &n, (struct event){ .t = 1005, .key = EVQ_KEY(100 - i, 0), .arg = i });
+	add_ties(&q, ref, &n, 1005, false);
 	CU_ASSERT_EQUAL(pop_vs_ref(&q, ref, &n, &got), 0);
 	CU_ASSERT(got.key == EVQ_KEY(1, 0));
 	CU_ASSERT_EQUAL(q.hot.n, 0); /* sorted as it grew: no heap */
@@ -212,8 +218,7 @@ static void test_spread_burst_held(void)
 	evq_init(&q);
 	struct event ref[110];
 	size_t n = 0;
-	for (uint32_t i = 0; i < 100; i++)
-		add(&q, ref, &n, (struct event){ .t = 3000, .key = EVQ_KEY(i + 1, 0), .arg = i });
+	add_ties(&q, ref, &n, 3000, true);
 	add(&q, ref, &n, (struct event){ .t = 2100, .key = EVQ_KEY(7, 1), .arg = 100 });
 	add(&q, ref, &n, (struct event){ .t = 2100, .key = EVQ_KEY(3, 1), .arg = 101 });
 	struct event got;
