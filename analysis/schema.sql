@@ -1,10 +1,12 @@
--- schema.sql — the rocesim result database (SCENARIO.md "Result database").
+-- schema.sql — the rocesim result database (how a run writes it:
+-- docs/scenario.md "How a run writes its database"; vocabularies:
+-- docs/scenario.md "Result vocabularies").
 --
--- This file is our public contract with everyone who queries results: the
--- table and column names below are the ones SCENARIO.md fixes; add columns
--- or tables when a model needs them, never rename. It is compiled into the
--- simulator (kernel/schema_sql.c is generated from it at build time) and
--- installed beside the binary for reference.
+-- This file is our public contract with everyone who queries results: its
+-- table and column names are fixed (columns or tables may be added when a
+-- model needs them, never renamed). It is compiled into the simulator
+-- (kernel/schema_sql.c is generated from it at build time) and installed
+-- beside the binary for reference.
 --
 -- Conventions:
 --   * Every table has run_id (the run's row in `run`); the first run of a
@@ -112,7 +114,7 @@ CREATE TABLE IF NOT EXISTS collective (
 	op            TEXT NOT NULL,     -- allreduce | reduce_scatter | allgather | alltoall | broadcast | sendrecv
 	algorithm     TEXT,              -- ring | halving_doubling | tree | multicast | direct
 	group_size    INTEGER,           -- ranks taking part
-	size_bytes    INTEGER,           -- as nccl-tests counts it (SCENARIO.md "Vocabularies")
+	size_bytes    INTEGER,           -- as nccl-tests counts it (docs/scenario.md "Result vocabularies")
 	start_ps      INTEGER,           -- its first message was posted, ps
 	end_ps        INTEGER,           -- its last message completed, ps; NULL if unfinished
 	ideal_ps      INTEGER,           -- its duration alone on the idle fabric, ps

@@ -8,13 +8,13 @@
 --
 -- Conventions:
 --   * Tables hold integer picoseconds; views give microseconds (*_us,
---     SCENARIO.md "Result database"): ps / 1e6.
+--     docs/scenario.md "Result vocabularies"): ps / 1e6.
 --   * Percentiles are nearest-rank: the p-th percentile of n values is the
 --     ceil(p·n/100)-th smallest (1-based), always one of the values, never
 --     interpolated. ceil(p·n/100) is written (p·n + 99) / 100 in integer
 --     arithmetic: SQLite 3.40 (Debian bookworm) has window functions but no
 --     percentile() and, unless built with math functions, no ceil().
---   * Bandwidths follow nccl-tests doc/PERFORMANCE.md (REFERENCE.md
+--   * Bandwidths follow nccl-tests doc/PERFORMANCE.md (docs/protocol.md
 --     "Collectives"): GB/s are 1e9 bytes per second.
 --   * Only finished rows enter times and percentiles (end_ps NOT NULL);
 --     an interval still open when the run ended (pfc_pause.end_ps NULL)
@@ -27,7 +27,7 @@
 -- "short flows" or "long flows" class of a paper is usually a union of
 -- decades, and the workload-independent bounds let two runs be compared
 -- bucket by bucket (buckets at percentiles of one workload's sizes would
--- move with the workload). Sizes are powers of 1000 as in scenario files (SCENARIO.md
+-- move with the workload). Sizes are powers of 1000 as in scenario files (docs/scenario.md
 -- "Values"): [0,1KB) [1KB,10KB) ... [100MB,∞). Training chunks (512 KiB)
 -- land in 100KB-1MB. The row with bucket 'all' covers every finished flow.
 --
@@ -111,7 +111,7 @@ SELECT run_id, job, iteration,
 --   algorithm, group_size, size_bytes, time_us, ideal_us, algbw_GB_s,
 --   busbw_factor, busbw_GB_s, busbw_Gbit_s, vs_ideal): one row per finished
 --   collective, nccl-tests' convention (doc/PERFORMANCE.md): size_bytes is
---   nccl-tests' size (SCENARIO.md "Vocabularies"), algbw = size / time,
+--   nccl-tests' size (docs/scenario.md "Result vocabularies"), algbw = size / time,
 --   busbw = algbw × factor with factor 2(n−1)/n for allreduce, (n−1)/n for
 --   allgather, reduce_scatter and alltoall, 1 for broadcast and sendrecv
 --   (n = group_size). busbw_Gbit_s is busbw in bits, to set beside a link
@@ -179,7 +179,7 @@ SELECT l.run_id, b.name, l.port_b, a.name, l.port_a, l.rate_bps, l.delay_ps
 --   `WHERE rank <= 10 ORDER BY run_id, rank`). tx_util is the share of the
 --   run's line time the port spent transmitting: (tx_bytes + 20 B of
 --   preamble and inter-frame gap per frame) × 8 / rate / sim_end
---   (port_stats bytes include the FCS, REFERENCE.md "RoCEv2 on the wire").
+--   (port_stats bytes include the FCS, docs/protocol.md "Frames on the wire").
 CREATE VIEW IF NOT EXISTS congested_ports AS
 SELECT s.run_id,
        row_number() OVER (PARTITION BY s.run_id

@@ -1,6 +1,6 @@
 #!/bin/sh
-# errors.sh — bad input through the real `sim` binary (SCENARIO.md "Command
-# line"): every class of scenario error must exit with status 2, print one
+# errors.sh — bad input through the real `sim` binary (docs/scenario.md
+# "Command line"): every class of scenario error must exit with status 2, print one
 # line on stderr naming file:line (or --set) and the key, and write nothing:
 # no result database appears, and an existing one is left byte-identical.
 #

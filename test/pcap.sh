@@ -1,6 +1,6 @@
 #!/bin/sh
 # pcap.sh — packet capture through the real `sim` binary, read back with
-# tshark (REFERENCE.md "pcap"): every RoCE frame dissects as InfiniBand BTH
+# tshark (docs/protocol.md "Packet capture"): every RoCE frame dissects as InfiniBand BTH
 # with contiguous PSNs and the opcode sequence first/middle.../last per QP;
 # timestamps follow serialisation and propagation; PFC pauses are
 # class-based pause frames of class 3 with 65535/0 quanta; CE appears

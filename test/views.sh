@@ -83,7 +83,7 @@ check "sampled utilisation" "SELECT group_concat(t_us || '=' || util, ' ') = '10
 if [ -x "$SIM" ]; then
 	# A 16 MB ring all-reduce over 4 hosts of a 100 Gb/s star. Each host's
 	# link carries, per 1024 B of payload it sends, a 1106 B frame (1082 B +
-	# 24 B preamble/gap/FCS, REFERENCE.md) and the 86 B ACK of a packet it
+	# 24 B preamble/gap/FCS, docs/protocol.md "Frames on the wire") and the 86 B ACK of a packet it
 	# receives: busbw cannot pass 100 Gb/s × 1024/1192 = 85.91 Gb/s, and a
 	# ring keeps its links busy, so it comes within 3% of it.
 	cat >"$tmp/ar.ini" <<-EOF
