@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		if (cli.help)
 			cli_usage(stdout);
 		else if (cli.keys)
-			config_print_keys(stdout);
+			config_print_keys(&rocesim_schema, stdout);
 		else
 			printf("rocesim %s\n", PACKAGE_VERSION);
 		cli_free(&cli);
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 
 	struct config cfg;
 	char *err = NULL;
-	if (config_load(&cfg, cli.scenario, cli.sets, cli.n_sets, &err) < 0) {
+	if (scenario_load(&cfg, cli.scenario, cli.sets, cli.n_sets, &err) < 0) {
 		fprintf(stderr, "sim: %s\n", err);
 		free(err);
 		cli_free(&cli);
@@ -98,8 +98,8 @@ int main(int argc, char **argv)
 		.scenario = cli.scenario, .output = cli.output, .append = cli.append, .check = cli.check,
 		.pcap_dir = cli.pcap_dir,
 		.interrupt = &interrupted,
-		.progress = !cli.quiet && (cfg.simulation.progress == CFG_PROGRESS_ON ||
-					   (cfg.simulation.progress == CFG_PROGRESS_AUTO && isatty(2))),
+		.progress = !cli.quiet && (scenario_sim(&cfg)->progress == PROGRESS_ON ||
+					   (scenario_sim(&cfg)->progress == PROGRESS_AUTO && isatty(2))),
 	};
 	struct run_report rep;
 	rc = run_scenario(&cfg, &o, &rep, &err);
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 		else
 			print_summary(&rep);
 		if (!cli.check && rep.flows_done < rep.flows_posted && !interrupted && rc != EXIT_STALLED &&
-		    cfg.simulation.stop == SIMTIME_NEVER)
+		    scenario_sim(&cfg)->stop == SIMTIME_NEVER)
 			warnx_sim("%llu flows did not finish (%llu data packets dropped)",
 				  (unsigned long long)(rep.flows_posted - rep.flows_done),
 				  (unsigned long long)rep.packets_dropped);

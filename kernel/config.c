@@ -1,14 +1,16 @@
 /*
  * config.c — loading a scenario: read the .ini and apply --set overrides
- * (config_read.c), validate every section and key against the table of
- * config_keys.c, fill struct config, record where each key came from.
+ * (config_read.c), validate every section and key against the schema's
+ * key tables (config.h), fill each section's struct, run the models'
+ * rules, record where each key came from.
  *
  * Loading is in three passes so that overrides apply before validation:
  * (1) the file is read into raw sections of (key, value, line), catching
  * syntax errors, unknown sections and keys and duplicates at their line;
  * (2) --set entries replace or add raw entries; (3) each section's values
- * are parsed into typed fields, then required keys and cross-key rules
- * (config_rules.c) are checked. The first error ends the load with one
+ * are parsed into typed fields (its type first, when it has one), then
+ * required keys are checked, and once every section is typed the rules
+ * of each section and type run. The first error ends the load with one
  * located message and the config freed, so nothing downstream ever sees a
  * half-valid scenario. Errors found later, by the models, are located
  * through the origins recorded here (cfg_error_at).
@@ -18,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config_keys.h"
+#include "config_internal.h"
 
 struct loader {
 	struct config *cfg;
@@ -68,70 +70,89 @@ static void err_missing(struct loader *L, const struct cfg_raw_section *s, const
 		L->err = cfg_err_missing(s, key, why);
 }
 
-static struct cfg_store_ctx ctx_of(const struct loader *L, const struct cfg_raw_entry *e)
+static struct cfg_store_ctx ctx_of(const struct loader *L, const struct cfg_raw_entry *e,
+				   const struct cfg_inst *inst)
 {
 	return (struct cfg_store_ctx){ .file = e ? e->file : NULL, .dir = L->cfg->dir,
-				       .from_set = e && e->file == cfg_set_origin, .line = e ? e->line : 0 };
+				       .from_set = e && e->file == cfg_set_origin, .line = e ? e->line : 0,
+				       .section = inst->title, .sec = inst->sec };
 }
 
-static void *fixed_base(struct config *cfg, enum cfg_sec_kind kind)
-{
-	switch (kind) {
-	case SEC_SIMULATION: return &cfg->simulation;
-	case SEC_TOPOLOGY: return &cfg->topology;
-	case SEC_SWITCH: return &cfg->sw;
-	case SEC_NIC: return &cfg->nic;
-	case SEC_DCQCN: return &cfg->dcqcn;
-	case SEC_MULTICAST: return &cfg->multicast;
-	case SEC_PCAP: return &cfg->pcap;
-	case SEC_OUTPUT: return &cfg->output;
-	default: return NULL;
-	}
-}
-
-static int defaults(struct loader *L, const struct cfg_raw_section *s, enum cfg_sec_kind kind,
-		    void *base, int type)
+/* Defaults of keys[0..n) into base; s is the section as read (NULL when absent). */
+static int defaults(struct loader *L, const struct cfg_raw_section *s, const struct cfg_inst *inst,
+		    const struct cfg_key *keys, size_t n, void *base)
 {
 	char exp[CFG_EXPECTED_MAX], w[512];
 	const struct cfg_key *bad = NULL;
-	struct cfg_store_ctx ctx = ctx_of(L, NULL);
-	if (cfg_section_defaults(kind, base, type, &ctx, &bad, exp) == 0)
+	struct cfg_store_ctx ctx = ctx_of(L, NULL, inst);
+	if (cfg_keys_defaults(keys, n, base, &ctx, &bad, exp) == 0)
 		return 0;
 	cfg_set_err(&L->err, "%s: [%s] %s = '%s' (default): expected %s",
-		s ? where(s->file, s->line, w, sizeof w) : L->cfg->path, s ? s->name : cfg_sec_names[kind],
+		s ? where(s->file, s->line, w, sizeof w) : L->cfg->path, inst->title,
 		bad->name, bad->def, exp);
 	return -1;
 }
 
-/* Parses every entry of s into s->base, after its type and defaults. */
+static bool in_list(const char *const *list, const char *name)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (strcmp(list[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The section's KT_TYPE key, NULL when it has none. */
+static const struct cfg_key *type_key(const struct cfg_section *sec)
+{
+	for (size_t i = 0; i < sec->n_keys; i++)
+		if (sec->keys[i].type == KT_TYPE)
+			return &sec->keys[i];
+	return NULL;
+}
+
+/* The section's type from its KT_TYPE key, with the type's struct and
+ * its defaults. */
+static int section_type(struct loader *L, struct cfg_raw_section *s, struct cfg_inst *inst)
+{
+	char exp[CFG_EXPECTED_MAX];
+	const struct cfg_key *tk = type_key(inst->sec);
+	if (!tk)
+		return 0;
+	struct cfg_raw_entry *e = cfg_raw_find(s, tk->name);
+	if (!e) {
+		err_missing(L, s, tk->name, NULL);
+		return -1;
+	}
+	struct cfg_store_ctx ctx = ctx_of(L, e, inst);
+	if (cfg_key_store(tk, inst->data, e->value, &ctx, exp) < 0) {
+		err_value(L, s, e, exp);
+		return -1;
+	}
+	inst->type = cfg_type_at(inst->sec, (size_t)*CFG_FIELD(inst->data, tk->off, int));
+	if (inst->type->size) {
+		inst->type_data = calloc(1, inst->type->size);
+		if (!inst->type_data)
+			abort();
+	}
+	return defaults(L, s, inst, inst->type->keys, inst->type->n_keys, inst->type_data);
+}
+
+/* Parses every entry of s into its instance, after its type and defaults. */
 static int section_values(struct loader *L, struct cfg_raw_section *s)
 {
 	char exp[CFG_EXPECTED_MAX], buf[CFG_EXPECTED_MAX / 2];
-	if (s->kind == SEC_TOPOLOGY || s->kind == SEC_TRAFFIC) {
-		struct cfg_raw_entry *e = cfg_raw_find(s, "type");
-		if (!e) {
-			err_missing(L, s, "type", NULL);
-			return -1;
-		}
-		struct cfg_store_ctx ctx = ctx_of(L, e);
-		if (cfg_key_store(cfg_key_find(s->kind, "type"), s->base, e->value, &ctx, exp) < 0) {
-			err_value(L, s, e, exp);
-			return -1;
-		}
-		s->type = s->kind == SEC_TOPOLOGY ? (int)((struct cfg_topology *)s->base)->type
-						  : (int)((struct cfg_traffic *)s->base)->type;
-	}
-	if (fixed_base(L->cfg, s->kind) == NULL || s->kind == SEC_TOPOLOGY)
-		if (defaults(L, s, s->kind, s->base, s->type) < 0)
-			return -1;
-	const char *type_name = s->kind == SEC_TOPOLOGY ? cfg_topo_type_names[s->type]
-			      : s->kind == SEC_TRAFFIC ? cfg_traffic_type_names[s->type] : NULL;
+	struct cfg_inst *inst = s->inst;
+	const struct cfg_section *sec = inst->sec;
+	if (section_type(L, s, inst) < 0)
+		return -1;
+	const struct cfg_type *type = inst->type;
+	if (sec->named && defaults(L, s, inst, sec->keys, sec->n_keys, inst->data) < 0)
+		return -1;
 	for (size_t i = 0; i < s->n; i++) {
 		struct cfg_raw_entry *e = &s->e[i];
-		const struct cfg_key *k = cfg_key_find(s->kind, e->key);
-		if (!cfg_key_applies(k, s->type)) {
-			cfg_keys_names(s->kind, s->type, buf, sizeof buf);
-			snprintf(exp, sizeof exp, "a key of type %s (one of %s)", type_name, buf);
+		if (type && !cfg_key_of_type(sec, type, e->key)) {
+			cfg_keys_names(sec, type, buf, sizeof buf);
+			snprintf(exp, sizeof exp, "a key of type %s (one of %s)", type->name, buf);
 			err_value(L, s, e, exp);
 			return -1;
 		}
@@ -142,22 +163,27 @@ static int section_values(struct loader *L, struct cfg_raw_section *s)
 			err_value(L, s, e, "a value without ';' (a comment starts at ';')");
 			return -1;
 		}
-		struct cfg_store_ctx ctx = ctx_of(L, e);
-		if (cfg_key_store(k, s->base, e->value, &ctx, exp) < 0) {
+		const struct cfg_key *k = cfg_key_find(sec, type, e->key);
+		if (k->type == KT_TYPE)
+			continue; /* stored by section_type */
+		bool own = k >= sec->keys && k < sec->keys + sec->n_keys;
+		struct cfg_store_ctx ctx = ctx_of(L, e, inst);
+		if (cfg_key_store(k, own ? inst->data : inst->type_data, e->value, &ctx, exp) < 0) {
 			err_value(L, s, e, exp);
 			return -1;
 		}
 	}
-	for (size_t i = 0; i < cfg_n_keys; i++) {
-		const struct cfg_key *k = &cfg_keys[i];
-		if (k->sec != s->kind || !k->required || cfg_raw_find(s, k->name))
-			continue;
-		if (k->required == CFG_ALL) {
+	for (size_t i = 0; i < sec->n_keys; i++) {
+		const struct cfg_key *k = &sec->keys[i];
+		if (k->required && !cfg_raw_find(s, k->name) && !(type && in_list(type->not_required, k->name))) {
 			err_missing(L, s, k->name, NULL);
 			return -1;
 		}
-		if (s->type >= 0 && (k->required & (1u << s->type))) {
-			snprintf(buf, sizeof buf, " for type %s", type_name);
+	}
+	for (size_t i = 0; type && i < type->n_keys; i++) {
+		const struct cfg_key *k = &type->keys[i];
+		if (k->required && !cfg_raw_find(s, k->name)) {
+			snprintf(buf, sizeof buf, " for type %s", type->name);
 			err_missing(L, s, k->name, buf);
 			return -1;
 		}
@@ -165,45 +191,101 @@ static int section_values(struct loader *L, struct cfg_raw_section *s)
 	return 0;
 }
 
+static struct cfg_inst *add_inst(struct config *cfg, size_t *cap, const struct cfg_section *sec,
+				 const char *title, const char *name)
+{
+	if (cfg->n_inst == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		cfg->inst = realloc(cfg->inst, *cap * sizeof *cfg->inst);
+		if (!cfg->inst)
+			abort();
+	}
+	struct cfg_inst *i = &cfg->inst[cfg->n_inst++];
+	*i = (struct cfg_inst){ .sec = sec, .title = cfg_xstrdup(title), .name = name ? cfg_xstrdup(name) : NULL,
+				.data = calloc(1, sec->size ? sec->size : 1) };
+	if (!i->data)
+		abort();
+	return i;
+}
+
+/* One rules hook on instance inst (s: the section as read, NULL if absent). */
+static int run_rules(struct loader *L, int (*rules)(struct cfg_check *), struct cfg_inst *inst,
+		     struct cfg_raw_section *s)
+{
+	if (!rules)
+		return 0;
+	struct cfg_check c = { .cfg = L->cfg, .inst = inst, .data = inst->data,
+			       .type_data = inst->type_data, .raw_ = s, .err_ = &L->err };
+	if (rules(&c) == 0)
+		return 0;
+	if (!L->err)
+		cfg_set_err(&L->err, "%s: [%s]: a rule between its keys failed", L->cfg->path, inst->title);
+	return -1;
+}
+
+/* "type, link_rate, link_delay": the keys a section requires. */
+static void required_keys(const struct cfg_section *sec, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sec->n_keys && len < n; i++)
+		if (sec->keys[i].required)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", sec->keys[i].name);
+}
+
 static int validate(struct loader *L)
 {
 	struct config *cfg = L->cfg;
-	size_t nj = 0, nt = 0;
-	bool topology = false;
-	for (int k = 0; k < SEC_N; k++)
-		if (fixed_base(cfg, k) && k != SEC_TOPOLOGY && defaults(L, NULL, k, fixed_base(cfg, k), -1) < 0)
-			return -1;
-	for (size_t i = 0; i < L->raw.n; i++) {
-		nj += L->raw.s[i].kind == SEC_JOB;
-		nt += L->raw.s[i].kind == SEC_TRAFFIC;
-		topology |= L->raw.s[i].kind == SEC_TOPOLOGY;
-	}
-	cfg->jobs = calloc(nj ? nj : 1, sizeof *cfg->jobs);
-	cfg->traffic = calloc(nt ? nt : 1, sizeof *cfg->traffic);
-	if (!cfg->jobs || !cfg->traffic)
-		abort();
-	for (size_t i = 0; i < L->raw.n; i++) {
-		struct cfg_raw_section *s = &L->raw.s[i];
-		const char *dot = strchr(s->name, '.');
-		if (s->kind == SEC_JOB) {
-			s->base = &cfg->jobs[cfg->n_jobs];
-			cfg->jobs[cfg->n_jobs++].name = cfg_xstrdup(dot + 1);
-		} else if (s->kind == SEC_TRAFFIC) {
-			s->base = &cfg->traffic[cfg->n_traffic];
-			cfg->traffic[cfg->n_traffic++].name = cfg_xstrdup(dot + 1);
-		} else {
-			s->base = fixed_base(cfg, s->kind);
+	const struct cfg_schema *schema = cfg->schema;
+	char buf[CFG_EXPECTED_MAX / 2];
+	size_t cap = 0;
+	/* Instances in schema order, named ones in file order. */
+	for (size_t k = 0; cfg_sec_at(schema, k); k++) {
+		const struct cfg_section *sec = cfg_sec_at(schema, k);
+		if (!sec->named) {
+			struct cfg_inst *inst = add_inst(cfg, &cap, sec, sec->name, NULL);
+			if (defaults(L, NULL, inst, sec->keys, sec->n_keys, inst->data) < 0)
+				return -1;
 		}
+		for (size_t i = 0; sec->named && i < L->raw.n; i++)
+			if (L->raw.s[i].sec == sec)
+				add_inst(cfg, &cap, sec, L->raw.s[i].name, strchr(L->raw.s[i].name, '.') + 1);
 	}
-	if (!topology) {
-		cfg_set_err(&L->err, "%s: missing required section [topology]: expected type, link_rate, link_delay "
-			"and the keys of the type", cfg->path);
+	for (size_t i = 0; i < L->raw.n; i++)
+		for (size_t j = 0; j < cfg->n_inst; j++)
+			if (strcmp(cfg->inst[j].title, L->raw.s[i].name) == 0)
+				L->raw.s[i].inst = &cfg->inst[j];
+	for (size_t k = 0; cfg_sec_at(schema, k); k++) {
+		const struct cfg_section *sec = cfg_sec_at(schema, k);
+		bool present = false;
+		for (size_t i = 0; i < L->raw.n; i++)
+			present |= L->raw.s[i].sec == sec;
+		if (!sec->required || present)
+			continue;
+		required_keys(sec, buf, sizeof buf);
+		cfg_set_err(&L->err, "%s: missing required section [%s]: expected %s%s", cfg->path, sec->name,
+			    buf, sec->type_at ? " and the keys of the type" : "");
 		return -1;
 	}
 	for (size_t i = 0; i < L->raw.n; i++)
-		if (section_values(L, &L->raw.s[i]) < 0 || cfg_section_rules(cfg, &L->raw.s[i], &L->err) < 0)
+		if (section_values(L, &L->raw.s[i]) < 0)
 			return -1;
-	return cfg_global_rules(cfg, L->raw.s, L->raw.n, &L->err);
+	/* Rules, once every section is typed: the sections as read, in file
+	 * order, then those left at their defaults. */
+	for (size_t i = 0; i < L->raw.n; i++) {
+		struct cfg_inst *inst = L->raw.s[i].inst;
+		if (run_rules(L, inst->sec->rules, inst, &L->raw.s[i]) < 0 ||
+		    (inst->type && run_rules(L, inst->type->rules, inst, &L->raw.s[i]) < 0))
+			return -1;
+	}
+	for (size_t j = 0; j < cfg->n_inst; j++) {
+		bool present = false;
+		for (size_t i = 0; i < L->raw.n; i++)
+			present |= L->raw.s[i].inst == &cfg->inst[j];
+		if (!present && run_rules(L, cfg->inst[j].sec->rules, &cfg->inst[j], NULL) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static void build_origins(struct loader *L)
@@ -242,18 +324,19 @@ static void set_names(struct config *cfg, const char *path)
 }
 
 /* text NULL: read path's file; otherwise len bytes of text named path. */
-static int load(struct config *cfg, const char *path, const char *text, size_t len,
-		const struct cfg_override *ov, size_t n_ov, char **err)
+static int load(struct config *cfg, const struct cfg_schema *schema, const char *path, const char *text,
+		size_t len, const struct cfg_override *ov, size_t n_ov, char **err)
 {
 	struct loader L = { .cfg = cfg };
 	memset(cfg, 0, sizeof *cfg);
+	cfg->schema = schema;
 	if (!path) {
 		*err = cfg_xstrdup("no scenario given");
 		return -1;
 	}
 	set_names(cfg, path);
 	int read = text ? cfg_read_mem(cfg, &L.raw, text, len, &L.err) : cfg_read_file(cfg, &L.raw, &L.err);
-	if (read == 0 && cfg_apply_overrides(&L.raw, ov, n_ov, &L.err) == 0 &&
+	if (read == 0 && cfg_apply_overrides(cfg, &L.raw, ov, n_ov, &L.err) == 0 &&
 	    validate(&L) == 0) {
 		build_origins(&L);
 		if (cfg_resolve_text(cfg) < 0)
@@ -268,16 +351,16 @@ static int load(struct config *cfg, const char *path, const char *text, size_t l
 	return 0;
 }
 
-int config_load(struct config *cfg, const char *path,
+int config_load(struct config *cfg, const struct cfg_schema *schema, const char *path,
 		const struct cfg_override *ov, size_t n_ov, char **err)
 {
-	return load(cfg, path, NULL, 0, ov, n_ov, err);
+	return load(cfg, schema, path, NULL, 0, ov, n_ov, err);
 }
 
-int config_load_text(struct config *cfg, const char *path, const char *text, size_t len,
-		     const struct cfg_override *ov, size_t n_ov, char **err)
+int config_load_text(struct config *cfg, const struct cfg_schema *schema, const char *path,
+		     const char *text, size_t len, const struct cfg_override *ov, size_t n_ov, char **err)
 {
-	return load(cfg, path, text ? text : "", text ? len : 0, ov, n_ov, err);
+	return load(cfg, schema, path, text ? text : "", text ? len : 0, ov, n_ov, err);
 }
 
 static void free_origins(struct cfg_origin *o, size_t n)
@@ -292,19 +375,18 @@ static void free_origins(struct cfg_origin *o, size_t n)
 
 void config_free(struct config *cfg)
 {
-	for (int k = 0; k < SEC_N; k++)
-		if (fixed_base(cfg, k))
-			cfg_section_free(k, fixed_base(cfg, k));
-	for (size_t i = 0; i < cfg->n_jobs; i++) {
-		cfg_section_free(SEC_JOB, &cfg->jobs[i]);
-		free(cfg->jobs[i].name);
+	for (size_t i = 0; i < cfg->n_inst; i++) {
+		struct cfg_inst *inst = &cfg->inst[i];
+		for (size_t k = 0; k < inst->sec->n_keys; k++)
+			cfg_key_free(&inst->sec->keys[k], inst->data);
+		for (size_t k = 0; inst->type && inst->type_data && k < inst->type->n_keys; k++)
+			cfg_key_free(&inst->type->keys[k], inst->type_data);
+		free(inst->data);
+		free(inst->type_data);
+		free(inst->title);
+		free(inst->name);
 	}
-	for (size_t i = 0; i < cfg->n_traffic; i++) {
-		cfg_section_free(SEC_TRAFFIC, &cfg->traffic[i]);
-		free(cfg->traffic[i].name);
-	}
-	free(cfg->jobs);
-	free(cfg->traffic);
+	free(cfg->inst);
 	free_origins(cfg->origins, cfg->n_origins);
 	free_origins(cfg->section_origins, cfg->n_section_origins);
 	free(cfg->path);
@@ -313,6 +395,79 @@ void config_free(struct config *cfg)
 	free(cfg->text);
 	free(cfg->resolved);
 	memset(cfg, 0, sizeof *cfg);
+}
+
+const struct cfg_inst *cfg_inst(const struct config *cfg, const struct cfg_section *sec)
+{
+	for (size_t i = 0; i < cfg->n_inst; i++)
+		if (cfg->inst[i].sec == sec)
+			return &cfg->inst[i];
+	return NULL;
+}
+
+const struct cfg_inst *cfg_next(const struct config *cfg, const struct cfg_section *sec,
+				const struct cfg_inst *prev)
+{
+	size_t i = prev ? (size_t)(prev - cfg->inst) + 1 : 0;
+	for (; i < cfg->n_inst; i++)
+		if (cfg->inst[i].sec == sec)
+			return &cfg->inst[i];
+	return NULL;
+}
+
+size_t cfg_count(const struct config *cfg, const struct cfg_section *sec)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cfg->n_inst; i++)
+		n += cfg->inst[i].sec == sec;
+	return n;
+}
+
+/* ---- Rules ---- */
+
+bool cfg_given(const struct cfg_check *c, const char *key)
+{
+	return c->raw_ && cfg_raw_find(c->raw_, key);
+}
+
+const char *cfg_given_value(const struct cfg_check *c, const char *key)
+{
+	const struct cfg_raw_entry *e = c->raw_ ? cfg_raw_find(c->raw_, key) : NULL;
+	return e ? e->value : NULL;
+}
+
+int cfg_fail(struct cfg_check *c, const char *key, const char *fmt, ...)
+{
+	char *what, w[512];
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&what, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	const struct cfg_raw_section *s = c->raw_;
+	const struct cfg_raw_entry *e = s ? cfg_raw_find(s, key) : NULL;
+	if (*c->err_) {
+		/* the first error wins */
+	} else if (e) {
+		*c->err_ = cfg_err_value(s, e, what);
+	} else {
+		cfg_set_err(c->err_, "%s: [%s] %s (default): expected %s",
+			    s ? where(s->file, s->line, w, sizeof w) : c->cfg->path, c->inst->title, key, what);
+	}
+	free(what);
+	return -1;
+}
+
+int cfg_fail_missing(struct cfg_check *c, const char *key, const char *why)
+{
+	if (*c->err_)
+		return -1;
+	if (c->raw_)
+		*c->err_ = cfg_err_missing(c->raw_, key, why);
+	else
+		cfg_set_err(c->err_, "%s: [%s] missing required key '%s'%s", c->cfg->path,
+			    c->inst->title, key, why ? why : "");
+	return -1;
 }
 
 char *cfg_error_at(const struct config *cfg, const char *section, const char *key,
@@ -347,14 +502,4 @@ char *cfg_error_at(const struct config *cfg, const char *section, const char *ke
 		abort();
 	free(msg);
 	return out;
-}
-
-const char *cfg_traffic_type_name(enum cfg_traffic_type t)
-{
-	return (unsigned)t <= TRAFFIC_COLLECTIVE ? cfg_traffic_type_names[t] : "unknown";
-}
-
-const char *cfg_topo_type_name(enum cfg_topo_type t)
-{
-	return (unsigned)t <= TOPO_RING ? cfg_topo_type_names[t] : "unknown";
 }

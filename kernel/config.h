@@ -1,15 +1,37 @@
 /*
- * config.h — the validated scenario (SCENARIO.md "Keys").
+ * config.h — the scenario: sections and keys that the models declare, and
+ * the machinery that loads, validates, documents and writes them back.
  *
- * config_load reads an .ini file with inih, applies --set overrides, checks
- * every section and key (type, unit, range, required, unknown) and fills
- * struct config with typed values and defaults. Nothing is run and nothing
- * written before it succeeds. Keys of models that do not exist yet are
- * still typed and validated, so later work only adds behaviour.
+ * The kernel knows no section by name. Each part of the simulator declares
+ * its sections beside its code (a struct cfg_section: its keys, the struct
+ * they fill, the rules between them), and a part with a registry of kinds
+ * (topologies, traffic sources) declares one struct cfg_type per kind,
+ * with the kind's own keys and struct, chosen by the section's `type` key.
+ * The run harness lists the sections in a struct cfg_schema. Loading reads
+ * an .ini file with inih, applies --set overrides, checks every section
+ * and key (type, unit, range, required, unknown, rules), fills each
+ * section's struct with typed values and defaults, and keeps where every
+ * key came from for the errors found later. Nothing is run or written
+ * before it succeeds.
  *
  * Errors name file:line, [section], key, the value and what was expected:
  *   scenarios/x.ini:12: [topology] link_rate = '100': expected a rate with a unit (bps, Kbps, Mbps, Gbps, Tbps, GBps)
  * A --set override is located as "--set" instead of file:line.
+ *
+ * Key types (enum cfg_key_type) and the field each fills at `off`:
+ *   KT_TIME simtime_t · KT_RATE uint64_t bps · KT_SIZE uint64_t bytes ·
+ *   KT_INT int · KT_LLONG long long · KT_SEED uint64_t · KT_NUMBER double ·
+ *   KT_BOOL bool · KT_ENUM int, the index of the word in its vocabulary ·
+ *   KT_WORD char *, a word of the vocabulary · KT_NAME char *, one word ·
+ *   KT_LIST char ** at off and its size_t count at off2 · KT_PATH_IN
+ *   char *, a readable file, relative to the scenario's folder ·
+ *   KT_PATH_OUT char *, relative to the current folder · KT_DATA char *, a
+ *   built-in data name (the vocabulary, file data_dir/NAME data_ext of the
+ *   data folder) or an input path · KT_NUM_MAP, KT_SIZE_MAP struct
+ *   cfg_rate_map · KT_SIZE_AUTO, KT_SIZE_OFF, KT_RATE_OFF uint64_t, with a
+ *   bool at off2 set for "auto"/"off" · KT_TYPE int, the index of the
+ *   section's type (struct cfg_type) · KT_CUSTOM whatever its parser
+ *   fills (struct cfg_custom; repeated lines such as `flow = ...`).
  */
 #ifndef ROCESIM_CONFIG_H
 #define ROCESIM_CONFIG_H
@@ -21,6 +43,7 @@
 #include "simtime.h"
 
 #define CFG_MAX_RATE_MAP 16
+#define CFG_EXPECTED_MAX 1024
 
 /* A number (or size in bytes) that may depend on link rate:
  * "0.125" or "100Gbps:400KB 400Gbps:1600KB". */
@@ -37,162 +60,131 @@ struct cfg_rate_map {
 	int line;                             /* 0 for --set or a default */
 };
 
-enum cfg_progress { CFG_PROGRESS_AUTO, CFG_PROGRESS_ON, CFG_PROGRESS_OFF };
-enum cfg_topo_type { TOPO_FAT_TREE, TOPO_LEAF_SPINE, TOPO_RAIL_OPTIMIZED, TOPO_DUMBBELL, TOPO_STAR, TOPO_HPCC,
-		     TOPO_RING /* robust: cyclic topology for PFC deadlock studies */ };
-enum cfg_ecmp { ECMP_FLOW, ECMP_PACKET };
-enum cfg_cc { CC_NONE, CC_DCQCN };
-enum cfg_loss_recovery { LR_GBN, LR_SR };
-enum cfg_dcqcn_variant { DCQCN_PAPER, DCQCN_HPCC };
-enum cfg_traffic_type { TRAFFIC_POISSON, TRAFFIC_INCAST, TRAFFIC_PERMUTATION, TRAFFIC_ALL_TO_ALL,
-			TRAFFIC_FLOWS, TRAFFIC_HPCC, TRAFFIC_MULTICAST, TRAFFIC_COLLECTIVE };
-
-struct cfg_simulation {
-	uint64_t seed;                 /* [1] */
-	simtime_t stop;                /* SIMTIME_NEVER when unset: run until finite work is done */
-	char *output;                  /* NULL when unset */
-	enum cfg_progress progress;    /* [auto] */
-	simtime_t watchdog;            /* [1ms] */
+enum cfg_key_type {
+	KT_TIME, KT_RATE, KT_SIZE, KT_INT, KT_LLONG, KT_SEED, KT_NUMBER, KT_BOOL,
+	KT_ENUM, KT_WORD, KT_NAME, KT_LIST, KT_PATH_IN, KT_PATH_OUT, KT_DATA,
+	KT_NUM_MAP, KT_SIZE_MAP, KT_SIZE_AUTO, KT_SIZE_OFF, KT_RATE_OFF,
+	KT_TYPE, KT_CUSTOM,
 };
 
-struct cfg_topology {
-	enum cfg_topo_type type;       /* required */
-	uint64_t link_rate_bps;        /* required */
-	simtime_t link_delay;          /* required */
-	uint64_t host_link_rate_bps;   /* [link_rate] */
-	simtime_t switch_latency;      /* [0] */
-	int gpus_per_host;             /* [1] */
-	int nics_per_host;             /* [1] */
-	uint64_t nvlink_rate_bps;      /* [450GBps] */
-	simtime_t nvlink_delay;        /* [200ns] */
-	int k;                         /* fat_tree: even, >= 2 */
-	double oversubscription;       /* fat_tree [1] */
-	int leaves, spines, hosts_per_leaf; /* leaf_spine; spines also rail_optimized */
-	int hosts;                     /* star, rail_optimized */
-	int hosts_left, hosts_right;   /* dumbbell */
-	char *file;                    /* hpcc: resolved path */
-	int switches, hosts_per_switch; /* ring */
+/* Range flags: checked against lo/hi after parsing. */
+#define CFG_R_MIN      0x01u   /* value >= lo */
+#define CFG_R_MIN_OPEN 0x02u   /* value > lo */
+#define CFG_R_MAX      0x04u   /* value <= hi */
+#define CFG_R_MAX_OPEN 0x08u   /* value < hi */
+#define CFG_R_EVEN     0x10u   /* an even integer */
+
+/* Shorthands for key tables. */
+#define CFG_POS .range = CFG_R_MIN_OPEN, .lo = 0                       /* > 0 */
+#define CFG_GE(x) .range = CFG_R_MIN, .lo = (x)                        /* >= x */
+#define CFG_IN(a, b) .range = CFG_R_MIN | CFG_R_MAX, .lo = (a), .hi = (b)
+#define CFG_UNIT .range = CFG_R_MIN_OPEN | CFG_R_MAX, .lo = 0, .hi = 1  /* (0, 1] */
+
+/* What a value parser knows beyond the string. */
+struct cfg_store_ctx {
+	const char *file;       /* scenario path or "--set"; NULL for a default */
+	const char *dir;        /* the scenario's folder */
+	bool from_set;          /* given with --set: paths are relative to the cwd */
+	int line;               /* for repeated keys */
+	const char *section;    /* "switch", "traffic.ws" */
+	const struct cfg_section *sec;
 };
 
-struct cfg_switch {
-	uint64_t buffer_b;             /* [32MiB] */
-	bool pfc;                      /* [on] */
-	struct cfg_rate_map pfc_alpha; /* [0.125] */
-	bool headroom_auto;            /* [auto] */
-	uint64_t headroom_b;           /* when !headroom_auto */
-	bool ecn;                      /* [on] */
-	bool ecn_kmin_default, ecn_kmax_default; /* HPCC's 100/400 x rate/25G KB when true */
-	struct cfg_rate_map ecn_kmin, ecn_kmax;  /* bytes */
-	struct cfg_rate_map ecn_pmax;  /* [0.2] */
-	enum cfg_ecmp ecmp;            /* [flow] */
+struct cfg_key;
+struct cfg_text;
+struct cfg_section;
+struct config;
+
+/* A key type of a model's own (KT_CUSTOM): its parser, writer and freer. */
+struct cfg_custom {
+	/* Parses value into the struct at base (a repeated key appends one
+	 * entry per call); 0, or -1 with `expected` (CFG_EXPECTED_MAX bytes)
+	 * filled as "what would have been accepted". */
+	int (*parse)(const struct cfg_key *k, void *base, const char *value,
+		     const struct cfg_store_ctx *ctx, char *expected);
+	/* Writes the key's lines into the resolved text (cfg_text_*). */
+	void (*write)(const struct cfg_key *k, const void *base, struct cfg_text *t);
+	/* Frees what the key's field owns. */
+	void (*free)(const struct cfg_key *k, void *base);
+	const char *type_doc;   /* for sim --keys: "repeated line: SRC DST SIZE START" */
+	bool repeated;          /* the key may be given on several lines */
 };
 
-struct cfg_nic {
-	int mtu;                       /* payload bytes per packet [1024] */
-	enum cfg_cc cc;                /* [dcqcn] */
-	int ack_every;                 /* [1] */
-	simtime_t rto;                 /* [1ms] */
-	int priority;                  /* 0..7 [3] */
-	enum cfg_loss_recovery loss_recovery; /* [gbn] */
-	int qps_per_pair;              /* [1] */
-	bool rx_rate_off;              /* [off]: the host takes data as it arrives */
-	uint64_t rx_rate_bps;          /* otherwise: receive drain rate (PCIe, memory) */
-	uint64_t rx_buffer_b;          /* [256KiB] receive buffer (PFC when rx_rate is set) */
+struct cfg_key {
+	const char *name;
+	enum cfg_key_type type;
+	const char *def;        /* default as scenario text; NULL: none, or computed */
+	const char *def_doc;    /* what applies when unset (resolved text, help) */
+	bool required;          /* must be given (unless the section's type waives it) */
+	unsigned range;         /* CFG_R_* */
+	double lo, hi;
+	/* KT_ENUM, KT_WORD, KT_DATA: the words, NULL-terminated, or a
+	 * function giving word i (NULL past the last) of a registry. */
+	const char *const *vocab;
+	const char *(*vocab_fn)(const void *arg, size_t i);
+	const void *vocab_arg;
+	const char *data_dir, *data_ext; /* KT_DATA: built-in NAME is data_dir/NAME data_ext */
+	size_t off;             /* field in the section's (or type's) struct */
+	size_t off2;            /* KT_LIST count; flag of KT_SIZE_AUTO/OFF, KT_RATE_OFF
+				 * and of rate-scaled defaults */
+	double per_25g;         /* > 0: default is per_25g x rate / 25Gbps, flagged at off2 */
+	const struct cfg_custom *custom; /* KT_CUSTOM */
+	const char *help;
 };
 
-struct cfg_dcqcn {
-	enum cfg_dcqcn_variant variant;   /* [hpcc] */
-	double g;                         /* [1/256] */
-	bool rai_default, rhai_default;   /* 5 / 50 x rate/25G Mb/s when true */
-	uint64_t rai_bps, rhai_bps;
-	simtime_t t_alpha, t_dec, t_inc;  /* [1us] [4us] [300us] */
-	bool byte_counter_off;            /* [off] */
-	uint64_t byte_counter_b;
-	int fast_recovery_times;          /* [1] */
-	uint64_t min_rate_bps;            /* [1Gbps] */
-	simtime_t cnp_interval;           /* [0] */
-	double rate_on_first_cnp;         /* [1.0] */
-	bool clamp_target_rate;           /* [off] */
+/* The field of a section struct a key fills. */
+#define CFG_FIELD(base, off, type) ((type *)((char *)(base) + (off)))
+#define CFG_KEYS(a) .keys = (a), .n_keys = sizeof(a) / sizeof((a)[0])
+
+struct cfg_check;
+
+/* One value of a section's `type` key: a kind of a part's registry (a
+ * topology, a traffic source) with the keys only it takes, filling its
+ * own struct (`size` bytes, cfg_inst.type_data). */
+struct cfg_type {
+	const char *name;
+	const char *help;
+	const struct cfg_key *keys;
+	size_t n_keys;
+	size_t size;
+	/* Keys of the section that this type does not need: not required. */
+	const char *const *not_required;
+	/* Rules between keys, once every section is typed; 0 or -1 (cfg_fail). */
+	int (*rules)(struct cfg_check *c);
 };
 
-struct cfg_job {
-	char *name;                    /* NAME of [job.NAME] */
-	char *model;                   /* required: preset name or "custom" */
-	/* Model dimensions: 0 = take from the preset. */
-	long long layers, hidden, ffn_hidden, heads, kv_heads, seq_len, vocab, experts, top_k, moe_every;
-	double capacity_factor;        /* [1.0] */
-	int micro_batch;               /* [1] */
-	long long global_batch;        /* required */
-	int tp, pp, dp, ep;            /* [1]; ep divides dp */
-	int zero;                      /* 0..3 [0] */
-	bool sequence_parallel;        /* [off] */
-	int iterations;                /* [1] */
-	char *gpu;                     /* a100|h100|h200 [h100] */
-	double mfu;                    /* (0,1] [0.5] */
-	int grad_bytes;                /* 2|4 [2] */
-	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 */
-	char **placement; size_t n_placement; /* [tp,ep,dp,pp] */
-	char *allreduce;               /* ring|halving_doubling|tree|multicast [ring] */
-	char *allgather, *reduce_scatter, *broadcast; /* ring|multicast [ring] */
-	char *alltoall;                /* direct [direct] */
-	double moe_skew;               /* >= 0 [0] */
-	uint64_t chunk_b;              /* [512KiB] */
-	int channels;                  /* [2] */
-	simtime_t start;               /* [0] */
+struct cfg_section {
+	const char *name;       /* "nic"; for a named section, "job" of [job.NAME] */
+	bool named;             /* any number of [name.NAME] sections */
+	bool required;          /* the scenario must have it */
+	const char *help;
+	const struct cfg_key *keys;
+	size_t n_keys;
+	size_t size;            /* bytes of the struct its keys fill */
+	/* With a KT_TYPE key: type i of the section's registry, NULL past the last. */
+	const struct cfg_type *(*type_at)(size_t i);
+	int (*rules)(struct cfg_check *c);
 };
 
-struct cfg_flow_spec {             /* one `flow = SRC DST SIZE START` line */
-	char *src, *dst;
-	uint64_t size_b;
-	simtime_t start;
-	int line;
+/* The sections a program accepts, in the order they are documented and
+ * written back. */
+struct cfg_schema {
+	const struct cfg_section *(*section_at)(size_t i);  /* NULL past the last */
+	/* Link rates that rate-scaled defaults are shown at in the resolved
+	 * text (host links first); 0 where not known before the fabric is
+	 * built. May be NULL. */
+	void (*scale_rates)(const struct config *cfg, uint64_t rates[2]);
 };
 
-struct cfg_traffic {
-	char *name;                    /* NAME of [traffic.NAME] */
-	enum cfg_traffic_type type;    /* required */
-	/* poisson */
-	double load;                   /* (0, 1] required */
-	char *cdf;                     /* [websearch]: built-in name or resolved path */
-	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 (also collective) */
-	simtime_t start;               /* [0] */
-	simtime_t stop;                /* poisson [SIMTIME_NEVER: until [simulation] stop] */
-	/* incast */
-	char **senders; size_t n_senders; /* required */
-	char *receiver;                /* required */
-	uint64_t size_b;               /* incast, permutation, all_to_all, multicast, collective: required */
-	/* flows */
-	struct cfg_flow_spec *flows; size_t n_flows; /* at least one */
-	/* hpcc */
-	char *file;                    /* resolved path, required */
-	/* multicast */
-	char *group;                   /* required */
-	/* collective */
-	char *op;                      /* allreduce|reduce_scatter|allgather|alltoall|broadcast|sendrecv, required */
-	char *algorithm;               /* [ring] */
-	char **gpus; size_t n_gpus;    /* [all] */
-	int repeat;                    /* [1] */
-};
-
-struct cfg_mcast_group { char *name; char *src; char **dst; size_t n_dst; int line; };
-
-struct cfg_multicast {
-	bool enabled;                  /* [on] */
-	bool reliable;                 /* [on] */
-	struct cfg_mcast_group *groups; size_t n_groups;
-};
-
-struct cfg_pcap {
-	char **taps; size_t n_taps;    /* node or node:port */
-	uint64_t snaplen_b;            /* 0 = full frame */
-	char *dir;                     /* NULL when unset */
-};
-
-struct cfg_output {
-	simtime_t queue_sample_interval, link_sample_interval, cc_sample_interval; /* [0 = off] */
-	char **sample_ports; size_t n_sample_ports; /* [all]: 0 */
-	bool flow_paths;               /* [off] */
-	char *hpcc_fct;                /* NULL when unset */
+/* A section of the loaded scenario: given in the file, by --set, or (for a
+ * section that is not named) its defaults. */
+struct cfg_inst {
+	const struct cfg_section *sec;
+	char *title;            /* "nic", "job.moe": as written, for messages */
+	char *name;             /* NAME of [job.NAME]; NULL for other sections */
+	void *data;             /* sec->size bytes, typed */
+	const struct cfg_type *type; /* the chosen type, NULL without a KT_TYPE key */
+	void *type_data;        /* type->size bytes (NULL when 0) */
 };
 
 /* Where a key came from, for errors raised after loading. */
@@ -204,21 +196,14 @@ struct cfg_origin {
 };
 
 struct config {
+	const struct cfg_schema *schema;
 	char *path;                    /* scenario path as given */
 	char *dir;                     /* its folder: relative input paths resolve against it */
 	char *name;                    /* basename without .ini: default output results/<name>.db */
 	char *text;                    /* the scenario file as read */
 	char *resolved;                /* every section and key with defaults filled (run.config) */
-	struct cfg_simulation simulation;
-	struct cfg_topology topology;
-	struct cfg_switch sw;
-	struct cfg_nic nic;
-	struct cfg_dcqcn dcqcn;
-	struct cfg_multicast multicast;
-	struct cfg_pcap pcap;
-	struct cfg_output output;
-	struct cfg_job *jobs; size_t n_jobs;            /* in file order */
-	struct cfg_traffic *traffic; size_t n_traffic;  /* in file order */
+	struct cfg_inst *inst;         /* schema order; named sections in file order */
+	size_t n_inst;
 	struct cfg_origin *origins; size_t n_origins;   /* every key read */
 	struct cfg_origin *section_origins;             /* each section header (key, value NULL) */
 	size_t n_section_origins;
@@ -229,18 +214,61 @@ struct cfg_override { char *section, *key, *value; };
 
 /* Loads and validates. On error returns -1 and sets *err to a malloc'd one-line
  * message (caller prints it and exits 2); the config is then freed already. */
-int config_load(struct config *cfg, const char *path,
+int config_load(struct config *cfg, const struct cfg_schema *schema, const char *path,
 		const struct cfg_override *ov, size_t n_ov, char **err);
 /* As config_load, from len bytes of text in memory (no NUL needed at its
  * end): path names it in errors and its folder resolves relative input
  * paths; no file is read for the scenario itself (the fuzz target's door). */
-int config_load_text(struct config *cfg, const char *path, const char *text, size_t len,
-		     const struct cfg_override *ov, size_t n_ov, char **err);
+int config_load_text(struct config *cfg, const struct cfg_schema *schema, const char *path,
+		     const char *text, size_t len, const struct cfg_override *ov, size_t n_ov, char **err);
 void config_free(struct config *cfg);
+
+/* The instance of a section that is not named (always there: defaults
+ * when the file has none), or NULL when the schema has no such section. */
+const struct cfg_inst *cfg_inst(const struct config *cfg, const struct cfg_section *sec);
+/* Its typed struct. */
+static inline const void *cfg_get(const struct config *cfg, const struct cfg_section *sec)
+{
+	const struct cfg_inst *i = cfg_inst(cfg, sec);
+	return i ? i->data : NULL;
+}
+/* Instances of a section in order: the first when prev is NULL, then the
+ * one after prev; NULL after the last. */
+const struct cfg_inst *cfg_next(const struct config *cfg, const struct cfg_section *sec,
+				const struct cfg_inst *prev);
+size_t cfg_count(const struct config *cfg, const struct cfg_section *sec);
+
+/* ---- Rules (a section's or a type's rules hook) ---- */
+
+/* What a rules hook sees: every section typed; data and type_data may be
+ * changed (defaults computed from other keys). */
+struct cfg_check {
+	const struct config *cfg;
+	const struct cfg_inst *inst;
+	void *data, *type_data;
+	void *raw_;                    /* the loader's: the section as read */
+	char **err_;
+};
+/* Whether key was given (in the file or with --set), and its text. */
+bool cfg_given(const struct cfg_check *c, const char *key);
+const char *cfg_given_value(const struct cfg_check *c, const char *key);
+/* Fails the load at key: "FILE:LINE: [SECTION] KEY = 'VALUE': expected
+ * WHAT" (or "[SECTION] KEY (default): ..." when it was not given).
+ * Returns -1. */
+int cfg_fail(struct cfg_check *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Fails the load: "FILE:LINE: [SECTION] missing required key 'KEY'WHY". Returns -1. */
+int cfg_fail_missing(struct cfg_check *c, const char *key, const char *why);
+
+/* ---- Values after loading ---- */
 
 /* Value of a per-rate map at a link rate; -1 with *err set when the map has
  * no entry for that rate ("no entry for 40Gbps in ecn_kmin"). */
 int cfg_rate_map_get(const struct cfg_rate_map *m, uint64_t rate_bps, double *out, char **err);
+/* a <= b at every rate both define; else false with *rate the first rate
+ * where it fails (0: the scalars). */
+bool cfg_rate_map_le(const struct cfg_rate_map *a, const struct cfg_rate_map *b, uint64_t *rate);
+/* Bytes (or bps) of a scaled default at a rate: per_25g x rate / 25Gbps. */
+double cfg_scaled_default(double per_25g, uint64_t rate_bps);
 
 /* For errors found after loading (an unknown host name in a traffic section):
  * formats "FILE:LINE: [SECTION] KEY = 'VALUE': MESSAGE" into a malloc'd string.
@@ -248,17 +276,29 @@ int cfg_rate_map_get(const struct cfg_rate_map *m, uint64_t rate_bps, double *ou
 char *cfg_error_at(const struct config *cfg, const char *section, const char *key,
 		   int line_override, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* Resolves a built-in data name ("websearch") or a path to a readable file;
- * returns a malloc'd path or NULL. */
-char *cfg_find_cdf(const struct config *cfg, const char *name_or_path);
+/* A KT_DATA value (a built-in name of key k, or a path) to a readable
+ * file: malloc'd, NULL when neither is found. */
+char *cfg_find_data(const struct config *cfg, const struct cfg_key *k, const char *name_or_path);
 
-/* The key reference of `sim --keys`: every section in canonical order and
- * each of its keys with type, default or where it is required, the
- * topology/traffic types it belongs to, and its meaning; generated from the
- * key table (kernel/config_doc.c). */
-void config_print_keys(FILE *out);
+/* The key reference of `sim --keys`: every section of the schema in order,
+ * each key with type, default or where it is required, and its meaning;
+ * the keys of each type of a typed section under it (config_doc.c). */
+void config_print_keys(const struct cfg_schema *schema, FILE *out);
 
-const char *cfg_traffic_type_name(enum cfg_traffic_type t);
-const char *cfg_topo_type_name(enum cfg_topo_type t);
+/* ---- Writing a custom key's value into the resolved text ---- */
+
+/* "key = w1 w2 ..." wrapped onto indented continuation lines as needed. */
+void cfg_text_begin(struct cfg_text *t, const char *key);
+void cfg_text_word(struct cfg_text *t, const char *glue, const char *word);
+void cfg_text_end(struct cfg_text *t);
+/* "; key = (unset: DOC)". */
+void cfg_text_unset(struct cfg_text *t, const struct cfg_key *k);
+
+/* "a, b or c" for a key's vocabulary, into buf. */
+void cfg_vocab_text(const struct cfg_key *k, char *buf, size_t n);
+/* Word i of a key's vocabulary, NULL past the last. */
+const char *cfg_vocab_word(const struct cfg_key *k, size_t i);
+/* "a, b or c" of a NULL-terminated list of words. */
+void cfg_words_text(const char *const *words, char *buf, size_t n);
 
 #endif

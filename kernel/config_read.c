@@ -5,8 +5,8 @@
  * config.c validates the raw sections against the key table afterwards.
  *
  * Caught here, each at its line: what inih cannot parse, unknown sections
- * and keys, sections and keys given twice (other than the repeated `flow`
- * and `group`), and lines too long for inih's buffer.
+ * and keys, sections and keys given twice (other than repeated keys such
+ * as `flow`), and lines too long for inih's buffer.
  *
  * Lines. Debian's inih is built with INI_MAX_LINE 200 (197 characters of
  * text) and passes no line numbers to the handler, so inih reads through
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ini.h>
-#include "config_keys.h"
+#include "config_internal.h"
 
 const char cfg_set_origin[] = "--set";
 #define SET_ORIGIN cfg_set_origin
@@ -73,14 +73,6 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-static void sections_list(char *buf, size_t n)
-{
-	size_t len = 0;
-	for (int k = 0; k < SEC_N && len < n; k++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s%s", k ? ", " : "", cfg_sec_names[k],
-					k == SEC_JOB || k == SEC_TRAFFIC ? ".NAME" : "");
-}
-
 static struct cfg_raw_section *find_section(struct cfg_raw *raw, const char *name)
 {
 	for (size_t i = 0; i < raw->n; i++)
@@ -89,7 +81,7 @@ static struct cfg_raw_section *find_section(struct cfg_raw *raw, const char *nam
 	return NULL;
 }
 
-struct cfg_raw_entry *cfg_raw_find(struct cfg_raw_section *s, const char *key)
+struct cfg_raw_entry *cfg_raw_find(const struct cfg_raw_section *s, const char *key)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->e[i].key, key) == 0)
@@ -97,12 +89,12 @@ struct cfg_raw_entry *cfg_raw_find(struct cfg_raw_section *s, const char *key)
 	return NULL;
 }
 
-static struct cfg_raw_section *add_section(struct cfg_raw *raw, const char *name, int kind,
-					   const char *file, int line)
+static struct cfg_raw_section *add_section(struct cfg_raw *raw, const char *name,
+					   const struct cfg_section *sec, const char *file, int line)
 {
 	raw->s = xrealloc(raw->s, (raw->n + 1) * sizeof *raw->s);
-	raw->s[raw->n] = (struct cfg_raw_section){ .name = cfg_xstrdup(name), .kind = kind,
-						   .file = file, .line = line, .type = -1 };
+	raw->s[raw->n] = (struct cfg_raw_section){ .name = cfg_xstrdup(name), .sec = sec,
+						   .file = file, .line = line };
 	return &raw->s[raw->n++];
 }
 
@@ -115,7 +107,7 @@ static void add_entry(struct cfg_raw_section *s, const char *key, const char *va
 
 static bool is_repeated(const struct cfg_key *k)
 {
-	return k->type == KT_FLOW || k->type == KT_GROUP;
+	return k->type == KT_CUSTOM && k->custom->repeated;
 }
 
 /* A section header met by the reader: [name]. Headers are handled here
@@ -144,11 +136,12 @@ static void section_header(struct read_state *R, const char *line)
 	char *name = strndup(b, (size_t)(e - b));
 	if (!name)
 		abort();
-	int kind = cfg_sec_kind_of(name);
+	bool bad_name;
+	const struct cfg_section *sec = cfg_sec_of(R->cfg->schema, name, &bad_name);
 	struct cfg_raw_section *dup;
-	if (kind < 0) {
-		sections_list(buf, sizeof buf);
-		if (strncmp(name, "job.", 4) == 0 || strncmp(name, "traffic.", 8) == 0)
+	if (!sec) {
+		cfg_sections_list(R->cfg->schema, buf, sizeof buf);
+		if (bad_name)
 			cfg_set_err(&R->err, "%s:%d: section [%s]: expected a NAME of letters, digits, '_', '-' or '.'",
 				    file, R->line, name);
 		else
@@ -158,7 +151,7 @@ static void section_header(struct read_state *R, const char *line)
 		cfg_set_err(&R->err, "%s:%d: section [%s] given twice (first at line %d): expected each section once",
 			    file, R->line, name, dup->line);
 	} else {
-		add_section(R->raw, name, kind, file, R->line);
+		add_section(R->raw, name, sec, file, R->line);
 		R->cur = (int)R->raw->n - 1;
 	}
 	free(name);
@@ -187,7 +180,7 @@ static void continuation(struct read_state *R, const char *t, size_t len)
 		char *name = strndup(t, name_len);
 		if (!name)
 			abort();
-		bool is_key = cfg_key_find(s->kind, name) != NULL;
+		bool is_key = cfg_key_find(s->sec, NULL, name) != NULL;
 		free(name);
 		if (is_key) {
 			cfg_set_err(&R->err, "%s:%d: [%s] '%.*s': expected a key at the start of its line "
@@ -266,9 +259,9 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 0;
 	}
 	struct cfg_raw_section *s = &R->raw->s[R->cur];
-	const struct cfg_key *k = cfg_key_find(s->kind, name);
+	const struct cfg_key *k = cfg_key_find(s->sec, NULL, name);
 	if (!k) {
-		cfg_keys_names(s->kind, -1, buf, sizeof buf);
+		cfg_keys_names(s->sec, NULL, buf, sizeof buf);
 		cfg_set_err(&R->err, "%s:%d: [%s] unknown key '%s': expected one of %s",
 			    file, R->line, s->name, name, buf);
 		return 0;
@@ -368,27 +361,29 @@ static int parse_text(struct config *cfg, struct cfg_raw *raw, char **err)
 	return 0;
 }
 
-int cfg_apply_overrides(struct cfg_raw *raw, const struct cfg_override *ov, size_t n_ov, char **err)
+int cfg_apply_overrides(const struct config *cfg, struct cfg_raw *raw, const struct cfg_override *ov,
+			size_t n_ov, char **err)
 {
 	char buf[CFG_EXPECTED_MAX];
 	for (size_t i = 0; i < n_ov; i++) {
 		const char *sec = ov[i].section ? ov[i].section : "", *key = ov[i].key ? ov[i].key : "";
 		const char *value = ov[i].value ? ov[i].value : "";
-		int kind = cfg_sec_kind_of(sec);
-		if (kind < 0) {
-			sections_list(buf, sizeof buf);
+		bool bad_name;
+		const struct cfg_section *cs = cfg_sec_of(cfg->schema, sec, &bad_name);
+		if (!cs) {
+			cfg_sections_list(cfg->schema, buf, sizeof buf);
 			cfg_set_err(err, "--set: unknown section [%s]: expected one of %s", sec, buf);
 			return -1;
 		}
-		const struct cfg_key *k = cfg_key_find(kind, key);
+		const struct cfg_key *k = cfg_key_find(cs, NULL, key);
 		if (!k) {
-			cfg_keys_names(kind, -1, buf, sizeof buf);
+			cfg_keys_names(cs, NULL, buf, sizeof buf);
 			cfg_set_err(err, "--set: [%s] unknown key '%s': expected one of %s", sec, key, buf);
 			return -1;
 		}
 		struct cfg_raw_section *s = find_section(raw, sec);
 		if (!s)
-			s = add_section(raw, sec, kind, SET_ORIGIN, 0);
+			s = add_section(raw, sec, cs, SET_ORIGIN, 0);
 		struct cfg_raw_entry *e = is_repeated(k) ? NULL : cfg_raw_find(s, key);
 		if (e) {
 			free(e->value);

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config_keys.h"
+#include "config_internal.h"
 
 /* Where a value of several words is broken onto continuation lines. */
 #define RESOLVED_WIDTH 78
@@ -30,16 +30,17 @@
 /* Writes "key = w1, w2, ..." with the words wrapped onto indented
  * continuation lines past RESOLVED_WIDTH; the reader joins each line back
  * with one space, which every list, map and repeated-key parser accepts. */
-struct wrap {
+struct cfg_text {
 	FILE *f;
+	const struct config *cfg;
 	size_t col;          /* column reached on the current line */
 	size_t words;        /* words written so far */
 };
 
-static void wrap_begin(struct wrap *w, FILE *f, const char *key)
+void cfg_text_begin(struct cfg_text *w, const char *key)
 {
-	*w = (struct wrap){ .f = f };
-	fprintf(f, "%s =", key);
+	w->words = 0;
+	fprintf(w->f, "%s =", key);
 	w->col = strlen(key) + 2;
 }
 
@@ -47,7 +48,7 @@ static void wrap_begin(struct wrap *w, FILE *f, const char *key)
  * word as more of the value: a comment ('#'; values hold no ';'), or a
  * key name before '=' or ':' (config_read.c's continuation(); the '='
  * may be the next word of a group or a flow). Found by fuzz_scenario. */
-static bool misread_first(const char *word)
+static bool misread_first(const struct config *cfg, const char *word)
 {
 	if (*word == '#')
 		return true;
@@ -56,8 +57,8 @@ static bool misread_first(const char *word)
 	if (!name)
 		abort();
 	bool key = false;
-	for (int k = 0; k < SEC_N && !key; k++)
-		key = cfg_key_find(k, name) != NULL;
+	for (size_t k = 0; cfg_sec_at(cfg->schema, k) && !key; k++)
+		key = cfg_key_find(cfg_sec_at(cfg->schema, k), NULL, name) != NULL;
 	free(name);
 	return key;
 }
@@ -68,7 +69,7 @@ static bool misread_first(const char *word)
  * by one blank, and glue that would pass the limit at the end of a line
  * gets a line of its own (the reader joins lines with a blank, which every
  * parser takes around glue). Found by fuzz_scenario. */
-static void wrap_word(struct wrap *w, const char *glue, const char *word)
+void cfg_text_word(struct cfg_text *w, const char *glue, const char *word)
 {
 	size_t len = strlen(word);
 	if (!w->words)
@@ -87,7 +88,7 @@ static void wrap_word(struct wrap *w, const char *glue, const char *word)
 			fputs(glue, w->f);
 		/* A comma, a separator to every parser (units_list), leads a
 		 * word the reader would misread at the start of a line. */
-		const char *lead = misread_first(word) ? ", " : "";
+		const char *lead = misread_first(w->cfg, word) ? ", " : "";
 		int indent = 4;
 		if (indent + strlen(lead) + len + 1 > RESOLVED_LINE_MAX) {
 			indent = 1;
@@ -100,7 +101,7 @@ static void wrap_word(struct wrap *w, const char *glue, const char *word)
 	w->words++;
 }
 
-static void wrap_end(struct wrap *w)
+void cfg_text_end(struct cfg_text *w)
 {
 	fputc('\n', w->f);
 }
@@ -127,9 +128,15 @@ static void map_value_text(const struct cfg_key *k, double v, char *b, size_t n)
  * scaled default stays a comment so the re-read config keeps its flag. */
 static void put_scaled(FILE *f, const struct cfg_key *k, const struct config *cfg)
 {
-	uint64_t rates[2] = { cfg->topology.host_link_rate_bps, cfg->topology.link_rate_bps };
+	uint64_t rates[2] = { 0, 0 };
+	if (cfg->schema->scale_rates)
+		cfg->schema->scale_rates(cfg, rates);
 	int n = k->type == KT_RATE || rates[0] == rates[1] ? 1 : 2;
 	char b[64];
+	if (!rates[0] || !rates[n - 1]) { /* not known before the fabric is built */
+		fprintf(f, "; %s = (default: %s)\n", k->name, k->def_doc);
+		return;
+	}
 	fprintf(f, "; %s =", k->name);
 	for (int i = 0; i < n; i++) {
 		double v = cfg_scaled_default(k->per_25g, rates[i]);
@@ -149,6 +156,11 @@ static void put_unset(FILE *f, const struct cfg_key *k)
 	fprintf(f, "; %s = (unset: %s)\n", k->name, k->def_doc ? k->def_doc : "none");
 }
 
+void cfg_text_unset(struct cfg_text *t, const struct cfg_key *k)
+{
+	put_unset(t->f, k);
+}
+
 static void put_path(FILE *f, const struct cfg_key *k, const char *p)
 {
 	char *abs = p ? realpath(p, NULL) : NULL;
@@ -156,11 +168,12 @@ static void put_path(FILE *f, const struct cfg_key *k, const char *p)
 	free(abs);
 }
 
-static void put_key(FILE *f, const struct cfg_key *k, const void *base, const struct config *cfg)
+static void put_key(FILE *f, const struct cfg_key *k, const void *base, const struct cfg_inst *inst,
+		    const struct config *cfg)
 {
 	char b[64];
 	const char *str = NULL;
-	struct wrap w;
+	struct cfg_text w = { .f = f, .cfg = cfg };
 	if (k->per_25g > 0 && *CFG_FIELD(base, k->off2, const bool)) {
 		put_scaled(f, k, cfg);
 		return;
@@ -205,17 +218,20 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 		str = *CFG_FIELD(base, k->off, const bool) ? "on" : "off";
 		break;
 	case KT_ENUM:
-		str = k->vocab[*CFG_FIELD(base, k->off, const int)];
+		str = cfg_vocab_word(k, (size_t)*CFG_FIELD(base, k->off, const int));
+		break;
+	case KT_TYPE:
+		str = inst->type->name;
 		break;
 	case KT_WORD:
 	case KT_NAME:
 	case KT_PATH_OUT:
 	case KT_PATH_IN:
-	case KT_CDF:
+	case KT_DATA:
 		str = *CFG_FIELD(base, k->off, char *const);
 		if (!str)
 			return put_unset(f, k);
-		if (k->type == KT_PATH_IN || (k->type == KT_CDF && !cfg_cdf_is_builtin(str)))
+		if (k->type == KT_PATH_IN || (k->type == KT_DATA && !cfg_data_is_builtin(k, str)))
 			return put_path(f, k, str);
 		break;
 	case KT_LIST: {
@@ -223,28 +239,28 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 		size_t n = *CFG_FIELD(base, k->off2, const size_t);
 		if (n == 0)
 			return put_unset(f, k);
-		wrap_begin(&w, f, k->name);
+		cfg_text_begin(&w, k->name);
 		for (size_t i = 0; i < n; i++)
-			wrap_word(&w, ",", v[i]);
-		wrap_end(&w);
+			cfg_text_word(&w, ",", v[i]);
+		cfg_text_end(&w);
 		return;
 	}
 	case KT_NUM_MAP:
 	case KT_SIZE_MAP: {
 		const struct cfg_rate_map *m = CFG_FIELD(base, k->off, const struct cfg_rate_map);
 		char v[64], e[130];
-		wrap_begin(&w, f, k->name);
+		cfg_text_begin(&w, k->name);
 		if (!m->is_map) {
 			map_value_text(k, m->scalar, v, sizeof v);
-			wrap_word(&w, "", v);
+			cfg_text_word(&w, "", v);
 		}
 		for (int i = 0; m->is_map && i < m->n; i++) {
 			units_format_rate(m->rate_bps[i], b, sizeof b);
 			map_value_text(k, m->val[i], v, sizeof v);
 			snprintf(e, sizeof e, "%s:%s", b, v);
-			wrap_word(&w, "", e);
+			cfg_text_word(&w, "", e);
 		}
-		wrap_end(&w);
+		cfg_text_end(&w);
 		return;
 	}
 	case KT_SIZE_AUTO:
@@ -258,72 +274,32 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 			str = b;
 		}
 		break;
-	case KT_FLOW: {
-		const struct cfg_traffic *t = base;
-		char t2[64];
-		for (size_t i = 0; i < t->n_flows; i++) {
-			units_format_size(t->flows[i].size_b, b, sizeof b);
-			units_format_time(t->flows[i].start, t2, sizeof t2);
-			wrap_begin(&w, f, k->name);
-			wrap_word(&w, "", t->flows[i].src);
-			wrap_word(&w, "", t->flows[i].dst);
-			wrap_word(&w, "", b);
-			wrap_word(&w, "", t2);
-			wrap_end(&w);
-		}
+	case KT_CUSTOM:
+		k->custom->write(k, base, &w);
 		return;
-	}
-	case KT_GROUP: {
-		const struct cfg_multicast *mc = base;
-		if (mc->n_groups == 0)
-			return put_unset(f, k);
-		for (size_t i = 0; i < mc->n_groups; i++) {
-			wrap_begin(&w, f, k->name);
-			wrap_word(&w, "", mc->groups[i].name);
-			wrap_word(&w, "", mc->groups[i].src);
-			for (size_t j = 0; j < mc->groups[i].n_dst; j++)
-				wrap_word(&w, "", mc->groups[i].dst[j]);
-			wrap_end(&w);
-		}
-		return;
-	}
 	}
 	fprintf(f, "%s = %s\n", k->name, str);
 }
 
-static void put_section(FILE *f, const char *name, enum cfg_sec_kind sec, const void *base,
-			int type, const struct config *cfg)
+static void put_section(FILE *f, const struct cfg_inst *inst, const struct config *cfg)
 {
-	fprintf(f, "\n[%s]\n", name);
-	for (size_t i = 0; i < cfg_n_keys; i++)
-		if (cfg_keys[i].sec == sec && cfg_key_applies(&cfg_keys[i], type))
-			put_key(f, &cfg_keys[i], base, cfg);
+	fprintf(f, "\n[%s]\n", inst->title);
+	for (size_t i = 0; i < inst->sec->n_keys; i++)
+		put_key(f, &inst->sec->keys[i], inst->data, inst, cfg);
+	for (size_t i = 0; inst->type && i < inst->type->n_keys; i++)
+		put_key(f, &inst->type->keys[i], inst->type_data, inst, cfg);
 }
 
 int cfg_resolve_text(struct config *cfg)
 {
-	char *buf = NULL, name[512];
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return -1;
 	fprintf(f, "; %s, resolved: every section and key with its value or default\n", cfg->name);
-	put_section(f, "simulation", SEC_SIMULATION, &cfg->simulation, -1, cfg);
-	put_section(f, "topology", SEC_TOPOLOGY, &cfg->topology, (int)cfg->topology.type, cfg);
-	put_section(f, "switch", SEC_SWITCH, &cfg->sw, -1, cfg);
-	put_section(f, "nic", SEC_NIC, &cfg->nic, -1, cfg);
-	put_section(f, "dcqcn", SEC_DCQCN, &cfg->dcqcn, -1, cfg);
-	put_section(f, "multicast", SEC_MULTICAST, &cfg->multicast, -1, cfg);
-	put_section(f, "pcap", SEC_PCAP, &cfg->pcap, -1, cfg);
-	put_section(f, "output", SEC_OUTPUT, &cfg->output, -1, cfg);
-	for (size_t i = 0; i < cfg->n_jobs; i++) {
-		snprintf(name, sizeof name, "job.%s", cfg->jobs[i].name);
-		put_section(f, name, SEC_JOB, &cfg->jobs[i], -1, cfg);
-	}
-	for (size_t i = 0; i < cfg->n_traffic; i++) {
-		snprintf(name, sizeof name, "traffic.%s", cfg->traffic[i].name);
-		put_section(f, name, SEC_TRAFFIC, &cfg->traffic[i], (int)cfg->traffic[i].type, cfg);
-	}
+	for (size_t i = 0; i < cfg->n_inst; i++)
+		put_section(f, &cfg->inst[i], cfg);
 	if (fclose(f) != 0) {
 		free(buf);
 		return -1;

@@ -8,8 +8,8 @@
  * fills `expected` with what would have been accepted, worded to follow
  * "KEY = 'VALUE': expected ..." (config.c adds the location). Defaults go
  * through the same parsers (cfg_section_defaults), so the table cannot hold
- * a default the parser would refuse. Repeated keys (flow, group) append one
- * entry per call. config_resolve.c writes each type back as text.
+ * a default the parser would refuse. A model's own key types (KT_CUSTOM)
+ * bring their parser. config_resolve.c writes each type back as text.
  */
 #define _GNU_SOURCE  /* asprintf */
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "config_keys.h"
+#include "config_internal.h"
 
 #ifndef ROCESIM_SRCDATADIR
 #define ROCESIM_SRCDATADIR "data"
@@ -31,6 +31,7 @@
 
 /* ---- Parsing one value into its field ---- */
 
+static char *builtin_path(const struct cfg_key *k, const char *name);
 static int failf(char *expected, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int failf(char *expected, const char *fmt, ...)
 {
@@ -110,7 +111,7 @@ static int store_map(const struct cfg_key *k, struct cfg_rate_map *m, const char
 		? "a number or a per-rate map such as '100Gbps:0.125 400Gbps:0.0625'"
 		: "a size or a per-rate map such as '100Gbps:400KB 400Gbps:1600KB'";
 	char sub[UNITS_EXPECTED_MAX], rt[UNITS_EXPECTED_MAX];
-	struct cfg_rate_map r = { .section = cfg_sec_names[k->sec], .key = k->name,
+	struct cfg_rate_map r = { .section = ctx->section, .key = k->name,
 				   .file = ctx->file, .line = ctx->line };
 	char **tok;
 	size_t n = units_list(value, &tok);
@@ -163,67 +164,6 @@ static int store_map(const struct cfg_key *k, struct cfg_rate_map *m, const char
 	return rc;
 }
 
-static int store_flow(struct cfg_traffic *t, const char *value, const struct cfg_store_ctx *ctx,
-		      char *expected)
-{
-	static const char what[] = "SRC DST SIZE START (such as 'host0 host1 1MB 10us')";
-	char sub[UNITS_EXPECTED_MAX];
-	char **tok;
-	size_t n = units_list(value, &tok);
-	struct cfg_flow_spec f = { .line = ctx->line };
-	int rc = -1;
-	if (n != 4)
-		failf(expected, "%s", what);
-	else if (units_size(tok[2], &f.size_b, sub) < 0)
-		failf(expected, "%s, with SIZE %s", what, sub);
-	else if (f.size_b == 0)
-		failf(expected, "%s, with SIZE > 0", what);
-	else if (units_time(tok[3], &f.start, sub) < 0)
-		failf(expected, "%s, with START %s", what, sub);
-	else
-		rc = 0;
-	if (rc == 0) {
-		struct cfg_flow_spec *nf = realloc(t->flows, (t->n_flows + 1) * sizeof *nf);
-		if (!nf)
-			abort();
-		f.src = tok[0];
-		f.dst = tok[1];
-		tok[0] = tok[1] = NULL;
-		nf[t->n_flows++] = f;
-		t->flows = nf;
-	}
-	units_list_free(tok, n);
-	return rc;
-}
-
-static int store_group(struct cfg_multicast *mc, const char *value, const struct cfg_store_ctx *ctx,
-		       char *expected)
-{
-	char **tok;
-	size_t n = units_list(value, &tok);
-	if (n < 3) {
-		units_list_free(tok, n);
-		return failf(expected, "NAME SRC DST [DST...]: a group name, its source and at least one destination");
-	}
-	for (size_t i = 0; i < mc->n_groups; i++)
-		if (strcmp(mc->groups[i].name, tok[0]) == 0) {
-			failf(expected, "a group name not used before ('%s' is also at line %d)",
-			      tok[0], mc->groups[i].line);
-			units_list_free(tok, n);
-			return -1;
-		}
-	struct cfg_mcast_group *ng = realloc(mc->groups, (mc->n_groups + 1) * sizeof *ng);
-	char **dst = malloc((n - 2) * sizeof *dst);
-	if (!ng || !dst)
-		abort();
-	memcpy(dst, tok + 2, (n - 2) * sizeof *dst);
-	ng[mc->n_groups++] = (struct cfg_mcast_group){ .name = tok[0], .src = tok[1], .dst = dst,
-						       .n_dst = n - 2, .line = ctx->line };
-	mc->groups = ng;
-	free(tok);
-	return 0;
-}
-
 static int store_path_in(char **field, const char *value, const struct cfg_store_ctx *ctx, char *expected)
 {
 	struct stat st;
@@ -250,13 +190,32 @@ static int store_path_in(char **field, const char *value, const struct cfg_store
 static int store_word(const struct cfg_key *k, const char *value, int *index, char *expected)
 {
 	char list[CFG_EXPECTED_MAX / 2];
-	for (int i = 0; k->vocab[i]; i++)
-		if (strcmp(k->vocab[i], value) == 0) {
-			*index = i;
+	for (size_t i = 0; cfg_vocab_word(k, i); i++)
+		if (strcmp(cfg_vocab_word(k, i), value) == 0) {
+			*index = (int)i;
 			return 0;
 		}
-	cfg_vocab_text(k->vocab, list, sizeof list);
-	return failf(expected, "%s%s", k->vocab[1] ? "one of " : "", list);
+	cfg_vocab_text(k, list, sizeof list);
+	return failf(expected, "%s%s", cfg_vocab_word(k, 1) ? "one of " : "", list);
+}
+
+/* The section's type named value (KT_TYPE). */
+static int store_type(const struct cfg_section *sec, const char *value, int *index, char *expected)
+{
+	char list[CFG_EXPECTED_MAX / 2];
+	size_t len = 0, n = 0;
+	while (cfg_type_at(sec, n))
+		n++;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(cfg_type_at(sec, i)->name, value) == 0) {
+			*index = (int)i;
+			return 0;
+		}
+	list[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof list; i++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ", cfg_type_at(sec, i)->name);
+	return failf(expected, "one of %s", list);
 }
 
 /* Replaces the string field at off with a copy of v. */
@@ -320,7 +279,12 @@ int cfg_key_store(const struct cfg_key *k, void *base, const char *value,
 	case KT_WORD:
 		if (store_word(k, value, &idx, expected) < 0)
 			return -1;
-		set_str(base, k->off, k->vocab[idx]);
+		set_str(base, k->off, cfg_vocab_word(k, (size_t)idx));
+		return 0;
+	case KT_TYPE:
+		if (store_type(ctx->sec, value, &idx, expected) < 0)
+			return -1;
+		*CFG_FIELD(base, k->off, int) = idx;
 		return 0;
 	case KT_NAME:
 		if (!*value || strpbrk(value, ", \t"))
@@ -344,20 +308,27 @@ int cfg_key_store(const struct cfg_key *k, void *base, const char *value,
 			return failf(expected, "a path");
 		set_str(base, k->off, value);
 		return 0;
-	case KT_CDF: {
+	case KT_DATA: {
 		/* store_path_in's message holds the path: CFG_EXPECTED_MAX, not sub's size. */
-		char why[CFG_EXPECTED_MAX];
-		if (cfg_cdf_is_builtin(value)) {
-			char *p = cfg_cdf_builtin_path(value);
+		char why[CFG_EXPECTED_MAX], names[CFG_EXPECTED_MAX / 2];
+		if (cfg_data_is_builtin(k, value)) {
+			char *p = builtin_path(k, value);
 			if (!p)
-				return failf(expected, "a distribution whose data file cdf/%s.cdf is installed "
-					     "(not found in %s nor %s)", value, ROCESIM_SRCDATADIR, ROCESIM_DATADIR);
+				return failf(expected, "a built-in name whose data file %s/%s%s is installed "
+					     "(not found in %s nor %s)", k->data_dir, value, k->data_ext,
+					     ROCESIM_SRCDATADIR, ROCESIM_DATADIR);
 			free(p);
 			set_str(base, k->off, value);
 			return 0;
 		}
-		if (store_path_in(CFG_FIELD(base, k->off, char *), value, ctx, why) < 0)
-			return failf(expected, "websearch, hadoop, alistorage2019, googlerpc2008 or %s", why);
+		if (store_path_in(CFG_FIELD(base, k->off, char *), value, ctx, why) < 0) {
+			size_t len = 0;
+			names[0] = '\0';
+			for (size_t i = 0; cfg_vocab_word(k, i) && len < sizeof names; i++)
+				len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+							cfg_vocab_word(k, i));
+			return failf(expected, "%s or %s", names, why);
+		}
 		return 0;
 	}
 	case KT_NUM_MAP:
@@ -380,10 +351,8 @@ int cfg_key_store(const struct cfg_key *k, void *base, const char *value,
 		*CFG_FIELD(base, k->off, uint64_t) = u;
 		return 0;
 	}
-	case KT_FLOW:
-		return store_flow(base, value, ctx, expected);
-	case KT_GROUP:
-		return store_group(base, value, ctx, expected);
+	case KT_CUSTOM:
+		return k->custom->parse(k, base, value, ctx, expected);
 	}
 	return failf(expected, "a known key type");
 }
@@ -402,22 +371,22 @@ char *cfg_path_join(const char *dir, const char *path)
 	return p;
 }
 
-bool cfg_cdf_is_builtin(const char *name)
+bool cfg_data_is_builtin(const struct cfg_key *k, const char *value)
 {
-	for (int i = 0; cfg_cdf_builtin[i]; i++)
-		if (strcmp(cfg_cdf_builtin[i], name) == 0)
+	for (size_t i = 0; cfg_vocab_word(k, i); i++)
+		if (strcmp(cfg_vocab_word(k, i), value) == 0)
 			return true;
 	return false;
 }
 
 /* The source tree first, so ./sim in a build tree uses the data next to
  * it, then the installed copy. */
-char *cfg_cdf_builtin_path(const char *name)
+static char *builtin_path(const struct cfg_key *k, const char *name)
 {
 	const char *dirs[] = { ROCESIM_SRCDATADIR, ROCESIM_DATADIR };
 	for (int i = 0; i < 2; i++) {
 		char *p;
-		if (asprintf(&p, "%s/cdf/%s.cdf", dirs[i], name) < 0)
+		if (asprintf(&p, "%s/%s/%s%s", dirs[i], k->data_dir, name, k->data_ext) < 0)
 			abort();
 		if (access(p, R_OK) == 0)
 			return p;
@@ -426,10 +395,10 @@ char *cfg_cdf_builtin_path(const char *name)
 	return NULL;
 }
 
-char *cfg_find_cdf(const struct config *cfg, const char *name_or_path)
+char *cfg_find_data(const struct config *cfg, const struct cfg_key *k, const char *name_or_path)
 {
-	if (cfg_cdf_is_builtin(name_or_path))
-		return cfg_cdf_builtin_path(name_or_path);
+	if (cfg_data_is_builtin(k, name_or_path))
+		return builtin_path(k, name_or_path);
 	if (access(name_or_path, R_OK) == 0)
 		return strdup(name_or_path);
 	if (cfg && cfg->dir && name_or_path[0] != '/') {
@@ -476,4 +445,20 @@ int cfg_rate_map_get(const struct cfg_rate_map *m, uint64_t rate_bps, double *ou
 			    w, m->section ? m->section : "switch", m->key ? m->key : "map", r, have) < 0)
 		abort();
 	return -1;
+}
+
+bool cfg_rate_map_le(const struct cfg_rate_map *a, const struct cfg_rate_map *b, uint64_t *rate)
+{
+	int na = a->is_map ? a->n : 1, nb = b->is_map ? b->n : 1;
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++) {
+			if (a->is_map && b->is_map && a->rate_bps[i] != b->rate_bps[j])
+				continue;
+			double va = a->is_map ? a->val[i] : a->scalar, vb = b->is_map ? b->val[j] : b->scalar;
+			if (va > vb) {
+				*rate = a->is_map ? a->rate_bps[i] : b->is_map ? b->rate_bps[j] : 0;
+				return false;
+			}
+		}
+	return true;
 }

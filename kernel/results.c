@@ -128,7 +128,6 @@ static void finalize_all(struct results *r)
 		free(t->columns);
 		free(t);
 	}
-	r->flow = r->node = r->link = r->port = r->pfc = NULL;
 }
 
 /* Closes the connection; 0 or -1 (reported). Statements must be finalised. */
@@ -212,11 +211,6 @@ static int insert_run_row(struct results *r, const struct results_run_info *info
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static const char flow_columns[] =
-	"flow_id, src, dst, src_gpu, dst_gpu, qpn, sport, priority, size_bytes, start_ps, end_ps,"
-	" recv_end_ps, fct_ps, ideal_fct_ps, slowdown, packets, retx_packets, ecn_marked,"
-	" cnp_received, source, job, iteration, collective_id, parallelism";
-
 /* Everything after the file is known writable: pragmas, schema, run row,
  * statements. 0, or -1 with the failure reported through r. */
 static int setup_db(struct results *r, const struct results_run_info *info)
@@ -252,21 +246,14 @@ static int setup_db(struct results *r, const struct results_run_info *info)
 	 * next run_id serialise on the write lock. */
 	if (results_exec(r, "BEGIN IMMEDIATE", "begin transaction"))
 		return -1;
-	if (results_exec(r, results_schema_sql, "create schema") || insert_run_row(r, info)) {
+	if (results_exec(r, info && info->schema_sql ? info->schema_sql : "", "create schema") ||
+	    insert_run_row(r, info)) {
 		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
 	if (results_exec(r, "COMMIT", "commit run row"))
 		return -1;
-
-	/* Prepared now, so a database with an older schema fails here, before
-	 * the simulation, rather than at its first row. */
-	r->flow = results_table(r, "flow", flow_columns);
-	r->node = results_table(r, "node", "node_id, name, kind, tier");
-	r->link = results_table(r, "link", "link_id, node_a, port_a, node_b, port_b, rate_bps, delay_ps");
-	r->port = results_table(r, "port_stats", "node, port, tx_bytes, tx_packets, rx_bytes, drops,"
-				" ecn_marked, pause_frames_tx, pause_frames_rx, paused_ps, max_queue_bytes");
-	return r->flow && r->node && r->link && r->port ? 0 : -1;
+	return 0;
 }
 
 /* Sets *err (or prints when err is NULL) to "cannot write results to PATH: WHY". */
@@ -293,6 +280,7 @@ struct results *results_open(const char *path, bool append,
 		return NULL;
 	}
 	r->append = append;
+	r->index_sql = info ? info->index_sql : NULL;
 	r->opening = true;
 
 	char *why = NULL;         /* malloc'd reason, when not errno's */
@@ -414,8 +402,8 @@ int results_finish(struct results *r, const char *status, const struct run_summa
 		if (sqlite3_step(st) != SQLITE_DONE)
 			results_report_db(r, "update run");
 		/* Indexes last, over the finished tables (analysis/indexes.sql). */
-		if (r->errors == 0)
-			results_exec(r, results_index_sql, "create indexes");
+		if (r->errors == 0 && r->index_sql)
+			results_exec(r, r->index_sql, "create indexes");
 	}
 	sqlite3_finalize(st);
 	if (r->errors == 0)

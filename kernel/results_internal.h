@@ -38,8 +38,7 @@ struct results {
 	bool opening;                /* in results_open: keep the first error, print nothing */
 	char *first_error;           /* "what: why" of the first failure while opening */
 	struct results_table *tables;/* every prepared insert, finalised at close */
-	struct results_table *flow, *node, *link, *port; /* prepared by results_open */
-	struct results_table *pfc;   /* pfc_pause, prepared on first use */
+	const char *index_sql;       /* run when the run ends (results_run_info) */
 	char **made_dirs;            /* folders results_open created, outermost first */
 	size_t n_made_dirs;
 };

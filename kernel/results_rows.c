@@ -1,8 +1,7 @@
 /*
  * results_rows.c — rows of the result database (results.h): the batch
- * transaction every row joins, the prepared inserts of the core tables
- * (node, link, flow, port_stats, pfc_pause) and the generic prepared insert
- * (results_table, results_row) that later models use for their tables.
+ * transaction every row joins and the prepared insert (results_table,
+ * results_row) through which the models write their tables.
  *
  * The workload is millions of small inserts: each goes through a statement
  * prepared once (SQLITE_PREPARE_PERSISTENT), bound and stepped inside a
@@ -61,74 +60,6 @@ static void step_row(struct results *r, sqlite3_stmt *st, const char *table)
 }
 
 /* ---- rows --------------------------------------------------------------- */
-
-void results_node(struct results *r, int node_id, const char *name, const char *kind, int tier)
-{
-	results_row(r, r->node, "issi", node_id, name, kind, tier);
-}
-
-void results_link(struct results *r, int link_id, int node_a, int port_a, int node_b, int port_b,
-		  uint64_t rate_bps, simtime_t delay_ps)
-{
-	results_row(r, r->link, "iiiiiul", link_id, node_a, port_a, node_b, port_b, rate_bps,
-		    (int64_t)delay_ps);
-}
-
-/* Bound by hand rather than through results_row: the one table with
- * millions of rows, and derived columns (fct_ps, slowdown). */
-void results_flow(struct results *r, const struct flow_record *f)
-{
-	sqlite3_stmt *st = r->flow->st;
-	bool done = f->end_ps >= 0;
-	simtime_t fct = done ? f->end_ps - f->start_ps : -1;
-	int i = 2;
-	bind_u64(st, i++, f->flow_id);
-	bind_text(st, i++, f->src);
-	bind_text(st, i++, f->dst);
-	bind_text(st, i++, f->src_gpu);
-	bind_text(st, i++, f->dst_gpu);
-	if (f->no_qp) {
-		sqlite3_bind_null(st, i++);
-		sqlite3_bind_null(st, i++);
-		sqlite3_bind_null(st, i++);
-	} else {
-		sqlite3_bind_int64(st, i++, f->qpn);
-		sqlite3_bind_int(st, i++, f->sport);
-		sqlite3_bind_int(st, i++, f->priority);
-	}
-	bind_u64(st, i++, f->size_bytes);
-	sqlite3_bind_int64(st, i++, f->start_ps);
-	bind_time(st, i++, f->end_ps);
-	bind_time(st, i++, f->recv_end_ps);
-	bind_time(st, i++, fct);
-	/* 0 means the model computed no ideal: store NULL rather than a 0
-	 * that would read as an instantaneous transfer. */
-	bind_time(st, i++, f->ideal_fct_ps > 0 ? f->ideal_fct_ps : -1);
-	if (done && f->ideal_fct_ps > 0)
-		sqlite3_bind_double(st, i++, (double)fct / (double)f->ideal_fct_ps);
-	else
-		sqlite3_bind_null(st, i++);
-	if (f->no_qp)
-		sqlite3_bind_null(st, i++);
-	else
-		bind_u64(st, i++, f->packets);
-	bind_u64(st, i++, f->retx_packets);
-	bind_u64(st, i++, f->ecn_marked);
-	bind_u64(st, i++, f->cnp_received);
-	bind_text(st, i++, f->source);
-	bind_text(st, i++, f->job);
-	bind_time(st, i++, f->iteration);
-	bind_time(st, i++, f->collective_id);
-	bind_text(st, i++, f->parallelism);
-	step_row(r, st, "flow");
-}
-
-void results_port_stats(struct results *r, const struct port_stats_record *p)
-{
-	results_row(r, r->port, "siuuuuuuulu", p->node, p->port, p->tx_bytes, p->tx_packets,
-		    p->rx_bytes, p->drops, p->ecn_marked, p->pause_frames_tx, p->pause_frames_rx,
-		    (int64_t)p->paused_ps, p->max_queue_bytes);
-}
 
 struct results_table *results_table(struct results *r, const char *table, const char *columns)
 {
@@ -216,13 +147,5 @@ void results_row(struct results *r, struct results_table *t, const char *types, 
 	}
 	va_end(ap);
 	step_row(r, t->st, t->name);
-}
-
-void results_pfc_pause(struct results *r, const char *node, int port, int priority,
-		       simtime_t start_ps, simtime_t end_ps)
-{
-	if (!r->pfc && !(r->pfc = results_table(r, "pfc_pause", "node, port, priority, start_ps, end_ps")))
-		return;
-	results_row(r, r->pfc, "siitt", node, port, priority, start_ps, end_ps);
 }
 

@@ -1,18 +1,24 @@
 /*
  * config_fixture.h — shared scaffolding of the config tests: a private
- * temporary folder, scenarios written there and loaded through the public
- * config_load as main.c does, and EXPECT_ERROR, which checks that a load
- * fails with a message holding every expected fragment. Header-only, like
+ * temporary folder, scenarios written there and loaded through
+ * scenario_load as main.c does, EXPECT_ERROR, which checks that a load
+ * fails with a message holding every expected fragment, and ways to see
+ * values that the models keep in their own structs (a topology's or a
+ * traffic type's keys): the resolved text, the key origins, and a --check
+ * run that builds the world and its traffic sources. Header-only, like
  * testutil.h; included by test_config.c and test_config_errors.c.
  */
 #ifndef ROCESIM_CONFIG_FIXTURE_H
 #define ROCESIM_CONFIG_FIXTURE_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "config.h"
+#include "log.h"
+#include "run.h"
 #include "testutil.h"
 
 static char tmpdir[256];
@@ -61,14 +67,14 @@ static const char *tmp_file(const char *name, const char *text)
 	return p;
 }
 
-/* Loads text as scen.ini; returns the config_load status. */
+/* Loads text as scen.ini; returns the scenario_load status. */
 static int load_text(struct config *cfg, const char *text, const struct cfg_override *ov, size_t n_ov,
 		     char **err)
 {
 	ensure_tmpdir();
 	write_file(scen_path, text);
 	*err = NULL;
-	return config_load(cfg, scen_path, ov, n_ov, err);
+	return scenario_load(cfg, scen_path, ov, n_ov, err);
 }
 
 /* The load fails, the config is left zeroed, and the message holds every
@@ -96,6 +102,86 @@ static void expect_error_v(const char *text, const struct cfg_override *ov, size
 	expect_error_v((text), NULL, 0, (const char *const[]){ __VA_ARGS__, NULL })
 #define EXPECT_ERROR_SET(text, ov, n, ...) \
 	expect_error_v((text), (ov), (n), (const char *const[]){ __VA_ARGS__, NULL })
+
+/* The lines of [title] in c's resolved text, from "\n" after its header
+ * to the "\n" before the next one, so that "\nKEY = VALUE\n" matches a
+ * whole line; malloc'd, NULL when the section is not there. */
+static char *resolved_block(const struct config *c, const char *title)
+{
+	char head[128];
+	snprintf(head, sizeof head, "\n[%s]\n", title);
+	const char *b = c->resolved ? strstr(c->resolved, head) : NULL;
+	if (!b)
+		return NULL;
+	b += strlen(head) - 1;
+	const char *e = strstr(b + 1, "\n[");
+	size_t n = e ? (size_t)(e - b) + 1 : strlen(b);
+	char *out = malloc(n + 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	memcpy(out, b, n);
+	out[n] = '\0';
+	if (n == 0 || out[n - 1] != '\n')
+		strcat(out, "\n");
+	return out;
+}
+
+/* Whether [title] of the resolved text holds `line` as a whole line. */
+static bool resolved_has(const struct config *c, const char *title, const char *line)
+{
+	char *b = resolved_block(c, title), want[512];
+	snprintf(want, sizeof want, "\n%s\n", line);
+	bool ok = b && strstr(b, want);
+	if (!ok)
+		fprintf(stderr, "\n  [%s] of the resolved text lacks the line '%s':%s\n", title, line,
+			b ? b : " (no such section)");
+	free(b);
+	return ok;
+}
+
+/* Lines of [title] in the resolved text that start with prefix. */
+static int resolved_count(const struct config *c, const char *title, const char *prefix)
+{
+	char *b = resolved_block(c, title), want[512];
+	int n = 0;
+	snprintf(want, sizeof want, "\n%s", prefix);
+	for (const char *p = b; p && (p = strstr(p, want)); p++)
+		n++;
+	free(b);
+	return n;
+}
+
+/* The i-th origin (0 first) of section.key as read, NULL when there are fewer. */
+static const struct cfg_origin *origin_of(const struct config *c, const char *section, const char *key, int i)
+{
+	for (size_t k = 0; k < c->n_origins; k++)
+		if (strcmp(c->origins[k].section, section) == 0 && strcmp(c->origins[k].key, key) == 0 && i-- == 0)
+			return &c->origins[k];
+	return NULL;
+}
+
+/* Builds the world, the traffic sources and the jobs of c as `sim --check`
+ * does (nothing written): EXIT_SUCCESS with *flows the flows the static
+ * sources will post, or the status with the message in *err (malloc'd). */
+static int check_run(const struct config *c, uint64_t *flows, char **err)
+{
+	struct run_opts o = { .scenario = c->path, .check = true };
+	struct run_report rep;
+	*err = NULL;
+	/* --check prints the jobs' plans on stdout: not here. */
+	fflush(stdout);
+	int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+	CU_ASSERT_FATAL(saved >= 0 && null >= 0);
+	dup2(null, STDOUT_FILENO);
+	close(null);
+	int rc = run_scenario(c, &o, &rep, err);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	if (flows)
+		*flows = rep.flows_expected;
+	run_report_free(&rep);
+	return rc;
+}
 
 #define STAR "[topology]\ntype = star\nhosts = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
 

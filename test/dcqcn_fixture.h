@@ -15,35 +15,38 @@
 #define NS SIMTIME_NS
 #define G100 100000000000ull
 
+/* The controller's index in the registry (cc.c): the value of [nic] cc. */
+#define CC_INDEX_NONE 0
+#define CC_INDEX_DCQCN 1
+
 static const struct cc_ops *ops;
-static struct config cfg;
+static struct dcqcn_cfg dc;     /* the [dcqcn] section's struct, init's params */
 static struct dcqcn st;
 
 /* HPCC run.py settings at 100 Gb/s (REFERENCE.md), rai/rhai explicit. */
 static inline void cfg_hpcc(void)
 {
-	memset(&cfg, 0, sizeof cfg);
-	cfg.dcqcn = (struct cfg_dcqcn){
+	dc = (struct dcqcn_cfg){
 		.variant = DCQCN_HPCC, .g = 1.0 / 256,
 		.rai_bps = 20000000, .rhai_bps = 200000000,
 		.t_alpha = 1 * US, .t_dec = 4 * US, .t_inc = 300 * US,
 		.byte_counter_off = true, .fast_recovery_times = 1,
 		.min_rate_bps = 1000000000, .rate_on_first_cnp = 1.0,
 	};
-	ops = cc_lookup(CC_DCQCN);
+	ops = cc_lookup(CC_INDEX_DCQCN);
 }
 
 /* The paper's RP with F = 2, R_AI 20 Mb/s, R_HAI 200 Mb/s, 55 µs timers. */
 static inline void cfg_paper(void)
 {
 	cfg_hpcc();
-	cfg.dcqcn.variant = DCQCN_PAPER;
-	cfg.dcqcn.t_alpha = 55 * US;
-	cfg.dcqcn.t_inc = 55 * US;
-	cfg.dcqcn.fast_recovery_times = 2;
+	dc.variant = DCQCN_PAPER;
+	dc.t_alpha = 55 * US;
+	dc.t_inc = 55 * US;
+	dc.fast_recovery_times = 2;
 }
 
-static inline void start(uint64_t line_bps) { ops->init(&st, &cfg, line_bps, 0); }
+static inline void start(uint64_t line_bps) { ops->init(&st, &dc, line_bps, 0); }
 
 /* Fires the timer at next_timer() up to `until`, checking it never goes back. */
 static inline void run_to(simtime_t until)

@@ -1,7 +1,7 @@
 /*
  * host_fixture.h — a world built from scenario text, for tests that drive
  * NVLink and GPU messages directly (test_nvlink.c, test_hosts.c): the text
- * is written to a private folder, loaded through config_load as main.c
+ * is written to a private folder, loaded through scenario_load as main.c
  * does, and built with world_build; the run ends when every posted flow is
  * done (world_done). Header-only, like testutil.h.
  */
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "config.h"
+#include "run.h"
 #include "sim.h"
 #include "testutil.h"
 #include "world.h"
@@ -39,14 +40,14 @@ static inline int bed_open(struct bed *b, const char *text)
 	fputs(text, f);
 	fclose(f);
 	char *err = NULL;
-	if (config_load(&b->cfg, b->ini, NULL, 0, &err) < 0) {
+	if (scenario_load(&b->cfg, b->ini, NULL, 0, &err) < 0) {
 		printf("\n  config: %s\n", err);
 		free(err);
 		unlink(b->ini);
 		rmdir(b->dir);
 		return -1;
 	}
-	sim_init(&b->sim, b->cfg.simulation.seed);
+	sim_init(&b->sim, scenario_sim(&b->cfg)->seed);
 	b->sim.cfg = &b->cfg;
 	if (world_build(&b->w, &b->sim, &b->cfg, &err) < 0) {
 		printf("\n  world: %s\n", err);

@@ -8,6 +8,7 @@
 
 #include "job.h"
 #include "job_plan.h"
+#include "run.h"
 
 /* The job's plan as --check computes it (jobs_print_plan's totals). */
 static inline void plan_of(const char *text, struct job_plan_totals *t, struct job_spec *spec_out)
@@ -18,9 +19,10 @@ static inline void plan_of(const char *text, struct job_plan_totals *t, struct j
 	fputs(text, f);
 	fclose(f);
 	struct config cfg;
-	CU_ASSERT_EQUAL_FATAL(config_load(&cfg, path, NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(scenario_load(&cfg, path, NULL, 0, &err), 0);
 	struct job_spec s;
-	CU_ASSERT_EQUAL_FATAL(job_spec_init(&s, &cfg, &cfg.jobs[0], 1 << 20, &err), 0);
+	const struct cfg_inst *job = cfg_next(&cfg, &job_section, NULL);
+	CU_ASSERT_EQUAL_FATAL(job_spec_init(&s, &cfg, job->name, job->data, 1 << 20, &err), 0);
 	job_plan_totals(&s, t);
 	if (spec_out) {  /* the scalar parts only */
 		*spec_out = s;

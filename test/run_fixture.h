@@ -54,7 +54,7 @@ static inline sqlite3 *run_text_rc(const char *text, int *rc)
 	fclose(f);
 	struct config cfg;
 	char *err = NULL;
-	if (config_load(&cfg, ini, NULL, 0, &err) < 0) {
+	if (scenario_load(&cfg, ini, NULL, 0, &err) < 0) {
 		snprintf(run_err, sizeof run_err, "%s", err);
 		free(err);
 		*rc = EXIT_INPUT;

@@ -432,7 +432,11 @@ static void test_errors(void)
 		     "algorithm = multicast\nsize = 1MB\n",
 		     ".ini:20: [traffic.x] algorithm = 'multicast'", "enabled = off");
 	run_expect_error(STAR(4, 1) "[traffic.x]\ntype = collective\nop = reduce_scatter\nalgorithm = multicast\nsize = 1MB\n",
-		     ".ini:18: [traffic.x] algorithm = 'multicast'", "ring for reduce_scatter");
+		     ".ini:18: [traffic.x] algorithm = 'multicast'", "ring for op reduce_scatter");
+	/* A job's reduce_scatter takes the registry's reduce-scatter algorithms only. */
+	run_expect_error(STAR(4, 1) "[job.j]\nmodel = bert-large\nglobal_batch = 8\ndp = 4\nzero = 1\n"
+		     "reduce_scatter = multicast\n",
+		     ".ini:20: [job.j] reduce_scatter = 'multicast'", "expected ring");
 	run_expect_error(STAR(4, 1) "[multicast]\nreliable = off\n[job.j]\nmodel = bert-large\nglobal_batch = 8\n"
 		     "dp = 4\nzero = 1\nallgather = multicast\n",
 		     ".ini:22: [job.j] allgather = 'multicast'", "reliable = off");

@@ -30,6 +30,7 @@
 #include "run_fixture.h"
 #include "sim.h"
 #include "sqlutil.h"
+#include "observe.h"
 #include "testutil.h"
 #include "world.h"
 
@@ -347,16 +348,17 @@ static void test_alltoall_matrix(void)
 	write_ini(STAR(4), ini, sizeof ini, db, sizeof db);
 	struct config cfg;
 	char *err = NULL;
-	CU_ASSERT_FATAL(config_load(&cfg, ini, NULL, 0, &err) == 0);
+	CU_ASSERT_FATAL(scenario_load(&cfg, ini, NULL, 0, &err) == 0);
 	struct sim sim;
 	struct world w;
 	sim_init(&sim, 1);
 	sim.cfg = &cfg;
-	sim.stop_at = cfg.simulation.stop;
+	sim.stop_at = scenario_sim(&cfg)->stop;
 	CU_ASSERT_FATAL(world_build(&w, &sim, &cfg, &err) == 0);
-	struct results_run_info info = { .scenario = ini, .config = cfg.resolved, .seed = 1, .version = "test" };
+	struct results_run_info info = { .scenario = ini, .config = cfg.resolved, .seed = 1, .version = "test", .schema_sql = rocesim_schema_sql };
 	struct results *res = results_open(db, false, &info, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+	CU_ASSERT_EQUAL_FATAL(flow_rows_attach(&w, res), 0);
 	sim.res = res;
 	world_write_topology(&w, res);
 	/* An MoE-like uneven matrix: rank 2 is the hot expert; one pair empty;
@@ -417,16 +419,17 @@ static void test_unfinished(void)
 	char *err = NULL;
 	/* STAR already has [simulation]: set stop through an override. */
 	struct cfg_override ov = { "simulation", "stop", "100us" };
-	CU_ASSERT_FATAL(config_load(&cfg, ini, &ov, 1, &err) == 0 || (printf("%s\n", err), 0));
+	CU_ASSERT_FATAL(scenario_load(&cfg, ini, &ov, 1, &err) == 0 || (printf("%s\n", err), 0));
 	struct sim sim;
 	struct world w;
 	sim_init(&sim, 1);
 	sim.cfg = &cfg;
-	sim.stop_at = cfg.simulation.stop;
+	sim.stop_at = scenario_sim(&cfg)->stop;
 	CU_ASSERT_FATAL(world_build(&w, &sim, &cfg, &err) == 0);
-	struct results_run_info info = { .scenario = ini, .config = cfg.resolved, .seed = 1, .version = "test" };
+	struct results_run_info info = { .scenario = ini, .config = cfg.resolved, .seed = 1, .version = "test", .schema_sql = rocesim_schema_sql };
 	struct results *res = results_open(db, false, &info, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+	CU_ASSERT_EQUAL_FATAL(flow_rows_attach(&w, res), 0);
 	sim.res = res;
 	int gpus[4] = { 3, 2, 1, 0 };
 	a2a_done = 0;

@@ -5,154 +5,220 @@
  * `sim --keys`. Input errors are in test_config_errors.c.
  *
  * Scenarios are written to a private temporary folder; each test loads
- * through the public config_load exactly as main.c does.
+ * through scenario_load exactly as main.c does. Each part reads its
+ * sections' structs through its own header (scenario_sim, topology_cfg,
+ * nic_cfg_of, cfg_get with a section); the keys of one topology or traffic
+ * type fill a struct private to that type's file, so they are checked in
+ * the resolved text, the built topology or a --check run instead.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include "config_fixture.h"
-#include "config_keys.h"   /* cfg_keys[], for the key reference */
+#include "cc_dcqcn.h"
+#include "fabric.h"
+#include "job.h"
+#include "nic.h"
+#include "observe.h"
+#include "topology.h"
+#include "traffic.h"
 
-static const char full[] =
-	"; a full scenario\n"                                           /* 1 */
-	"[simulation]\n"
-	"seed = 42\n"
-	"stop = 2.5ms\n"
-	"progress = off\n"                                              /* 5 */
-	"\n"
-	"[topology]\n"
-	"type = fat_tree\n"
-	"k = 4\n"
-	"link_rate = 100Gbps\n"                                         /* 10 */
-	"link_delay = 1.5us   ; inline comment\n"
-	"host_link_rate = 50Gbps\n"
-	"gpus_per_host = 8\n"
-	"\n"
-	"[switch]\n"                                                    /* 15 */
-	"ecn_kmin = 100Gbps:400KB 50Gbps:200KB\n"
-	"ecn_kmax = 100Gbps:1600KB, 50Gbps:800KB\n"
-	"pfc_alpha = 1/16\n"
-	"pfc_headroom = 100KiB\n"
-	"ecmp = packet\n"                                               /* 20 */
-	"# full-line hash comment\n"
-	"[nic]\n"
-	"mtu = 4096\n"
-	"loss_recovery = sr\n"
-	"[dcqcn]\n"                                                     /* 25 */
-	"rai = 40Mbps\n"
-	"byte_counter = 10MB\n"
-	"[multicast]\n"
-	"group = g1 host0 host1 host2\n"
-	"group = g2 host3, host0\n"                                     /* 30 */
-	"[job.moe]\n"
-	"model = mixtral-8x7b\n"
-	"tp = 4\n"
-	"pp = 2\n"
-	"dp = 4\n"                                                      /* 35 */
-	"ep = 2\n"
-	"global_batch = 64\n"
-	"placement = tp dp ep pp\n"
-	"hosts = host0, host1\n"
-	"[job.small]\n"                                                 /* 40 */
-	"model = custom\n"
-	"layers = 2\n"
-	"hidden = 1024\n"
-	"seq_len = 512\n"
-	"global_batch = 8\n"                                            /* 45 */
-	"[traffic.bg]\n"
-	"type = poisson\n"
-	"load = 0.3\n"
-	"cdf = hadoop\n"
-	"stop = 1ms\n"                                                  /* 50 */
-	"[traffic.fl]\n"
-	"type = flows\n"
-	"flow = host0 host1 1MB 0us\n"
-	"flow = host2 host3 1.5KiB 1.5us\n"
-	"[traffic.mc]\n"                                                /* 55 */
-	"type = multicast\n"
-	"group = g2\n"
-	"size = 64KB\n"
-	"[traffic.coll]\n"
-	"type = collective\n"                                           /* 60 */
-	"op = alltoall\n"
-	"size = 1MiB\n"
-	"gpus = host0.gpu0 host1.gpu0\n";
+#define FULL \
+	"; a full scenario\n"                           /* 1 */         \
+	"[simulation]\n"                                                \
+	"seed = 42\n"                                                   \
+	"stop = 2.5ms\n"                                                \
+	"progress = off\n"                              /* 5 */         \
+	"\n"                                                            \
+	"[topology]\n"                                                  \
+	"type = fat_tree\n"                                             \
+	"k = 4\n"                                                       \
+	"link_rate = 100Gbps\n"                         /* 10 */        \
+	"link_delay = 1.5us   ; inline comment\n"                       \
+	"host_link_rate = 50Gbps\n"                                     \
+	"gpus_per_host = 8\n"                                           \
+	"\n"                                                            \
+	"[switch]\n"                                    /* 15 */        \
+	"ecn_kmin = 100Gbps:400KB 50Gbps:200KB\n"                       \
+	"ecn_kmax = 100Gbps:1600KB, 50Gbps:800KB\n"                     \
+	"pfc_alpha = 1/16\n"                                            \
+	"pfc_headroom = 100KiB\n"                                       \
+	"ecmp = packet\n"                               /* 20 */        \
+	"# full-line hash comment\n"                                    \
+	"[nic]\n"                                                       \
+	"mtu = 4096\n"                                                  \
+	"loss_recovery = sr\n"                                          \
+	"[dcqcn]\n"                                     /* 25 */        \
+	"rai = 40Mbps\n"                                                \
+	"byte_counter = 10MB\n"                                         \
+	"[multicast]\n"                                                 \
+	"group = g1 host0 host1 host2\n"                                \
+	"group = g2 host3, host0\n"                     /* 30 */        \
+	"[job.moe]\n"                                                   \
+	"model = mixtral-8x7b\n"                                        \
+	"tp = 4\n"                                                      \
+	"pp = 2\n"                                                      \
+	"dp = 4\n"                                      /* 35 */        \
+	"ep = 2\n"                                                      \
+	"global_batch = 64\n"                                           \
+	"placement = tp dp ep pp\n"                                     \
+	"hosts = host0, host1\n"                                        \
+	"[job.small]\n"                                 /* 40 */        \
+	"model = custom\n"                                              \
+	"layers = 2\n"                                                  \
+	"hidden = 1024\n"                                               \
+	"seq_len = 512\n"                                               \
+	"global_batch = 8\n"                            /* 45 */        \
+	"[traffic.bg]\n"                                                \
+	"type = poisson\n"                                              \
+	"load = 0.3\n"                                                  \
+	"cdf = hadoop\n"                                                \
+	"stop = 1ms\n"                                  /* 50 */        \
+	"[traffic.fl]\n"                                                \
+	"type = flows\n"                                                \
+	"flow = host0 host1 1MB 0us\n"                                  \
+	"flow = host2 host3 1.5KiB 1.5us\n"                             \
+	"[traffic.mc]\n"                                /* 55 */        \
+	"type = multicast\n"                                            \
+	"group = g2\n"                                                  \
+	"size = 64KB\n"                                                 \
+	"[traffic.coll]\n"                                              \
+	"type = collective\n"                           /* 60 */        \
+	"op = alltoall\n"                                               \
+	"size = 1MiB\n"                                                 \
+	"gpus = host0.gpu0 host1.gpu0\n"
+static const char full[] = FULL;
+
+
+/* Key `key` of section sec's type `type` (its own table), NULL when none. */
+static const struct cfg_key *type_key(const struct cfg_section *sec, const char *type, const char *key)
+{
+	for (size_t t = 0; sec->type_at && sec->type_at(t); t++) {
+		const struct cfg_type *ty = sec->type_at(t);
+		for (size_t i = 0; strcmp(ty->name, type) == 0 && i < ty->n_keys; i++)
+			if (strcmp(ty->keys[i].name, key) == 0)
+				return &ty->keys[i];
+	}
+	return NULL;
+}
 
 static void check_full(const struct config *c)
 {
-	CU_ASSERT_EQUAL(c->simulation.seed, 42);
-	CU_ASSERT_EQUAL(c->simulation.stop, 2500 * SIMTIME_US);
-	CU_ASSERT_EQUAL(c->simulation.progress, CFG_PROGRESS_OFF);
-	CU_ASSERT_EQUAL(c->simulation.watchdog, SIMTIME_MS);
-	CU_ASSERT_PTR_NULL(c->simulation.output);
+	const struct sim_cfg *sim = scenario_sim(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
+	CU_ASSERT_EQUAL(sim->seed, 42);
+	CU_ASSERT_EQUAL(sim->stop, 2500 * SIMTIME_US);
+	CU_ASSERT_EQUAL(sim->progress, PROGRESS_OFF);
+	CU_ASSERT_EQUAL(sim->watchdog, SIMTIME_MS);
+	CU_ASSERT_PTR_NULL(sim->output);
 
-	CU_ASSERT_EQUAL(c->topology.type, TOPO_FAT_TREE);
-	CU_ASSERT_EQUAL(c->topology.k, 4);
-	CU_ASSERT_EQUAL(c->topology.oversubscription, 1.0);
-	CU_ASSERT_EQUAL(c->topology.link_rate_bps, 100000000000ULL);
-	CU_ASSERT_EQUAL(c->topology.host_link_rate_bps, 50000000000ULL);
-	CU_ASSERT_EQUAL(c->topology.link_delay, 1500000);
-	CU_ASSERT_EQUAL(c->topology.switch_latency, 0);
-	CU_ASSERT_EQUAL(c->topology.gpus_per_host, 8);
-	CU_ASSERT_EQUAL(c->topology.nics_per_host, 1);
-	CU_ASSERT_EQUAL(c->topology.nvlink_rate_bps, 3600000000000ULL);  /* 450GBps */
-	CU_ASSERT_EQUAL(c->topology.nvlink_delay, 200000);
+	const struct topo_cfg *top = topology_cfg(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(top);
+	CU_ASSERT_STRING_EQUAL(topology_type_name(c), "fat_tree");
+	CU_ASSERT_EQUAL(top->link_rate_bps, 100000000000ULL);
+	CU_ASSERT_EQUAL(top->host_link_rate_bps, 50000000000ULL);
+	CU_ASSERT_EQUAL(top->link_delay, 1500000);
+	CU_ASSERT_EQUAL(top->switch_latency, 0);
+	CU_ASSERT_EQUAL(top->gpus_per_host, 8);
+	CU_ASSERT_EQUAL(top->nics_per_host, 1);
+	CU_ASSERT_EQUAL(top->nvlink_rate_bps, 3600000000000ULL);  /* 450GBps */
+	CU_ASSERT_EQUAL(top->nvlink_delay, 200000);
+	/* fat_tree's own keys: k as given, oversubscription's default. */
+	CU_ASSERT(resolved_has(c, "topology", "k = 4"));
+	CU_ASSERT(resolved_has(c, "topology", "oversubscription = 1"));
+	struct topo t;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(topology_build(c, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.n_hosts, 16);                 /* k^3/4 */
+	CU_ASSERT_EQUAL(t.n_nodes, 16 + 8 + 8 + 4);     /* ToRs, aggregation, core */
+	CU_ASSERT_EQUAL(t.n_links, 16 + 16 + 16);       /* 1:1: as many up links as hosts */
+	for (int i = 0; i < t.n_links; i++) {
+		CU_ASSERT_EQUAL(t.links[i].rate_bps, t.links[i].a < t.n_hosts ? 50000000000ULL : 100000000000ULL);
+		CU_ASSERT_EQUAL(t.links[i].delay_ps, 1500000);
+	}
+	topology_free(&t);
 
-	CU_ASSERT_EQUAL(c->sw.buffer_b, 32u << 20);
-	CU_ASSERT_TRUE(c->sw.pfc);
-	CU_ASSERT_FALSE(c->sw.pfc_alpha.is_map);
-	CU_ASSERT_EQUAL(c->sw.pfc_alpha.scalar, 0.0625);
-	CU_ASSERT_FALSE(c->sw.headroom_auto);
-	CU_ASSERT_EQUAL(c->sw.headroom_b, 102400);
-	CU_ASSERT_FALSE(c->sw.ecn_kmin_default);
-	CU_ASSERT_TRUE(c->sw.ecn_kmin.is_map);
-	CU_ASSERT_EQUAL(c->sw.ecn_kmin.n, 2);
-	CU_ASSERT_EQUAL(c->sw.ecn_kmax.n, 2);
-	CU_ASSERT_FALSE(c->sw.ecn_pmax.is_map);
-	CU_ASSERT_EQUAL(c->sw.ecn_pmax.scalar, 0.2);
-	CU_ASSERT_EQUAL(c->sw.ecmp, ECMP_PACKET);
+	const struct switch_cfg *sw = cfg_get(c, &switch_section);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sw);
+	CU_ASSERT_EQUAL(sw->buffer_b, 32u << 20);
+	CU_ASSERT_TRUE(sw->pfc);
+	CU_ASSERT_FALSE(sw->pfc_alpha.is_map);
+	CU_ASSERT_EQUAL(sw->pfc_alpha.scalar, 0.0625);
+	CU_ASSERT_FALSE(sw->headroom_auto);
+	CU_ASSERT_EQUAL(sw->headroom_b, 102400);
+	CU_ASSERT_FALSE(sw->ecn_kmin_default);
+	CU_ASSERT_TRUE(sw->ecn_kmin.is_map);
+	CU_ASSERT_EQUAL(sw->ecn_kmin.n, 2);
+	CU_ASSERT_EQUAL(sw->ecn_kmax.n, 2);
+	CU_ASSERT_FALSE(sw->ecn_pmax.is_map);
+	CU_ASSERT_EQUAL(sw->ecn_pmax.scalar, 0.2);
+	CU_ASSERT_EQUAL(sw->ecmp, ECMP_PACKET);
 
-	CU_ASSERT_EQUAL(c->nic.mtu, 4096);
-	CU_ASSERT_EQUAL(c->nic.cc, CC_DCQCN);
-	CU_ASSERT_EQUAL(c->nic.ack_every, 1);
-	CU_ASSERT_EQUAL(c->nic.rto, SIMTIME_MS);
-	CU_ASSERT_EQUAL(c->nic.priority, 3);
-	CU_ASSERT_EQUAL(c->nic.loss_recovery, LR_SR);
-	CU_ASSERT_EQUAL(c->nic.qps_per_pair, 1);
+	const struct nic_cfg *nic = nic_cfg_of(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nic);
+	CU_ASSERT_EQUAL(nic->mtu, 4096);
+	const struct cc_ops *cc = cc_lookup(nic->cc);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cc);
+	CU_ASSERT_STRING_EQUAL(cc->name, "dcqcn");
+	CU_ASSERT_PTR_EQUAL(cc->section, &dcqcn_section);
+	CU_ASSERT_EQUAL(nic->ack_every, 1);
+	CU_ASSERT_EQUAL(nic->rto, SIMTIME_MS);
+	CU_ASSERT_EQUAL(nic->priority, 3);
+	CU_ASSERT_EQUAL(nic->loss_recovery, LR_SR);
+	CU_ASSERT_EQUAL(nic->qps_per_pair, 1);
 
-	CU_ASSERT_EQUAL(c->dcqcn.variant, DCQCN_HPCC);
-	CU_ASSERT_EQUAL(c->dcqcn.g, 1.0 / 256);
-	CU_ASSERT_FALSE(c->dcqcn.rai_default);
-	CU_ASSERT_EQUAL(c->dcqcn.rai_bps, 40000000);
-	CU_ASSERT_TRUE(c->dcqcn.rhai_default);
-	CU_ASSERT_EQUAL(c->dcqcn.rhai_bps, 100000000);  /* 50Mbps x 50G/25G */
-	CU_ASSERT_EQUAL(c->dcqcn.t_alpha, SIMTIME_US);
-	CU_ASSERT_EQUAL(c->dcqcn.t_dec, 4 * SIMTIME_US);
-	CU_ASSERT_EQUAL(c->dcqcn.t_inc, 300 * SIMTIME_US);
-	CU_ASSERT_FALSE(c->dcqcn.byte_counter_off);
-	CU_ASSERT_EQUAL(c->dcqcn.byte_counter_b, 10000000);
-	CU_ASSERT_EQUAL(c->dcqcn.fast_recovery_times, 1);
-	CU_ASSERT_EQUAL(c->dcqcn.min_rate_bps, 1000000000);
-	CU_ASSERT_EQUAL(c->dcqcn.cnp_interval, 0);
-	CU_ASSERT_EQUAL(c->dcqcn.rate_on_first_cnp, 1.0);
-	CU_ASSERT_FALSE(c->dcqcn.clamp_target_rate);
+	const struct dcqcn_cfg *dc = cfg_get(c, &dcqcn_section);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dc);
+	CU_ASSERT_PTR_EQUAL(cc_params(c, cc), dc);
+	CU_ASSERT_EQUAL(dc->variant, DCQCN_HPCC);
+	CU_ASSERT_EQUAL(dc->g, 1.0 / 256);
+	CU_ASSERT_FALSE(dc->rai_default);
+	CU_ASSERT_EQUAL(dc->rai_bps, 40000000);
+	CU_ASSERT_TRUE(dc->rhai_default);
+	/* A rate-scaled default is applied by the controller at the host link
+	 * rate (50Gbps here), and shown so in the resolved text. */
+	struct dcqcn st;
+	cc_dcqcn_ops.init(&st, dc, top->host_link_rate_bps, 0);
+	CU_ASSERT_EQUAL(st.rai_bps, 40000000);
+	CU_ASSERT_EQUAL(st.rhai_bps, 100000000);  /* 50Mbps x 50G/25G */
+	CU_ASSERT(resolved_has(c, "dcqcn", "; rhai = 100Mbps at 50Gbps (default: 50Mbps per 25Gbps of host link "
+			       "rate, as HPCC)"));
+	CU_ASSERT_EQUAL(dc->t_alpha, SIMTIME_US);
+	CU_ASSERT_EQUAL(dc->t_dec, 4 * SIMTIME_US);
+	CU_ASSERT_EQUAL(dc->t_inc, 300 * SIMTIME_US);
+	CU_ASSERT_FALSE(dc->byte_counter_off);
+	CU_ASSERT_EQUAL(dc->byte_counter_b, 10000000);
+	CU_ASSERT_EQUAL(dc->fast_recovery_times, 1);
+	CU_ASSERT_EQUAL(dc->min_rate_bps, 1000000000);
+	CU_ASSERT_EQUAL(dc->cnp_interval, 0);
+	CU_ASSERT_EQUAL(dc->rate_on_first_cnp, 1.0);
+	CU_ASSERT_FALSE(dc->clamp_target_rate);
 
-	CU_ASSERT_TRUE(c->multicast.enabled);
-	CU_ASSERT_TRUE(c->multicast.reliable);
-	CU_ASSERT_EQUAL_FATAL(c->multicast.n_groups, 2);
-	CU_ASSERT_STRING_EQUAL(c->multicast.groups[0].name, "g1");
-	CU_ASSERT_STRING_EQUAL(c->multicast.groups[0].src, "host0");
-	CU_ASSERT_EQUAL(c->multicast.groups[0].n_dst, 2);
-	CU_ASSERT_STRING_EQUAL(c->multicast.groups[1].dst[0], "host0");
+	const struct mcast_cfg *mc = mcast_cfg_of(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mc);
+	CU_ASSERT_TRUE(mc->enabled);
+	CU_ASSERT_TRUE(mc->reliable);
+	CU_ASSERT_EQUAL_FATAL(mc->n_groups, 2);
+	CU_ASSERT_STRING_EQUAL(mc->groups[0].name, "g1");
+	CU_ASSERT_STRING_EQUAL(mc->groups[0].src, "host0");
+	CU_ASSERT_EQUAL(mc->groups[0].n_dst, 2);
+	CU_ASSERT_STRING_EQUAL(mc->groups[1].dst[0], "host0");
 
-	CU_ASSERT_EQUAL(c->pcap.n_taps, 0);
-	CU_ASSERT_EQUAL(c->pcap.snaplen_b, 0);
-	CU_ASSERT_PTR_NULL(c->pcap.dir);
-	CU_ASSERT_EQUAL(c->output.queue_sample_interval, 0);
-	CU_ASSERT_FALSE(c->output.flow_paths);
-	CU_ASSERT_PTR_NULL(c->output.hpcc_fct);
+	const struct pcap_cfg *pc = cfg_get(c, &pcap_section);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pc);
+	CU_ASSERT_EQUAL(pc->n_taps, 0);
+	CU_ASSERT_EQUAL(pc->snaplen_b, 0);
+	CU_ASSERT_PTR_NULL(pc->dir);
+	const struct output_cfg *out = cfg_get(c, &output_section);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_EQUAL(out->queue_sample_interval, 0);
+	CU_ASSERT_FALSE(out->flow_paths);
+	CU_ASSERT_PTR_NULL(out->hpcc_fct);
 
-	CU_ASSERT_EQUAL_FATAL(c->n_jobs, 2);
-	const struct cfg_job *j = &c->jobs[0];
-	CU_ASSERT_STRING_EQUAL(j->name, "moe");
+	CU_ASSERT_EQUAL_FATAL(cfg_count(c, &job_section), 2);
+	const struct cfg_inst *ji = cfg_next(c, &job_section, NULL);
+	CU_ASSERT_STRING_EQUAL(ji->name, "moe");
+	CU_ASSERT_STRING_EQUAL(ji->title, "job.moe");
+	const struct job_cfg *j = ji->data;
 	CU_ASSERT_STRING_EQUAL(j->model, "mixtral-8x7b");
 	CU_ASSERT_EQUAL(j->layers, 0);  /* from the preset */
 	CU_ASSERT_EQUAL(j->tp, 4);
@@ -173,34 +239,45 @@ static void check_full(const struct config *c)
 	CU_ASSERT_EQUAL(j->chunk_b, 512 * 1024);
 	CU_ASSERT_EQUAL(j->channels, 2);
 	CU_ASSERT_EQUAL(j->capacity_factor, 1.0);
-	CU_ASSERT_EQUAL(c->jobs[1].layers, 2);
-	CU_ASSERT_EQUAL(c->jobs[1].hidden, 1024);
-	CU_ASSERT_EQUAL(c->jobs[1].seq_len, 512);
-	CU_ASSERT_EQUAL(c->jobs[1].placement[0][0], 't');
+	ji = cfg_next(c, &job_section, ji);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ji);
+	CU_ASSERT_STRING_EQUAL(ji->name, "small");
+	j = ji->data;
+	CU_ASSERT_EQUAL(j->layers, 2);
+	CU_ASSERT_EQUAL(j->hidden, 1024);
+	CU_ASSERT_EQUAL(j->seq_len, 512);
+	CU_ASSERT_EQUAL(j->placement[0][0], 't');
+	CU_ASSERT_PTR_NULL(cfg_next(c, &job_section, ji));
 
-	CU_ASSERT_EQUAL_FATAL(c->n_traffic, 4);
-	const struct cfg_traffic *t = &c->traffic[0];
-	CU_ASSERT_STRING_EQUAL(t->name, "bg");
-	CU_ASSERT_EQUAL(t->type, TRAFFIC_POISSON);
-	CU_ASSERT_EQUAL(t->load, 0.3);
-	CU_ASSERT_STRING_EQUAL(t->cdf, "hadoop");
-	CU_ASSERT_EQUAL(t->start, 0);
-	CU_ASSERT_EQUAL(t->stop, SIMTIME_MS);
-	t = &c->traffic[1];
-	CU_ASSERT_EQUAL(t->type, TRAFFIC_FLOWS);
-	CU_ASSERT_EQUAL_FATAL(t->n_flows, 2);
-	CU_ASSERT_STRING_EQUAL(t->flows[1].src, "host2");
-	CU_ASSERT_STRING_EQUAL(t->flows[1].dst, "host3");
-	CU_ASSERT_EQUAL(t->flows[1].size_b, 1536);
-	CU_ASSERT_EQUAL(t->flows[1].start, 1500000);
-	t = &c->traffic[2];
-	CU_ASSERT_STRING_EQUAL(t->group, "g2");
-	CU_ASSERT_EQUAL(t->size_b, 64000);
-	t = &c->traffic[3];
-	CU_ASSERT_STRING_EQUAL(t->op, "alltoall");
-	CU_ASSERT_STRING_EQUAL(t->algorithm, "direct");  /* the op's default */
-	CU_ASSERT_EQUAL(t->n_gpus, 2);
-	CU_ASSERT_EQUAL(t->repeat, 1);
+	/* Traffic: the sections in file order with their types; each type's
+	 * keys as the resolved text writes them back from the typed values. */
+	static const char *const tr[][2] = {
+		{ "bg", "poisson" }, { "fl", "flows" }, { "mc", "multicast" }, { "coll", "collective" },
+	};
+	CU_ASSERT_EQUAL_FATAL(cfg_count(c, &traffic_section), 4);
+	const struct cfg_inst *ti = NULL;
+	for (int i = 0; i < 4; i++) {
+		ti = cfg_next(c, &traffic_section, ti);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ti);
+		CU_ASSERT_STRING_EQUAL(ti->name, tr[i][0]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ti->type);
+		CU_ASSERT_STRING_EQUAL(ti->type->name, tr[i][1]);
+	}
+	CU_ASSERT_PTR_NULL(cfg_next(c, &traffic_section, ti));
+	CU_ASSERT(resolved_has(c, "traffic.bg", "type = poisson"));
+	CU_ASSERT(resolved_has(c, "traffic.bg", "load = 0.3"));
+	CU_ASSERT(resolved_has(c, "traffic.bg", "cdf = hadoop"));
+	CU_ASSERT(resolved_has(c, "traffic.bg", "start = 0s"));
+	CU_ASSERT(resolved_has(c, "traffic.bg", "stop = 1ms"));
+	CU_ASSERT_EQUAL(resolved_count(c, "traffic.fl", "flow = "), 2);
+	CU_ASSERT(resolved_has(c, "traffic.fl", "flow = host0 host1 1MB 0s"));
+	CU_ASSERT(resolved_has(c, "traffic.fl", "flow = host2 host3 1536B 1500ns"));
+	CU_ASSERT(resolved_has(c, "traffic.mc", "group = g2"));
+	CU_ASSERT(resolved_has(c, "traffic.mc", "size = 64KB"));
+	CU_ASSERT(resolved_has(c, "traffic.coll", "op = alltoall"));
+	CU_ASSERT(resolved_has(c, "traffic.coll", "algorithm = direct"));  /* the op's default */
+	CU_ASSERT(resolved_has(c, "traffic.coll", "gpus = host0.gpu0, host1.gpu0"));
+	CU_ASSERT(resolved_has(c, "traffic.coll", "repeat = 1"));
 }
 
 static void test_full_scenario(void)
@@ -211,15 +288,23 @@ static void test_full_scenario(void)
 	if (rc)
 		fprintf(stderr, "\n%s\n", err);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_PTR_EQUAL(c.schema, &rocesim_schema);
 	check_full(&c);
 	CU_ASSERT_STRING_EQUAL(c.name, "scen");
 	CU_ASSERT_STRING_EQUAL(c.dir, tmpdir);
 	CU_ASSERT_STRING_EQUAL(c.text, full);
 	CU_ASSERT_PTR_NOT_NULL(c.resolved);
 	/* Line numbers counted by the reader (inih's Debian build has none). */
-	CU_ASSERT_EQUAL(c.traffic[1].flows[0].line, 53);
-	CU_ASSERT_EQUAL(c.traffic[1].flows[1].line, 54);
-	CU_ASSERT_EQUAL(c.multicast.groups[1].line, 30);
+	const struct cfg_origin *o = origin_of(&c, "traffic.fl", "flow", 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->line, 53);
+	CU_ASSERT_STRING_EQUAL(o->value, "host0 host1 1MB 0us");
+	o = origin_of(&c, "traffic.fl", "flow", 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->line, 54);
+	CU_ASSERT_STRING_EQUAL(o->value, "host2 host3 1.5KiB 1.5us");
+	CU_ASSERT_PTR_NULL(origin_of(&c, "traffic.fl", "flow", 2));
+	CU_ASSERT_EQUAL(mcast_cfg_of(&c)->groups[1].line, 30);
 	config_free(&c);
 	CU_ASSERT_PTR_NULL(c.path);
 }
@@ -229,26 +314,42 @@ static void test_defaults(void)
 	struct config c;
 	char *err;
 	CU_ASSERT_EQUAL_FATAL(load_text(&c, STAR, NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL(c.simulation.seed, 1);
-	CU_ASSERT_EQUAL(c.simulation.stop, SIMTIME_NEVER);
-	CU_ASSERT_EQUAL(c.simulation.progress, CFG_PROGRESS_AUTO);
-	CU_ASSERT_EQUAL(c.topology.host_link_rate_bps, c.topology.link_rate_bps);
-	CU_ASSERT_TRUE(c.sw.headroom_auto);
-	CU_ASSERT_TRUE(c.sw.ecn);
-	CU_ASSERT_TRUE(c.sw.ecn_kmin_default);
-	CU_ASSERT_TRUE(c.sw.ecn_kmax_default);
-	CU_ASSERT_EQUAL(c.sw.pfc_alpha.scalar, 0.125);
-	CU_ASSERT_EQUAL(c.sw.ecmp, ECMP_FLOW);
-	CU_ASSERT_EQUAL(c.nic.mtu, 1024);
-	CU_ASSERT_EQUAL(c.nic.loss_recovery, LR_GBN);
-	CU_ASSERT_EQUAL(c.dcqcn.g, 0.00390625);
-	CU_ASSERT_TRUE(c.dcqcn.rai_default);
-	CU_ASSERT_EQUAL(c.dcqcn.rai_bps, 20000000);     /* 5Mbps x 100G/25G */
-	CU_ASSERT_EQUAL(c.dcqcn.rhai_bps, 200000000);
-	CU_ASSERT_TRUE(c.dcqcn.byte_counter_off);
-	CU_ASSERT_EQUAL(c.n_jobs, 0);
-	CU_ASSERT_EQUAL(c.n_traffic, 0);
+	const struct sim_cfg *sim = scenario_sim(&c);
+	CU_ASSERT_EQUAL(sim->seed, 1);
+	CU_ASSERT_EQUAL(sim->stop, SIMTIME_NEVER);
+	CU_ASSERT_EQUAL(sim->progress, PROGRESS_AUTO);
+	CU_ASSERT_EQUAL(topology_cfg(&c)->host_link_rate_bps, topology_cfg(&c)->link_rate_bps);
+	const struct switch_cfg *sw = cfg_get(&c, &switch_section);
+	CU_ASSERT_TRUE(sw->headroom_auto);
+	CU_ASSERT_TRUE(sw->ecn);
+	CU_ASSERT_TRUE(sw->ecn_kmin_default);
+	CU_ASSERT_TRUE(sw->ecn_kmax_default);
+	CU_ASSERT_EQUAL(sw->pfc_alpha.scalar, 0.125);
+	CU_ASSERT_EQUAL(sw->ecmp, ECMP_FLOW);
+	CU_ASSERT_EQUAL(nic_cfg_of(&c)->mtu, 1024);
+	CU_ASSERT_EQUAL(nic_cfg_of(&c)->loss_recovery, LR_GBN);
+	const struct dcqcn_cfg *dc = cfg_get(&c, &dcqcn_section);
+	CU_ASSERT_EQUAL(dc->g, 0.00390625);
+	CU_ASSERT_TRUE(dc->rai_default);
+	CU_ASSERT_TRUE(dc->rhai_default);
+	struct dcqcn st;
+	cc_dcqcn_ops.init(&st, dc, topology_cfg(&c)->host_link_rate_bps, 0);
+	CU_ASSERT_EQUAL(st.rai_bps, 20000000);     /* 5Mbps x 100G/25G */
+	CU_ASSERT_EQUAL(st.rhai_bps, 200000000);
+	CU_ASSERT(resolved_has(&c, "dcqcn", "; rai = 20Mbps at 100Gbps (default: 5Mbps per 25Gbps of host link "
+			       "rate, as HPCC)"));
+	CU_ASSERT_TRUE(dc->byte_counter_off);
+	CU_ASSERT_EQUAL(cfg_count(&c, &job_section), 0);
+	CU_ASSERT_EQUAL(cfg_count(&c, &traffic_section), 0);
+	CU_ASSERT_PTR_NULL(cfg_next(&c, &traffic_section, NULL));
 	CU_ASSERT_EQUAL(c.n_origins, 4);
+	/* Every section that is not named is there, with its defaults. */
+	for (size_t s = 0; rocesim_schema.section_at(s); s++) {
+		const struct cfg_section *sec = rocesim_schema.section_at(s);
+		CU_ASSERT_EQUAL(cfg_inst(&c, sec) != NULL, !sec->named);
+		if (!sec->named)
+			CU_ASSERT_PTR_NOT_NULL(cfg_get(&c, sec));
+	}
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.resolved, "\n[dcqcn]\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.resolved, "\nbuffer = 32MiB\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.resolved, "\ng = 0.00390625\n"));
@@ -263,13 +364,14 @@ static void test_rate_maps(void)
 	double v;
 	CU_ASSERT_EQUAL_FATAL(load_text(&c, STAR "[switch]\necn_kmin = 100Gbps:400KB 400Gbps:1600KB\n"
 					"ecn_pmax = 0.2\n", NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL(cfg_rate_map_get(&c.sw.ecn_kmin, 400000000000ULL, &v, &err), 0);
+	const struct switch_cfg *sw = cfg_get(&c, &switch_section);
+	CU_ASSERT_EQUAL(cfg_rate_map_get(&sw->ecn_kmin, 400000000000ULL, &v, &err), 0);
 	CU_ASSERT_EQUAL(v, 1600000);
-	CU_ASSERT_EQUAL(cfg_rate_map_get(&c.sw.ecn_pmax, 40000000000ULL, &v, &err), 0);
+	CU_ASSERT_EQUAL(cfg_rate_map_get(&sw->ecn_pmax, 40000000000ULL, &v, &err), 0);
 	CU_ASSERT_EQUAL(v, 0.2);
-	CU_ASSERT_EQUAL(cfg_rate_map_get(&c.sw.ecn_kmax, 40000000000ULL, &v, &err), 0);
+	CU_ASSERT_EQUAL(cfg_rate_map_get(&sw->ecn_kmax, 40000000000ULL, &v, &err), 0);
 	CU_ASSERT_EQUAL(v, 640000);  /* HPCC's default: 400KB x 40/25 */
-	CU_ASSERT_EQUAL(cfg_rate_map_get(&c.sw.ecn_kmin, 40000000000ULL, &v, &err), -1);
+	CU_ASSERT_EQUAL(cfg_rate_map_get(&sw->ecn_kmin, 40000000000ULL, &v, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "scen.ini:7: [switch] ecn_kmin has no entry for 40Gbps"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "100Gbps, 400Gbps"));
@@ -291,18 +393,43 @@ static void test_overrides(void)
 	};
 	const char *text = STAR "[switch]\npfc = on\n[traffic.f]\ntype = flows\nflow = host0 host1 1KB 0us\n";
 	CU_ASSERT_EQUAL_FATAL(load_text(&c, text, ov, 6, &err), 0);
-	CU_ASSERT_FALSE(c.sw.pfc);
-	CU_ASSERT_EQUAL(c.topology.hosts, 16);
-	CU_ASSERT_EQUAL(c.simulation.seed, 9);
-	CU_ASSERT_EQUAL_FATAL(c.n_jobs, 1);
-	CU_ASSERT_STRING_EQUAL(c.jobs[0].name, "new");
-	CU_ASSERT_EQUAL_FATAL(c.traffic[0].n_flows, 2);  /* a repeated key adds an entry */
-	CU_ASSERT_EQUAL(c.traffic[0].flows[1].size_b, 2000);
-	CU_ASSERT_EQUAL(c.traffic[0].flows[1].line, 0);
+	CU_ASSERT_FALSE(((const struct switch_cfg *)cfg_get(&c, &switch_section))->pfc);
+	/* star's hosts: in the resolved text and in the built star. */
+	CU_ASSERT(resolved_has(&c, "topology", "hosts = 16"));
+	struct topo t;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.n_hosts, 16);
+	topology_free(&t);
+	CU_ASSERT_EQUAL(scenario_sim(&c)->seed, 9);
+	CU_ASSERT_EQUAL_FATAL(cfg_count(&c, &job_section), 1);
+	CU_ASSERT_STRING_EQUAL(cfg_next(&c, &job_section, NULL)->name, "new");
+	/* A repeated key adds an entry, located at --set (line 0). */
+	CU_ASSERT_EQUAL(resolved_count(&c, "traffic.f", "flow = "), 2);
+	CU_ASSERT(resolved_has(&c, "traffic.f", "flow = host0 host1 1KB 0s"));
+	CU_ASSERT(resolved_has(&c, "traffic.f", "flow = host3 host4 2KB 1us"));
+	const struct cfg_origin *o = origin_of(&c, "traffic.f", "flow", 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->line, 0);
+	CU_ASSERT_STRING_EQUAL(o->file, "--set");
+	/* Its source finds both flows on 16 hosts. */
+	uint64_t flows = 0;
+	CU_ASSERT_EQUAL(check_run(&c, &flows, &err), EXIT_SUCCESS);
+	if (err)
+		fprintf(stderr, "\n  %s\n", err);
+	free(err);
+	CU_ASSERT_EQUAL(flows, 2);
 	/* Origins say where the effective value came from. */
 	char *m = cfg_error_at(&c, "switch", "pfc", 0, "test");
 	CU_ASSERT_STRING_EQUAL(m, "--set: [switch] pfc = 'off': test");
 	free(m);
+	config_free(&c);
+	/* An error in the flow given with --set is located there. */
+	struct cfg_override bad_flow[] = { { "traffic.f", "flow", "host3 nobody 2KB 1us" } };
+	CU_ASSERT_EQUAL_FATAL(load_text(&c, text, bad_flow, 1, &err), 0);
+	CU_ASSERT_EQUAL(check_run(&c, NULL, &err), EXIT_INPUT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "--set: [traffic.f] flow = 'host3 nobody 2KB 1us': unknown host 'nobody'"));
+	free(err);
 	config_free(&c);
 
 	struct cfg_override bad[] = { { "switch", "pfc", "maybe" } };
@@ -313,7 +440,7 @@ static void test_overrides(void)
 	EXPECT_ERROR_SET(STAR, sec, 1, "--set: unknown section [swtch]: expected one of simulation");
 	struct cfg_override fix[] = { { "nic", "mtu", "2048" } };
 	CU_ASSERT_EQUAL_FATAL(load_text(&c, STAR "[nic]\nmtu = 99999\n", fix, 1, &err), 0);  /* before validation */
-	CU_ASSERT_EQUAL(c.nic.mtu, 2048);
+	CU_ASSERT_EQUAL(nic_cfg_of(&c)->mtu, 2048);
 	config_free(&c);
 	struct cfg_override typ[] = { { "topology", "type", "dumbbell" } };
 	EXPECT_ERROR_SET(STAR, typ, 1, "scen.ini:3: [topology] hosts = '4': expected a key of type dumbbell");
@@ -324,27 +451,34 @@ static void test_overrides(void)
 static void test_paths(void)
 {
 	struct config c;
-	char *err = NULL, path[600], *cwd = getcwd(NULL, 0);
+	char *err = NULL, path[600], line[700], *cwd = getcwd(NULL, 0);
 	tmp_file("topo.txt", "1 1 0\n0\n");
 	tmp_file("sizes.cdf", "1 0\n2 100\n");
 	const char *text = "[topology]\ntype = hpcc\nfile = topo.txt\nlink_rate = 100Gbps\nlink_delay = 1us\n"
 			   "[simulation]\noutput = out/r.db\n"
 			   "[traffic.p]\ntype = poisson\nload = 0.5\ncdf = sizes.cdf\n";
 	CU_ASSERT_EQUAL_FATAL(load_text(&c, text, NULL, 0, &err), 0);
-	snprintf(path, sizeof path, "%s/topo.txt", tmpdir);
-	CU_ASSERT_STRING_EQUAL(c.topology.file, path);        /* relative to the scenario */
+	snprintf(line, sizeof line, "file = %s/topo.txt", tmpdir);
+	CU_ASSERT(resolved_has(&c, "topology", line));         /* relative to the scenario */
 	snprintf(path, sizeof path, "%s/sizes.cdf", tmpdir);
-	CU_ASSERT_STRING_EQUAL(c.traffic[0].cdf, path);
-	CU_ASSERT_STRING_EQUAL(c.simulation.output, "out/r.db");  /* outputs: relative to the cwd */
-	char *found = cfg_find_cdf(&c, c.traffic[0].cdf);
-	CU_ASSERT_STRING_EQUAL(found, path);
+	snprintf(line, sizeof line, "cdf = %s", path);
+	CU_ASSERT(resolved_has(&c, "traffic.p", line));
+	CU_ASSERT_STRING_EQUAL(scenario_sim(&c)->output, "out/r.db");  /* outputs: relative to the cwd */
+	/* poisson's cdf: a built-in name or a path (KT_DATA). */
+	const struct cfg_key *cdf = type_key(&traffic_section, "poisson", "cdf");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cdf);
+	CU_ASSERT_EQUAL(cdf->type, KT_DATA);
+	char *found = cfg_find_data(&c, cdf, path);
+	CU_ASSERT_PTR_NOT_NULL(found);
+	if (found)
+		CU_ASSERT_STRING_EQUAL(found, path);
 	free(found);
-	found = cfg_find_cdf(&c, "websearch");
+	found = cfg_find_data(&c, cdf, "websearch");
 	CU_ASSERT_PTR_NOT_NULL(found);
 	if (found)
 		CU_ASSERT_PTR_NOT_NULL(strstr(found, "cdf/websearch.cdf"));
 	free(found);
-	CU_ASSERT_PTR_NULL(cfg_find_cdf(&c, "no-such-file.cdf"));
+	CU_ASSERT_PTR_NULL(cfg_find_data(&c, cdf, "no-such-file.cdf"));
 	config_free(&c);
 
 	/* With --set, a relative input path is relative to the current folder. */
@@ -355,7 +489,8 @@ static void test_paths(void)
 	free(err);
 	CU_ASSERT_EQUAL_FATAL(chdir(tmpdir), 0);
 	CU_ASSERT_EQUAL_FATAL(load_text(&c, text, ov, 1, &err), 0);
-	CU_ASSERT_STRING_EQUAL(c.topology.file, "topo.txt");
+	snprintf(line, sizeof line, "file = %s/topo.txt", tmpdir);  /* the cwd's topo.txt */
+	CU_ASSERT(resolved_has(&c, "topology", line));
 	config_free(&c);
 	CU_ASSERT_EQUAL(chdir(cwd), 0);
 	free(cwd);
@@ -363,6 +498,50 @@ static void test_paths(void)
 	EXPECT_ERROR("[topology]\ntype = hpcc\nfile = missing.txt\nlink_rate = 1Gbps\nlink_delay = 1us\n",
 		     "scen.ini:3: [topology] file = 'missing.txt': expected a readable file", "No such file");
 }
+
+/* Type hpcc brings its links' rates and delays in its file: link_rate and
+ * link_delay are not needed (and file is). */
+static void test_hpcc_own_links(void)
+{
+	static const char text[] = "[topology]\ntype = hpcc\nfile = " ROCESIM_SRCDATADIR "/hpcc/fat.txt\n";
+	struct config a, b;
+	char *err = NULL;
+	int rc = load_text(&a, text, NULL, 0, &err);
+	if (rc)
+		fprintf(stderr, "\n  %s\n", err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(topology_type_name(&a), "hpcc");
+	CU_ASSERT_EQUAL(topology_cfg(&a)->link_rate_bps, 0);
+	char *file = realpath(ROCESIM_SRCDATADIR "/hpcc/fat.txt", NULL), line[PATH_MAX + 16];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+	snprintf(line, sizeof line, "file = %s", file);
+	free(file);
+	CU_ASSERT(resolved_has(&a, "topology", line));
+	struct topo t;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&a, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.n_nodes, 376);   /* fat.txt's first line: 376 nodes, 56 switches, 480 links */
+	CU_ASSERT_EQUAL(t.n_hosts, 320);
+	CU_ASSERT_EQUAL(t.n_links, 480);
+	CU_ASSERT_PTR_NOT_NULL(t.hpcc_id);
+	CU_ASSERT_EQUAL(t.links[0].rate_bps, 100000000000ULL);  /* "0 320 100Gbps 1000ns 0.000000" */
+	CU_ASSERT_EQUAL(t.links[0].delay_ps, 1000000);
+	topology_free(&t);
+	/* The resolved text, without the rates, loads to itself. */
+	const char *p = tmp_file("resolved.ini", a.resolved);
+	rc = scenario_load(&b, p, NULL, 0, &err);
+	if (rc)
+		fprintf(stderr, "\n  %s\n%s\n", err, a.resolved);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(strchr(a.resolved, '\n'), strchr(b.resolved, '\n'));
+	config_free(&b);
+	config_free(&a);
+
+	EXPECT_ERROR("[topology]\ntype = hpcc\n", "scen.ini:1: [topology] missing required key 'file' for type hpcc");
+	/* Other types still need them. */
+	EXPECT_ERROR("[topology]\ntype = star\nhosts = 2\nlink_delay = 1us\n",
+		     "scen.ini:1: [topology] missing required key 'link_rate'");
+}
+
 /* The resolved text is itself a scenario that loads to the same values and
  * resolves to the same text. */
 static void test_roundtrip(void)
@@ -371,14 +550,16 @@ static void test_roundtrip(void)
 	char *err = NULL;
 	CU_ASSERT_EQUAL_FATAL(load_text(&a, full, NULL, 0, &err), 0);
 	const char *p = tmp_file("resolved.ini", a.resolved);
-	int rc = config_load(&b, p, NULL, 0, &err);
+	int rc = scenario_load(&b, p, NULL, 0, &err);
 	if (rc)
 		fprintf(stderr, "\n%s\n", err);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	check_full(&b);
-	CU_ASSERT_EQUAL(b.sw.ecn_kmin.val[1], a.sw.ecn_kmin.val[1]);
-	CU_ASSERT_EQUAL(b.sw.ecn_kmin.rate_bps[1], a.sw.ecn_kmin.rate_bps[1]);
-	CU_ASSERT_EQUAL(b.dcqcn.rhai_default, a.dcqcn.rhai_default);
+	const struct switch_cfg *sa = cfg_get(&a, &switch_section), *sb = cfg_get(&b, &switch_section);
+	CU_ASSERT_EQUAL(sb->ecn_kmin.val[1], sa->ecn_kmin.val[1]);
+	CU_ASSERT_EQUAL(sb->ecn_kmin.rate_bps[1], sa->ecn_kmin.rate_bps[1]);
+	const struct dcqcn_cfg *da = cfg_get(&a, &dcqcn_section), *db = cfg_get(&b, &dcqcn_section);
+	CU_ASSERT_EQUAL(db->rhai_default, da->rhai_default);
 	/* Identical after the first line (which names the scenario). */
 	CU_ASSERT_STRING_EQUAL(strchr(a.resolved, '\n'), strchr(b.resolved, '\n'));
 	config_free(&b);
@@ -389,12 +570,123 @@ static void test_roundtrip(void)
 	CU_ASSERT_EQUAL_FATAL(load_text(&a, "[topology]\ntype = hpcc\nfile = topo.txt\nlink_rate = 25Gbps\n"
 					"link_delay = 0.5us\n[pcap]\ntaps = sw0:1 host0\nsnaplen = 128B\n", NULL, 0, &err), 0);
 	p = tmp_file("resolved2.ini", a.resolved);
-	CU_ASSERT_EQUAL_FATAL(config_load(&b, p, NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(scenario_load(&b, p, NULL, 0, &err), 0);
 	CU_ASSERT_STRING_EQUAL(strchr(a.resolved, '\n'), strchr(b.resolved, '\n'));
-	CU_ASSERT_EQUAL(b.pcap.snaplen_b, 128);
-	CU_ASSERT_EQUAL(b.topology.link_delay, 500000);
+	CU_ASSERT_EQUAL(((const struct pcap_cfg *)cfg_get(&b, &pcap_section))->snaplen_b, 128);
+	CU_ASSERT_EQUAL(topology_cfg(&b)->link_delay, 500000);
 	config_free(&b);
 	config_free(&a);
+}
+
+/* Loads text, then its resolved text: both load, and resolve to the same
+ * text after the first line. */
+static void roundtrip_text(const char *what, const char *text)
+{
+	struct config a, b;
+	char *err = NULL;
+	int rc = load_text(&a, text, NULL, 0, &err);
+	if (rc)
+		fprintf(stderr, "\n  %s: %s\n", what, err);
+	free(err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	const char *p = tmp_file("resolved.ini", a.resolved);
+	rc = scenario_load(&b, p, NULL, 0, &err);
+	if (rc)
+		fprintf(stderr, "\n  %s: %s\n%s\n", what, err, a.resolved);
+	free(err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(strchr(a.resolved, '\n'), strchr(b.resolved, '\n'));
+	config_free(&b);
+	config_free(&a);
+}
+
+/* Every section of the schema given with keys of its own, and every type of
+ * [traffic.NAME]. */
+static const char every[] = FULL "\n"
+	"[pcap]\ntaps = sw0:1 host0\nsnaplen = 128B\ndir = caps\n"
+	"[output]\nqueue_sample_interval = 10us\nlink_sample_interval = 20us\ncc_sample_interval = 5us\n"
+	"sample_ports = tor0:1 tor1\nflow_paths = on\nhpcc_fct = fct.txt\n"
+	"[traffic.in]\ntype = incast\nsenders = host1, host2\nreceiver = host0\nsize = 1MB\nstart = 1us\n"
+	"[traffic.perm]\ntype = permutation\nsize = 10KB\n"
+	"[traffic.a2a]\ntype = all_to_all\nsize = 1KiB\nstart = 2us\n"
+	"[traffic.h]\ntype = hpcc\nfile = " ROCESIM_SRCDATADIR "/hpcc/flow_websearch30_5ms.txt\n"
+	"[traffic.p2]\ntype = poisson\nload = 1\ncdf = websearch\nhosts = host0 host3\nstart = 1us\n";
+
+/* A scenario of each topology type. */
+static const char *const topo_of_type[][2] = {
+	{ "fat_tree", "[topology]\ntype = fat_tree\nk = 4\noversubscription = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n" },
+	{ "leaf_spine", "[topology]\ntype = leaf_spine\nleaves = 4\nspines = 2\nhosts_per_leaf = 8\n"
+			"link_rate = 400Gbps\nlink_delay = 500ns\nhost_link_rate = 100Gbps\n" },
+	{ "rail_optimized", "[topology]\ntype = rail_optimized\nspines = 2\nhosts = 4\nnics_per_host = 8\n"
+			    "gpus_per_host = 8\nlink_rate = 400Gbps\nlink_delay = 1us\n" },
+	{ "dumbbell", "[topology]\ntype = dumbbell\nhosts_left = 2\nhosts_right = 3\nlink_rate = 10Gbps\n"
+		      "link_delay = 2us\nswitch_latency = 100ns\n" },
+	{ "star", STAR },
+	{ "hpcc", "[topology]\ntype = hpcc\nfile = " ROCESIM_SRCDATADIR "/hpcc/fat.txt\n" },
+	{ "ring", "[topology]\ntype = ring\nswitches = 3\nhosts_per_switch = 2\nlink_rate = 100Gbps\n"
+		  "link_delay = 1us\n" },
+};
+
+static void test_roundtrip_every(void)
+{
+	/* The scenario does give every section and traffic type. */
+	for (size_t s = 0; rocesim_schema.section_at(s); s++) {
+		const struct cfg_section *sec = rocesim_schema.section_at(s);
+		char head[64];
+		snprintf(head, sizeof head, sec->named ? "\n[%s." : "\n[%s]\n", sec->name);
+		CU_ASSERT_PTR_NOT_NULL(strstr(every, head));
+		if (!strstr(every, head))
+			fprintf(stderr, "\n  the scenario has no section [%s]\n", sec->name);
+	}
+	for (size_t i = 0; traffic_section.type_at(i); i++) {
+		char want[64];
+		snprintf(want, sizeof want, "\ntype = %s\n", traffic_section.type_at(i)->name);
+		CU_ASSERT_PTR_NOT_NULL(strstr(every, want));
+	}
+	roundtrip_text("every section", every);
+
+	struct config c;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(load_text(&c, every, NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL(cfg_count(&c, &traffic_section), 9);
+	const struct pcap_cfg *pc = cfg_get(&c, &pcap_section);
+	CU_ASSERT_EQUAL(pc->n_taps, 2);
+	CU_ASSERT_STRING_EQUAL(pc->dir, "caps");
+	const struct output_cfg *out = cfg_get(&c, &output_section);
+	CU_ASSERT_EQUAL(out->link_sample_interval, 20 * SIMTIME_US);
+	CU_ASSERT_EQUAL(out->n_sample_ports, 2);
+	CU_ASSERT_TRUE(out->flow_paths);
+	CU_ASSERT_STRING_EQUAL(out->hpcc_fct, "fct.txt");
+	CU_ASSERT(resolved_has(&c, "traffic.in", "senders = host1, host2"));
+	CU_ASSERT(resolved_has(&c, "traffic.in", "receiver = host0"));
+	CU_ASSERT(resolved_has(&c, "traffic.a2a", "size = 1KiB"));
+	CU_ASSERT(resolved_has(&c, "traffic.p2", "hosts = host0, host3"));
+	config_free(&c);
+
+	/* Each topology type, its own keys given. */
+	for (size_t i = 0; topo_section.type_at(i); i++) {
+		const char *name = topo_section.type_at(i)->name, *text = NULL;
+		for (size_t k = 0; k < sizeof topo_of_type / sizeof topo_of_type[0]; k++)
+			if (strcmp(topo_of_type[k][0], name) == 0)
+				text = topo_of_type[k][1];
+		CU_ASSERT_PTR_NOT_NULL(text);
+		if (!text) {
+			fprintf(stderr, "\n  no scenario of topology type %s\n", name);
+			continue;
+		}
+		roundtrip_text(name, text);
+		CU_ASSERT_EQUAL_FATAL(load_text(&c, text, NULL, 0, &err), 0);
+		CU_ASSERT_STRING_EQUAL(topology_type_name(&c), name);
+		CU_ASSERT_PTR_EQUAL(topology_kind(name), topology_kind(topology_type_name(&c)));
+		struct topo t;
+		CU_ASSERT_EQUAL(topology_build(&c, &t, &err), 0);
+		if (err)
+			fprintf(stderr, "\n  %s: %s\n", name, err);
+		free(err);
+		err = NULL;
+		topology_free(&t);
+		config_free(&c);
+	}
 }
 
 /* Reads a whole stream from its start; malloc'd. */
@@ -411,55 +703,137 @@ static char *read_all(FILE *f)
 	return buf;
 }
 
-/* `sim --keys`: every section once, in canonical order, with every key of
- * cfg_keys[] on a line of its own under its section, type and help given. */
+/* Checks the line of key k (indented by `indent`) in text [from, to): there
+ * once, with its help, its default, and "; required" unless waived. */
+static void check_key_line(const char *from, const char *to, const char *where, const char *indent,
+			   const struct cfg_key *k, bool waived)
+{
+	char want[96];
+	snprintf(want, sizeof want, "\n%s%s ", indent, k->name);
+	const char *at = strstr(from, want);
+	bool ok = at && at < to;
+	if (!ok)
+		fprintf(stderr, "\n  key %s of %s missing\n", k->name, where);
+	CU_ASSERT(ok);
+	if (!ok)
+		return;
+	const char *again = strstr(at + 1, want);
+	CU_ASSERT(!again || again >= to);   /* once */
+	char *line = strndup(at + 1, strcspn(at + 1, "\n"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+	char tail[512];
+	snprintf(tail, sizeof tail, " -- %s", k->help);
+	CU_ASSERT(strlen(line) >= strlen(tail) && strcmp(line + strlen(line) - strlen(tail), tail) == 0);
+	char def[256];
+	if (k->def)
+		snprintf(def, sizeof def, "; default %s -- ", k->def);
+	else if (k->def_doc)
+		snprintf(def, sizeof def, "; default: %s -- ", k->def_doc);
+	else
+		snprintf(def, sizeof def, "%s", k->required && !waived ? "; required -- " : "; default: unset -- ");
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, def));
+	CU_ASSERT_EQUAL(strstr(line, "; required") != NULL, k->required && !waived);
+	if (!strstr(line, def))
+		fprintf(stderr, "\n  line '%s' lacks '%s'\n", line, def);
+	free(line);
+}
+
+/* `sim --keys`: every section of the schema once, in its order, with every
+ * key of its table on a line of its own under it; a section with types
+ * lists each type of its registry with every key of the type's table under
+ * it, and the section's keys it does not need; type, default and help
+ * given. Nothing else is listed as a key. */
 static void test_print_keys(void)
 {
 	FILE *f = tmpfile();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	config_print_keys(f);
+	config_print_keys(&rocesim_schema, f);
 	char *text = read_all(f);
 	fclose(f);
 
-	const char *sec_at[SEC_N], *prev = text;
-	for (int s = 0; s < SEC_N; s++) {
+	size_t n_sec = 0, n_keys = 0;
+	while (rocesim_schema.section_at(n_sec))
+		n_sec++;
+	CU_ASSERT_FATAL(n_sec >= 10);
+	const char **sec_at = calloc(n_sec + 1, sizeof *sec_at);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec_at);
+	const char *prev = text;
+	for (size_t s = 0; s < n_sec; s++) {
+		const struct cfg_section *sec = rocesim_schema.section_at(s);
 		char head[64];
-		snprintf(head, sizeof head, "\n[%s%s]\n", cfg_sec_names[s],
-			 s == SEC_JOB || s == SEC_TRAFFIC ? ".NAME" : "");
+		snprintf(head, sizeof head, "\n[%s%s]%s", sec->name, sec->named ? ".NAME" : "",
+			 sec->help ? " -- " : "\n");
 		sec_at[s] = strstr(text, head);
+		if (!sec_at[s])
+			fprintf(stderr, "\n  section [%s] missing\n", sec->name);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(sec_at[s]);
-		CU_ASSERT(sec_at[s] >= prev);                          /* canonical order */
+		CU_ASSERT(sec_at[s] >= prev);                          /* the schema's order */
 		CU_ASSERT_PTR_NULL(strstr(sec_at[s] + 1, head));       /* once */
 		prev = sec_at[s];
 	}
-	for (size_t i = 0; i < cfg_n_keys; i++) {
-		const struct cfg_key *k = &cfg_keys[i];
-		const char *end = k->sec + 1 < SEC_N ? sec_at[k->sec + 1] : text + strlen(text);
-		char want[64];
-		snprintf(want, sizeof want, "\n  %s ", k->name);
-		const char *at = strstr(sec_at[k->sec], want);
-		bool ok = at && at < end;
-		if (!ok)
-			fprintf(stderr, "\n  key %s of [%s] missing\n", k->name, cfg_sec_names[k->sec]);
-		CU_ASSERT(ok);
-		if (!ok)
-			continue;
-		size_t len = strcspn(at + 1, "\n");
-		char *line = strndup(at + 1, len);
-		CU_ASSERT_PTR_NOT_NULL(strstr(line, k->help));
-		if (k->def)
-			CU_ASSERT_PTR_NOT_NULL(strstr(line, k->def));
-		if (k->required == CFG_ALL)
-			CU_ASSERT_PTR_NOT_NULL(strstr(line, "; required"));
-		free(line);
+	sec_at[n_sec] = text + strlen(text);
+	for (size_t s = 0; s < n_sec; s++) {
+		const struct cfg_section *sec = rocesim_schema.section_at(s);
+		const char *end = sec_at[s + 1];
+		/* The section's own keys, before its types. */
+		const char *types = strstr(sec_at[s], "\n  type = ");
+		if (!types || types > end)
+			types = end;
+		for (size_t i = 0; i < sec->n_keys; i++)
+			check_key_line(sec_at[s], types, sec->name, "  ", &sec->keys[i], false);
+		n_keys += sec->n_keys;
+		/* Each type, in registry order, with its keys. */
+		const char *tprev = sec_at[s];
+		for (size_t t = 0; sec->type_at && sec->type_at(t); t++) {
+			const struct cfg_type *ty = sec->type_at(t);
+			char head[96], where[128];
+			snprintf(head, sizeof head, "\n  type = %s -- %s\n", ty->name, ty->help);
+			snprintf(where, sizeof where, "[%s] type %s", sec->name, ty->name);
+			const char *at = strstr(sec_at[s], head);
+			CU_ASSERT(at && at < end && at >= tprev);
+			if (!at || at >= end) {
+				fprintf(stderr, "\n  %s missing\n", where);
+				continue;
+			}
+			tprev = at;
+			const char *tend = strstr(at + 1, "\n  type = ");
+			if (!tend || tend > end)
+				tend = end;
+			for (size_t i = 0; ty->not_required && ty->not_required[i]; i++) {
+				char w[96];
+				snprintf(w, sizeof w, "\n    (%s: not needed)\n", ty->not_required[i]);
+				const char *nr = strstr(at, w);
+				CU_ASSERT(nr && nr < tend);
+			}
+			for (size_t i = 0; i < ty->n_keys; i++)
+				check_key_line(at, tend, where, "    ", &ty->keys[i], false);
+			n_keys += ty->n_keys;
+		}
 	}
+	/* Every key line is one of those. */
+	size_t lines = 0;
+	for (const char *l = strchr(text, '\n'); l; l = strchr(l + 1, '\n')) {
+		const char *p = l + 1;
+		if (strncmp(p, "  type = ", 9) == 0)
+			continue;
+		if ((strncmp(p, "  ", 2) == 0 && p[2] >= 'a' && p[2] <= 'z') ||
+		    (strncmp(p, "    ", 4) == 0 && p[4] >= 'a' && p[4] <= 'z'))
+			lines++;
+	}
+	CU_ASSERT_EQUAL(lines, n_keys);
+	free(sec_at);
+
 	/* Spot checks of the wording. */
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  mtu                    integer from 256 to 9000; default 1024 -- "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  k                      even integer >= 2; required for type fat_tree -- "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  type = fat_tree -- three-tier k-ary fat tree (Al-Fares et al.)\n"
+				      "    k                    even integer >= 2; required -- "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  ecmp                   one of flow|packet; default flow -- "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "; default: link_rate; every type -- "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  cdf                    websearch|hadoop|alistorage2019|googlerpc2008 or a path;"
-				      " default websearch; type poisson -- "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  host_link_rate         rate > 0; default: link_rate -- "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n    cdf                  websearch|hadoop|alistorage2019|googlerpc2008 or a path;"
+				      " default websearch -- "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  type = hpcc -- HPCC ns-3's topology.txt, with its links' rates and delays\n"
+				      "    (link_rate: not needed)\n    (link_delay: not needed)\n"
+				      "    file                 path (input file); required -- "));
 	free(text);
 }
 
@@ -469,5 +843,7 @@ TEST_MAIN("config",
 	  { "per-rate maps", test_rate_maps },
 	  { "--set overrides", test_overrides },
 	  { "paths", test_paths },
+	  { "hpcc topology without link_rate, link_delay", test_hpcc_own_links },
 	  { "resolved text round trip", test_roundtrip },
+	  { "round trip of every section and type", test_roundtrip_every },
 	  { "key reference (sim --keys)", test_print_keys })

@@ -7,7 +7,10 @@
  */
 #define _GNU_SOURCE
 #include "config_fixture.h"
-
+#include "fabric.h"
+#include "topology.h"
+#include "traffic.h"
+#include "units.h"
 
 static void test_error_classes(void)
 {
@@ -112,7 +115,7 @@ static void test_long_line_and_unreadable(void)
 
 	struct config c;
 	char *err = NULL;
-	CU_ASSERT_EQUAL(config_load(&c, "/nonexistent/x.ini", NULL, 0, &err), -1);
+	CU_ASSERT_EQUAL(scenario_load(&c, "/nonexistent/x.ini", NULL, 0, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	CU_ASSERT_STRING_EQUAL(err, "/nonexistent/x.ini: cannot read: No such file or directory");
 	free(err);
@@ -128,9 +131,19 @@ static void test_error_at(void)
 	CU_ASSERT_STRING_EQUAL(m + strlen(m) - strlen("scen.ini:3: [topology] hosts = '4': expected at least 8 hosts"),
 			       "scen.ini:3: [topology] hosts = '4': expected at least 8 hosts");
 	free(m);
-	m = cfg_error_at(&c, "traffic.f", "flow", c.traffic[0].flows[1].line, "unknown host 'nobody'");
+	m = cfg_error_at(&c, "traffic.f", "flow", 9, "unknown host 'nobody'");
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "scen.ini:9: [traffic.f] flow = 'host0 nobody 1KB 0us': unknown host"));
 	free(m);
+	m = cfg_error_at(&c, "traffic.f", "flow", 8, "x");
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "scen.ini:8: [traffic.f] flow = 'host0 host1 1KB 0us': x"));
+	free(m);
+	/* The flows source raises it so, at the flow's own line, once the
+	 * world is built. */
+	CU_ASSERT_EQUAL(check_run(&c, NULL, &err), EXIT_INPUT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "scen.ini:9: [traffic.f] flow = 'host0 nobody 1KB 0us': unknown host 'nobody'"));
+	free(err);
+	err = NULL;
 	m = cfg_error_at(&c, "topology", "switch_latency", 0, "too slow");
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "scen.ini:1: [topology] switch_latency (default): too slow"));
 	free(m);
@@ -142,8 +155,17 @@ static void test_error_at(void)
 	CU_ASSERT_STRING_EQUAL(c.origins[4].file, c.path);
 	CU_ASSERT_EQUAL_FATAL(c.n_section_origins, 2);
 	CU_ASSERT_EQUAL(c.section_origins[1].line, 6);
-	CU_ASSERT_STRING_EQUAL(cfg_topo_type_name(TOPO_LEAF_SPINE), "leaf_spine");
-	CU_ASSERT_STRING_EQUAL(cfg_traffic_type_name(TRAFFIC_ALL_TO_ALL), "all_to_all");
+	/* Types by name: the loaded ones, and those of the registries. */
+	CU_ASSERT_STRING_EQUAL(topology_type_name(&c), "star");
+	CU_ASSERT_STRING_EQUAL(cfg_next(&c, &traffic_section, NULL)->type->name, "flows");
+	const struct topo_kind *ls = topology_kind("leaf_spine");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ls);
+	CU_ASSERT_STRING_EQUAL(ls->cfg.name, "leaf_spine");
+	CU_ASSERT_PTR_NULL(topology_kind("torus"));
+	bool all_to_all = false;
+	for (size_t i = 0; traffic_section.type_at(i); i++)
+		all_to_all |= strcmp(traffic_section.type_at(i)->name, "all_to_all") == 0;
+	CU_ASSERT_TRUE(all_to_all);
 	config_free(&c);
 }
 
@@ -176,13 +198,25 @@ static void test_continuation(void)
 	if (rc)
 		fprintf(stderr, "\n%s\n", err);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_EQUAL_FATAL(c.traffic[0].n_senders, 62);
+	/* The joined value, as the list key parses it. */
+	const struct cfg_origin *o = origin_of(&c, "traffic.in", "senders", 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	char **v;
+	size_t n = units_list(o->value, &v);
+	CU_ASSERT_EQUAL_FATAL(n, 62);
 	for (int i = 0; i < 62; i++) {
 		char want[16];
 		snprintf(want, sizeof want, "host%d", i);
-		CU_ASSERT_STRING_EQUAL(c.traffic[0].senders[i], want);
+		CU_ASSERT_STRING_EQUAL(v[i], want);
 	}
-	CU_ASSERT_STRING_EQUAL(c.traffic[0].receiver, "host63");
+	units_list_free(v, n);
+	CU_ASSERT(resolved_has(&c, "traffic.in", "receiver = host63"));
+	/* The incast source has the 62 senders: 62 flows. */
+	uint64_t flows = 0;
+	CU_ASSERT_EQUAL(check_run(&c, &flows, &err), EXIT_SUCCESS);
+	free(err);
+	err = NULL;
+	CU_ASSERT_EQUAL(flows, 62);
 	/* The entry keeps the key's line; later lines keep their numbers. */
 	char *m = cfg_error_at(&c, "traffic.in", "senders", 0, "x");
 	CU_ASSERT_PTR_NOT_NULL(strstr(m, "scen.ini:8: [traffic.in] senders = 'host0, host1,"));
@@ -199,8 +233,17 @@ static void test_continuation(void)
 	for (const char *l = c.resolved; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0'))
 		CU_ASSERT(strcspn(l, "\n") <= 197);
 	const char *p = tmp_file("resolved.ini", c.resolved);
-	CU_ASSERT_EQUAL_FATAL(config_load(&c2, p, NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL(c2.traffic[0].n_senders, 62);
+	CU_ASSERT_EQUAL_FATAL(scenario_load(&c2, p, NULL, 0, &err), 0);
+	o = origin_of(&c2, "traffic.in", "senders", 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	n = units_list(o->value, &v);
+	CU_ASSERT_EQUAL(n, 62);
+	CU_ASSERT_STRING_EQUAL(v[n - 1], "host61");
+	units_list_free(v, n);
+	CU_ASSERT_EQUAL(check_run(&c2, &flows, &err), EXIT_SUCCESS);
+	free(err);
+	err = NULL;
+	CU_ASSERT_EQUAL(flows, 62);
 	CU_ASSERT_STRING_EQUAL(strchr(c.resolved, '\n'), strchr(c2.resolved, '\n'));
 	config_free(&c2);
 	config_free(&c);
@@ -210,14 +253,32 @@ static void test_continuation(void)
 	CU_ASSERT_EQUAL_FATAL(load_text(&c, STAR "[switch]\n  ecn_kmin = 100Gbps:400KB\n    400Gbps:1600KB\n"
 					"[traffic.f]\ntype = flows\nflow = host0 host1\n  1MB 10us\n"
 					"flow = host2 host3 1KB 0us\n", NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL(c.sw.ecn_kmin.n, 2);
-	CU_ASSERT_EQUAL(c.sw.ecn_kmin.rate_bps[1], 400000000000ULL);
-	CU_ASSERT_EQUAL_FATAL(c.traffic[0].n_flows, 2);
-	CU_ASSERT_STRING_EQUAL(c.traffic[0].flows[0].dst, "host1");
-	CU_ASSERT_EQUAL(c.traffic[0].flows[0].size_b, 1000000);
-	CU_ASSERT_EQUAL(c.traffic[0].flows[0].start, 10 * SIMTIME_US);
-	CU_ASSERT_EQUAL(c.traffic[0].flows[0].line, 11);
-	CU_ASSERT_EQUAL(c.traffic[0].flows[1].line, 13);
+	const struct switch_cfg *sw = cfg_get(&c, &switch_section);
+	CU_ASSERT_EQUAL(sw->ecn_kmin.n, 2);
+	CU_ASSERT_EQUAL(sw->ecn_kmin.rate_bps[1], 400000000000ULL);
+	CU_ASSERT_EQUAL(resolved_count(&c, "traffic.f", "flow = "), 2);
+	CU_ASSERT(resolved_has(&c, "traffic.f", "flow = host0 host1 1MB 10us"));
+	CU_ASSERT(resolved_has(&c, "traffic.f", "flow = host2 host3 1KB 0s"));
+	o = origin_of(&c, "traffic.f", "flow", 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->line, 11);
+	CU_ASSERT_STRING_EQUAL(o->value, "host0 host1 1MB 10us");
+	o = origin_of(&c, "traffic.f", "flow", 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(o->line, 13);
+	CU_ASSERT_EQUAL(check_run(&c, &flows, &err), EXIT_SUCCESS);
+	free(err);
+	err = NULL;
+	CU_ASSERT_EQUAL(flows, 2);
+	config_free(&c);
+	/* The continued flow keeps its key's line in the source's errors. */
+	CU_ASSERT_EQUAL_FATAL(load_text(&c, STAR "[switch]\n[traffic.f]\ntype = flows\nflow = host0 host1 1KB 0us\n"
+					"flow = host0 nobody\n  1MB 10us\n", NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL(check_run(&c, NULL, &err), EXIT_INPUT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "scen.ini:10: [traffic.f] flow = 'host0 nobody 1MB 10us': unknown host"));
+	free(err);
+	err = NULL;
 	config_free(&c);
 
 	/* A key repeated without indentation is still given twice. */

@@ -5,21 +5,64 @@
  * timers against an eager model of HPCC's ns-3 on random patterns.
  */
 #include <math.h>
+#include "config.h"
 #include "dcqcn_fixture.h"
+#include "nic.h"
+#include "run.h"
 
 static void test_registry(void)
 {
-	CU_ASSERT_PTR_NULL(cc_lookup(CC_NONE));
-	CU_ASSERT_PTR_EQUAL(cc_lookup(CC_DCQCN), &cc_dcqcn_ops);
+	CU_ASSERT_PTR_NULL(cc_lookup(CC_INDEX_NONE));
+	CU_ASSERT_PTR_EQUAL(cc_lookup(CC_INDEX_DCQCN), &cc_dcqcn_ops);
+	CU_ASSERT_STRING_EQUAL(cc_name_at(NULL, CC_INDEX_NONE), "none");
+	CU_ASSERT_STRING_EQUAL(cc_name_at(NULL, CC_INDEX_DCQCN), "dcqcn");
 	CU_ASSERT_STRING_EQUAL(cc_dcqcn_ops.name, "dcqcn");
 	CU_ASSERT(cc_dcqcn_ops.state_b >= sizeof(struct dcqcn));
+	/* Its parameters are its own section's struct. */
+	CU_ASSERT_PTR_EQUAL(cc_dcqcn_ops.section, &dcqcn_section);
+	CU_ASSERT_EQUAL(dcqcn_section.size, sizeof(struct dcqcn_cfg));
+	cfg_hpcc();
+	dc.cnp_interval = 50 * US;
+	CU_ASSERT_EQUAL(cc_dcqcn_ops.cnp_interval(&dc), 50 * US);
+
+	/* The indices are what [nic] cc loads to, and [dcqcn]'s defaults are
+	 * the fixture's HPCC settings (rai/rhai scaled with the rate). */
+	static const char text[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
+				   "link_delay = 1us\n[nic]\ncc = dcqcn\n";
+	struct config c;
+	char *err = NULL;
+	int rc = scenario_load_text(&c, "test.ini", text, sizeof text - 1, NULL, 0, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  scenario_load_text: %s\n", err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(nic_cfg_of(&c)->cc, CC_INDEX_DCQCN);
+	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&c)->cc), &cc_dcqcn_ops);
+	const struct dcqcn_cfg *d = cc_params(&c, &cc_dcqcn_ops);
+	CU_ASSERT_PTR_EQUAL(d, cfg_get(&c, &dcqcn_section));
+	CU_ASSERT_FATAL(d != NULL);
+	cfg_hpcc();
+	CU_ASSERT_EQUAL(d->variant, dc.variant);
+	CU_ASSERT_EQUAL(d->g, dc.g);
+	CU_ASSERT(d->rai_default && d->rhai_default);
+	CU_ASSERT_EQUAL(d->t_alpha, dc.t_alpha);
+	CU_ASSERT_EQUAL(d->t_dec, dc.t_dec);
+	CU_ASSERT_EQUAL(d->t_inc, dc.t_inc);
+	CU_ASSERT_EQUAL(d->byte_counter_off, dc.byte_counter_off);
+	CU_ASSERT_EQUAL(d->fast_recovery_times, dc.fast_recovery_times);
+	CU_ASSERT_EQUAL(d->min_rate_bps, dc.min_rate_bps);
+	CU_ASSERT_EQUAL(d->rate_on_first_cnp, dc.rate_on_first_cnp);
+	CU_ASSERT_EQUAL(d->clamp_target_rate, dc.clamp_target_rate);
+	CU_ASSERT_EQUAL(d->cnp_interval, 0);
+	CU_ASSERT_EQUAL(cc_cnp_interval(&c, CC_INDEX_DCQCN), 0);
+	CU_ASSERT_EQUAL(cc_cnp_interval(&c, CC_INDEX_NONE), 0);
+	config_free(&c);
 }
 
 /* rai/rhai defaults: 5 and 50 Mb/s per 25 Gb/s of line rate. */
 static void test_default_increments(void)
 {
 	cfg_hpcc();
-	cfg.dcqcn.rai_default = cfg.dcqcn.rhai_default = true;
+	dc.rai_default = dc.rhai_default = true;
 	start(G100);
 	CU_ASSERT_EQUAL(st.rai_bps, 20000000);
 	CU_ASSERT_EQUAL(st.rhai_bps, 200000000);
@@ -101,7 +144,7 @@ static void test_hpcc_single_cnp(void)
 static void test_hpcc_stages(void)
 {
 	cfg_hpcc();
-	cfg.dcqcn.g = 0.5;
+	dc.g = 0.5;
 	start(G100);
 	ops->on_cnp(&st, 0);
 	run_to(4 * US + 1 * NS);
@@ -140,8 +183,8 @@ static void test_hpcc_clamp(void)
 {
 	for (int clamp = 0; clamp < 2; clamp++) {
 		cfg_hpcc();
-		cfg.dcqcn.g = 0.5;
-		cfg.dcqcn.clamp_target_rate = clamp;
+		dc.g = 0.5;
+		dc.clamp_target_rate = clamp;
 		start(G100);
 		ops->on_cnp(&st, 0);
 		run_to(5 * US);
@@ -163,8 +206,8 @@ static void test_hpcc_clamp(void)
 static void test_hpcc_rate_on_first_cnp(void)
 {
 	cfg_hpcc();
-	cfg.dcqcn.g = 0.5;
-	cfg.dcqcn.rate_on_first_cnp = 0.5;
+	dc.g = 0.5;
+	dc.rate_on_first_cnp = 0.5;
 	start(G100);
 	ops->on_cnp(&st, 0);
 	CU_ASSERT_EQUAL(ops->rate_bps(&st), 50000000000ull);
@@ -183,8 +226,8 @@ static void test_hpcc_rate_on_first_cnp(void)
 static void test_min_rate(void)
 {
 	cfg_hpcc();
-	cfg.dcqcn.g = 0.5;
-	cfg.dcqcn.min_rate_bps = 97000000000ull;
+	dc.g = 0.5;
+	dc.min_rate_bps = 97000000000ull;
 	start(G100);
 	ops->on_cnp(&st, 0);
 	run_to(4 * US + 1 * NS);
@@ -260,9 +303,9 @@ static void test_paper_timer_only(void)
 static void test_paper_byte_counter(void)
 {
 	cfg_paper();
-	cfg.dcqcn.byte_counter_off = false;
-	cfg.dcqcn.byte_counter_b = 1000000;
-	cfg.dcqcn.t_inc = 100 * US;
+	dc.byte_counter_off = false;
+	dc.byte_counter_b = 1000000;
+	dc.t_inc = 100 * US;
 	start(G100);
 	ops->on_sent(&st, 5000000, 0);         /* before any CNP: no state */
 	ops->on_cnp(&st, 0);

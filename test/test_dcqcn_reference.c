@@ -23,7 +23,7 @@ enum { EV_ALPHA, EV_DEC, EV_INC, EV_N };
  * (time, scheduling order) like ns-3's scheduler; rescheduling a slot is
  * Simulator::Cancel + Schedule. DataRate arithmetic as data-rate.cc. */
 struct ref {
-	const struct cfg_dcqcn *c;
+	const struct dcqcn_cfg *c;
 	uint64_t line, rate, target;
 	double alpha;
 	bool first_cnp, alpha_cnp, dec_cnp;
@@ -54,7 +54,7 @@ static void ref_run(struct ref *r, simtime_t until)
 		if (e < 0)
 			return;
 		simtime_t now = r->ev[e].t;
-		const struct cfg_dcqcn *c = r->c;
+		const struct dcqcn_cfg *c = r->c;
 		if (e == EV_ALPHA) {                   /* UpdateAlphaMlx */
 			r->alpha = r->alpha_cnp ? (1 - c->g) * r->alpha + c->g : (1 - c->g) * r->alpha;
 			r->alpha_cnp = false;
@@ -115,7 +115,7 @@ static void compare(const struct ref *r)
 
 /* A CNP time after t: random, or on the α grid, the decrease grid or the
  * increase grid of a CNP-at-0 run, to exercise simultaneous events. */
-static simtime_t next_cnp(simtime_t t, const struct cfg_dcqcn *c)
+static simtime_t next_cnp(simtime_t t, const struct dcqcn_cfg *c)
 {
 	uint64_t u = rnd();
 	simtime_t d = c->t_dec;   /* gaps scale with the decrease period */
@@ -131,7 +131,7 @@ static simtime_t next_cnp(simtime_t t, const struct cfg_dcqcn *c)
 
 static void reference_run(uint64_t line, uint64_t seed, int n_cnp)
 {
-	struct ref r = { .c = &cfg.dcqcn, .line = line, .rate = line, .target = line,
+	struct ref r = { .c = &dc, .line = line, .rate = line, .target = line,
 			 .alpha = 1, .first_cnp = true };
 	start(line);
 	rng_state = seed;
@@ -147,12 +147,12 @@ static void reference_run(uint64_t line, uint64_t seed, int n_cnp)
 			now = cnp;
 			ops->on_cnp(&st, now);
 			ref_cnp(&r, now);
-			cnp = next_cnp(cnp, &cfg.dcqcn);
+			cnp = next_cnp(cnp, &dc);
 			i++;
 		}
 		compare(&r);
 	}
-	now += 5000 * cfg.dcqcn.t_dec;          /* a quiet stretch, one call */
+	now += 5000 * dc.t_dec;          /* a quiet stretch, one call */
 	ops->on_timer(&st, now);
 	ref_run(&r, now);
 	compare(&r);
@@ -162,33 +162,33 @@ static void test_hpcc_lazy_equals_eager(void)
 {
 	/* HPCC's settings, t_inc a multiple of t_dec (ties: increase first). */
 	cfg_hpcc();
-	cfg.dcqcn.t_inc = 40 * US;
+	dc.t_inc = 40 * US;
 	for (uint64_t seed = 1; seed <= 4; seed++)
 		reference_run(G100, seed, 300);
 	/* t_alpha > t_dec (α first at ties), t_inc = t_dec (check first), F = 3. */
 	cfg_hpcc();
-	cfg.dcqcn.g = 1.0 / 16;
-	cfg.dcqcn.t_alpha = 8 * US;
-	cfg.dcqcn.t_inc = 4 * US;
-	cfg.dcqcn.fast_recovery_times = 3;
-	cfg.dcqcn.clamp_target_rate = true;
+	dc.g = 1.0 / 16;
+	dc.t_alpha = 8 * US;
+	dc.t_inc = 4 * US;
+	dc.fast_recovery_times = 3;
+	dc.clamp_target_rate = true;
 	for (uint64_t seed = 10; seed <= 12; seed++)
 		reference_run(40000000000ull, seed, 300);
 	/* Update 1 coincides with check 1; t_inc < t_dec; g = 1/2; odd line. */
 	cfg_hpcc();
-	cfg.dcqcn.g = 0.5;
-	cfg.dcqcn.t_alpha = 4 * US + 1 * NS;
-	cfg.dcqcn.t_inc = 2 * US;
-	cfg.dcqcn.rate_on_first_cnp = 0.7;
-	cfg.dcqcn.min_rate_bps = 5000000000ull;
+	dc.g = 0.5;
+	dc.t_alpha = 4 * US + 1 * NS;
+	dc.t_inc = 2 * US;
+	dc.rate_on_first_cnp = 0.7;
+	dc.min_rate_bps = 5000000000ull;
 	for (uint64_t seed = 20; seed <= 22; seed++)
 		reference_run(25000000001ull, seed, 300);
 	/* F = 0, t_dec = t_alpha, g tiny (α barely moves). */
 	cfg_hpcc();
-	cfg.dcqcn.g = 1e-6;
-	cfg.dcqcn.t_dec = 1 * US;
-	cfg.dcqcn.t_inc = 3 * US;
-	cfg.dcqcn.fast_recovery_times = 0;
+	dc.g = 1e-6;
+	dc.t_dec = 1 * US;
+	dc.t_inc = 3 * US;
+	dc.fast_recovery_times = 0;
 	reference_run(G100, 30, 300);
 	/* Nanosecond periods, so that the α, decrease and increase grids meet
 	 * often: check first at ties with α (t_alpha < t_dec), increase first
@@ -198,13 +198,13 @@ static void test_hpcc_lazy_equals_eager(void)
 	static const simtime_t tiny[][3] = { { 3, 5, 20 }, { 7, 5, 5 }, { 1, 1, 3 }, { 2, 5, 4 } };
 	for (int i = 0; i < 4; i++) {
 		cfg_hpcc();
-		cfg.dcqcn.g = 1.0 / 8;
-		cfg.dcqcn.t_alpha = tiny[i][0] * NS;
-		cfg.dcqcn.t_dec = tiny[i][1] * NS;
-		cfg.dcqcn.t_inc = tiny[i][2] * NS;
-		cfg.dcqcn.fast_recovery_times = 2;
-		cfg.dcqcn.rai_bps = 500000000;
-		cfg.dcqcn.rhai_bps = 5000000000ull;
+		dc.g = 1.0 / 8;
+		dc.t_alpha = tiny[i][0] * NS;
+		dc.t_dec = tiny[i][1] * NS;
+		dc.t_inc = tiny[i][2] * NS;
+		dc.fast_recovery_times = 2;
+		dc.rai_bps = 500000000;
+		dc.rhai_bps = 5000000000ull;
 		for (uint64_t seed = 40; seed <= 42; seed++)
 			reference_run(G100, seed + 10 * (uint64_t)i, 400);
 	}
@@ -217,9 +217,9 @@ static void test_next_timer_not_in_past(void)
 {
 	for (int v = 0; v < 2; v++) {
 		v ? cfg_paper() : cfg_hpcc();
-		cfg.dcqcn.byte_counter_off = false;
-		cfg.dcqcn.byte_counter_b = 100000;
-		cfg.dcqcn.t_inc = 20 * US;
+		dc.byte_counter_off = false;
+		dc.byte_counter_b = 100000;
+		dc.t_inc = 20 * US;
 		start(G100);
 		rng_state = 99 + v;
 		simtime_t now = 0;

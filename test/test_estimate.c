@@ -22,7 +22,7 @@ static int load_text(const char *text, struct config *cfg)
 	fputs(text, f);
 	fclose(f);
 	char *err = NULL;
-	int rc = config_load(cfg, ini, NULL, 0, &err);
+	int rc = scenario_load(cfg, ini, NULL, 0, &err);
 	if (rc < 0)
 		printf("config: %s\n", err);
 	free(err);

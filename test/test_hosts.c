@@ -246,7 +246,7 @@ static void test_rail_run(void)
 	fclose(f);
 	struct config cfg;
 	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(config_load(&cfg, ini, NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(scenario_load(&cfg, ini, NULL, 0, &err), 0);
 	struct run_opts o = { .scenario = ini, .output = db };
 	struct run_report rep;
 	int rc = run_scenario(&cfg, &o, &rep, &err);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "config.h"
+#include "run.h"
 #include "job_plan.h"
 #include "rng.h"
 #include "testutil.h"
@@ -31,12 +32,13 @@ static int load(const char *job, struct config *cfg, struct job_spec *s)
 	FILE *f = fopen(path, "w");
 	fprintf(f, "%s%s", head, job);
 	fclose(f);
-	if (config_load(cfg, path, NULL, 0, &err) < 0) {
+	if (scenario_load(cfg, path, NULL, 0, &err) < 0) {
 		printf("config: %s\n", err);
 		free(err);
 		return -1;
 	}
-	if (job_spec_init(s, cfg, &cfg->jobs[0], 128, &err) < 0) {
+	const struct cfg_inst *ji = cfg_next(cfg, &job_section, NULL);
+	if (job_spec_init(s, cfg, ji->name, ji->data, 128, &err) < 0) {
 		printf("spec: %s\n", err);
 		free(err);
 		config_free(cfg);
@@ -155,8 +157,9 @@ static void test_layout_errors(void)
 		FILE *f = fopen(path, "w");
 		fprintf(f, "%s%s", head, c[i].job);
 		fclose(f);
-		CU_ASSERT_EQUAL_FATAL(config_load(&cfg, path, NULL, 0, &err), 0);
-		CU_ASSERT_EQUAL(job_spec_init(&s, &cfg, &cfg.jobs[0], 128, &err), -1);
+		CU_ASSERT_EQUAL_FATAL(scenario_load(&cfg, path, NULL, 0, &err), 0);
+		const struct cfg_inst *job = cfg_next(&cfg, &job_section, NULL);
+		CU_ASSERT_EQUAL(job_spec_init(&s, &cfg, job->name, job->data, 128, &err), -1);
 		CU_ASSERT_PTR_NOT_NULL(err);
 		if (err && !strstr(err, c[i].want))
 			printf("got '%s', want '%s'\n", err, c[i].want);

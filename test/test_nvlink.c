@@ -20,6 +20,8 @@
 #include "port.h"
 #include "results.h"
 #include "sqlutil.h"
+#include "run.h"
+#include "observe.h"
 #include "testutil.h"
 
 #define US SIMTIME_US
@@ -316,10 +318,11 @@ static void test_rows(void)
 	char db[128];
 	snprintf(db, sizeof db, "%s/out.db", b.dir);
 	struct results_run_info info = { .scenario = b.ini, .config = b.cfg.resolved, .seed = 1,
-					 .version = "test" };
+					 .version = "test", .schema_sql = rocesim_schema_sql };
 	char *err = NULL;
 	struct results *res = results_open(db, false, &info, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+	CU_ASSERT_EQUAL_FATAL(flow_rows_attach(&b.w, res), 0);
 	b.sim.res = res;
 	world_write_topology(&b.w, res);
 	struct flow *f = nvlink_post(&b.w, 10, 13, S_B, "traffic.x", "tp");

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include <math.h>
+#include <unistd.h>
 #include "cdf.h"
 #include "traffic_harness.h"
 
@@ -21,29 +22,48 @@ static char *websearch_path(void)
 	return rc < 0 ? NULL : p;
 }
 
-static struct cfg_traffic *h_poisson(struct harness *h, double load, simtime_t stop, char *cdf)
+/* A [traffic.bg] section of type poisson (lines 1 to 4: header, type,
+ * load, cdf), then start, stop and hosts when given (NULL: unset), into
+ * buf. */
+static const char *poisson_text(char *buf, size_t size, double load, const char *cdf, const char *start,
+				const char *stop, const char *hosts)
 {
-	struct cfg_traffic *t = h_traffic(h, "bg", TRAFFIC_POISSON, 3);
-	t->load = load;
-	t->cdf = cdf;
-	t->stop = stop;
-	return t;
+	int n = snprintf(buf, size, "[traffic.bg]\ntype = poisson\nload = %.17g\ncdf = %s\n%s%s%s%s%s%s%s%s%s",
+			 load, cdf, start ? "start = " : "", start ? start : "", start ? "\n" : "",
+			 stop ? "stop = " : "", stop ? stop : "", stop ? "\n" : "",
+			 hosts ? "hosts = " : "", hosts ? hosts : "", hosts ? "\n" : "");
+	CU_ASSERT_FATAL(n > 0 && (size_t)n < size);
+	return buf;
+}
+
+/* A readable file that is not a CDF; malloc'd path. */
+static char *bad_cdf_path(void)
+{
+	char *p = strdup("/tmp/rocesim-test-poisson-XXXXXX");
+	int fd = mkstemp(p);
+	CU_ASSERT_FATAL(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("this is not a table of sizes\n", f);
+	fclose(f);
+	return p;
 }
 
 static void test_poisson_errors(void)
 {
 	struct harness h;
+	char buf[1024];
 	char *ws = websearch_path();
-	h_init(&h, 4, 1);
-	h_poisson(&h, 0.3, SIMTIME_NEVER, ws);
-	expect_setup_error(&h, "test.ini:3",
+	h_init(&h, 4, 1, poisson_text(buf, sizeof buf, 0.3, ws, NULL, NULL, NULL));
+	CU_ASSERT_EQUAL(h.sim.stop_at, SIMTIME_NEVER);
+	expect_setup_error(&h, "test.ini:2",
 			   "poisson traffic needs a stop time ([traffic.bg] stop or [simulation] stop)");
 	h_free(&h);
 
 	/* [simulation] stop is enough. */
-	h_init(&h, 4, 1);
-	h.cfg.simulation.stop = 10 * SIMTIME_MS;
-	h_poisson(&h, 0.3, SIMTIME_NEVER, "websearch"); /* a built-in name */
+	h_init_sim(&h, 4, 1, "stop = 10ms\n",
+		   poisson_text(buf, sizeof buf, 0.3, "websearch", NULL, NULL, NULL)); /* a built-in name */
+	CU_ASSERT_EQUAL(h.sim.stop_at, 10 * SIMTIME_MS);
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), 0);
 	CU_ASSERT(n_recs > 0); /* ≈ 4 × 10 ms × 2191/s = 88 expected */
@@ -51,23 +71,25 @@ static void test_poisson_errors(void)
 		CU_ASSERT(recs[k].t < 10 * SIMTIME_MS);
 	h_free(&h);
 
-	h_init(&h, 4, 1);
-	h_poisson(&h, 0.3, SIMTIME_MS, "/nonexistent/flows.cdf");
-	h_origin(&h, "traffic.bg", "cdf", "/nonexistent/flows.cdf", 4);
+	/* A CDF that cannot be read is the loader's error, at its line; one
+	 * that reads but is no CDF is traffic setup's, at the same line. */
+	expect_load_error(4, poisson_text(buf, sizeof buf, 0.3, "/nonexistent/flows.cdf", NULL, "1ms", NULL),
+			  "test.ini:4: [traffic.bg] cdf", "a readable file");
+	char *bad = bad_cdf_path();
+	h_init(&h, 4, 1, poisson_text(buf, sizeof buf, 0.3, bad, NULL, "1ms", NULL));
 	expect_setup_error(&h, "test.ini:4", "cdf");
 	h_free(&h);
+	unlink(bad);
+	free(bad);
 	free(ws);
 }
 
 /* Runs poisson over n hosts and returns the recorded flows in recs. */
-static void run_poisson(struct harness *h, int n, uint64_t seed, double load, simtime_t start,
-			simtime_t stop, char **hosts, size_t n_hosts, char *cdf)
+static void run_poisson(struct harness *h, int n, uint64_t seed, double load, const char *start,
+			const char *stop, const char *hosts, const char *cdf)
 {
-	h_init(h, n, seed);
-	struct cfg_traffic *t = h_poisson(h, load, stop, cdf);
-	t->start = start;
-	t->hosts = hosts;
-	t->n_hosts = n_hosts;
+	char buf[1024];
+	h_init(h, n, seed, poisson_text(buf, sizeof buf, load, cdf, start, stop, hosts));
 	setup_and_run(h);
 }
 
@@ -83,40 +105,101 @@ static bool same_flows(const struct rec *a, size_t na, const struct rec *b, size
 	return true;
 }
 
+static struct rec *copy_recs(size_t *n)
+{
+	*n = n_recs;
+	struct rec *a = malloc((n_recs ? n_recs : 1) * sizeof *a);
+	CU_ASSERT_FATAL(a != NULL);
+	memcpy(a, recs, n_recs * sizeof *a);
+	return a;
+}
+
+/* The arrivals of host src (times and sizes, in order) in a and b are the
+ * same, and there are some. */
+static bool same_arrivals(const struct rec *a, size_t na, const struct rec *b, size_t nb, int src)
+{
+	size_t i = 0, j = 0, seen = 0;
+	for (;;) {
+		while (i < na && a[i].src != src)
+			i++;
+		while (j < nb && b[j].src != src)
+			j++;
+		if (i == na || j == nb)
+			return i == na && j == nb && seen > 0;
+		if (a[i].t != b[j].t || a[i].size_b != b[j].size_b)
+			return false;
+		seen++;
+		i++;
+		j++;
+	}
+}
+
 static void test_poisson_deterministic(void)
 {
 	struct harness h;
 	char *ws = websearch_path();
-	run_poisson(&h, 8, 1, 0.5, 0, 5 * SIMTIME_MS, NULL, 0, ws);
-	h_free(&h);
-	size_t n1 = n_recs;
-	struct rec *a = malloc(n1 * sizeof *a);
-	memcpy(a, recs, n1 * sizeof *a);
+	run_poisson(&h, 8, 1, 0.5, NULL, "5ms", NULL, ws);
+	size_t n1;
+	struct rec *a = copy_recs(&n1);
 	CU_ASSERT(n1 > 50); /* ≈ 8 × 5 ms × 3652/s = 146 expected */
 	for (size_t k = 0; k < n1; k++) {
 		CU_ASSERT_STRING_EQUAL(recs[k].par, "bg");
+		CU_ASSERT_STRING_EQUAL(recs[k].source, "traffic.bg");
 		CU_ASSERT(k == 0 || recs[k].t >= recs[k - 1].t);
 	}
+	h_free(&h);
 
-	run_poisson(&h, 8, 1, 0.5, 0, 5 * SIMTIME_MS, NULL, 0, ws);
+	run_poisson(&h, 8, 1, 0.5, NULL, "5ms", NULL, ws);
 	h_free(&h);
 	CU_ASSERT(same_flows(a, n1, recs, n_recs));
 
-	run_poisson(&h, 8, 2, 0.5, 0, 5 * SIMTIME_MS, NULL, 0, ws);
+	run_poisson(&h, 8, 2, 0.5, NULL, "5ms", NULL, ws);
 	h_free(&h);
 	CU_ASSERT(!same_flows(a, n1, recs, n_recs));
+
+	/* Streams are the source's own: another section after it changes none
+	 * of its flows. */
+	char buf[1024];
+	poisson_text(buf, sizeof buf, 0.5, ws, NULL, "5ms", NULL);
+	size_t len = strlen(buf);
+	snprintf(buf + len, sizeof buf - len, "[traffic.in]\ntype = incast\nsenders = all\n"
+		 "receiver = host0\nsize = 1000B\n");
+	h_init(&h, 8, 1, buf);
+	setup_and_run(&h);
+	size_t n2 = 0;
+	struct rec *b = malloc(n_recs * sizeof *b);
+	for (size_t k = 0; k < n_recs; k++)
+		if (strcmp(recs[k].source, "traffic.bg") == 0)
+			b[n2++] = recs[k];
+	CU_ASSERT_EQUAL(n_recs - n2, 7);
+	CU_ASSERT(same_flows(a, n1, b, n2));
+	free(b);
+	h_free(&h);
 	free(a);
 
 	/* `hosts` and `start`: only the listed hosts, only in [start, stop). */
-	char *hosts[] = { "host6", "host1", "host4" };
-	run_poisson(&h, 8, 1, 0.5, 2 * SIMTIME_MS, 12 * SIMTIME_MS, hosts, 3, ws);
+	run_poisson(&h, 8, 1, 0.5, "2ms", "12ms", "host6 host1 host4", ws);
 	CU_ASSERT(n_recs > 10);
 	for (size_t k = 0; k < n_recs; k++) {
 		int s = recs[k].src, d = recs[k].dst;
 		CU_ASSERT((s == 1 || s == 4 || s == 6) && (d == 1 || d == 4 || d == 6) && s != d);
 		CU_ASSERT(recs[k].t >= 2 * SIMTIME_MS && recs[k].t < 12 * SIMTIME_MS);
 	}
+	a = copy_recs(&n1);
 	h_free(&h);
+
+	/* Each host draws from its own stream: its arrival times and sizes
+	 * depend neither on the order of `hosts` nor on the other hosts. */
+	run_poisson(&h, 8, 1, 0.5, "2ms", "12ms", "host4 host6 host1", ws);
+	static const int listed[] = { 1, 4, 6 };
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT(same_arrivals(a, n1, recs, n_recs, listed[i]));
+	h_free(&h);
+	run_poisson(&h, 8, 1, 0.5, "2ms", "12ms", "host1 host4", ws);
+	CU_ASSERT(same_arrivals(a, n1, recs, n_recs, 1));
+	CU_ASSERT(same_arrivals(a, n1, recs, n_recs, 4));
+	h_free(&h);
+	free(a);
 	free(ws);
 }
 
@@ -179,10 +262,9 @@ static void test_poisson_load(void)
 	memset(&ps, 0, sizeof ps);
 	ps.mean_gap_ps = (double)SIMTIME_S / lambda;
 	ps.stop = window;
-	h_init(&h, P_HOSTS, 1);
+	char buf[1024];
+	h_init(&h, P_HOSTS, 1, poisson_text(buf, sizeof buf, load, ws, NULL, "20s", NULL));
 	h.w.post = stat_post;
-	struct cfg_traffic *t = h_poisson(&h, load, window, ws);
-	(void)t;
 	setup_and_run(&h);
 	h_free(&h);
 

@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "results.h"
+#include "run.h"
 #include "sqlutil.h"
 #include "testutil.h"
 
@@ -104,33 +105,29 @@ static const struct results_run_info info = {
 	.config = "[simulation]\nseed = 7\n",
 	.seed = 7,
 	.version = "0.1.0-test",
+	.schema_sql = rocesim_schema_sql,
+	.index_sql = rocesim_index_sql,
 };
 
-/* Flow i of a synthetic run: every 7th unfinished, every 11th with no
- * ideal, odd ones with GPUs and a job, the rest background traffic. */
-static struct flow_record make_flow(uint64_t i)
+/* Flow row i of a synthetic run, as the flow table's writer
+ * (models/observe/flow_rows.c) would give it: every 7th unfinished, every
+ * 11th with no ideal, odd ones with GPUs and a job, the rest background
+ * traffic. */
+static void write_flow(struct results *r, uint64_t i)
 {
-	bool gpu = i % 2;
-	struct flow_record f = {
-		.flow_id = i,
-		.src = "host0", .dst = "host1",
-		.src_gpu = gpu ? "host0.gpu1" : NULL,
-		.dst_gpu = gpu ? "host1.gpu1" : NULL,
-		.qpn = (uint32_t)(100 + i), .sport = (uint16_t)(49152 + i % 1000),
-		.priority = 3,
-		.size_bytes = 1000 + i,
-		.start_ps = (simtime_t)i * 1000,
-		.end_ps = i % 7 == 0 ? -1 : (simtime_t)i * 1000 + 3000,
-		.recv_end_ps = i % 7 == 0 ? -1 : (simtime_t)i * 1000 + 2000,
-		.ideal_fct_ps = i % 11 == 0 ? 0 : 2000,
-		.packets = 2, .retx_packets = i % 3, .ecn_marked = 1, .cnp_received = 0,
-		.source = gpu ? "job.moe" : "traffic.ws",
-		.job = gpu ? "moe" : NULL,
-		.iteration = gpu ? (int64_t)(i % 4) : -1,
-		.collective_id = gpu ? (int64_t)(i / 10) : -1,
-		.parallelism = gpu ? "dp" : "bg",
-	};
-	return f;
+	struct results_table *t = results_table(r, "flow", "flow_id, src, dst, src_gpu, dst_gpu, qpn, sport,"
+		" priority, size_bytes, start_ps, end_ps, recv_end_ps, fct_ps, ideal_fct_ps, slowdown, packets,"
+		" retx_packets, ecn_marked, cnp_received, source, job, iteration, collective_id, parallelism");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	bool gpu = i % 2, done = i % 7 != 0, ideal = i % 11 != 0;
+	simtime_t start = (simtime_t)i * 1000, end = done ? start + 3000 : -1;
+	results_row(r, t, "ussssliiulttttduuuusstts", i, "host0", "host1", gpu ? "host0.gpu1" : NULL,
+		    gpu ? "host1.gpu1" : NULL, (int64_t)(100 + i), (int)(49152 + i % 1000), 3,
+		    (uint64_t)(1000 + i), (int64_t)start, end, done ? start + 2000 : -1,
+		    done ? (simtime_t)3000 : -1, ideal ? (simtime_t)2000 : -1,
+		    done && ideal ? 3000.0 / 2000.0 : NAN, (uint64_t)2, (uint64_t)(i % 3), (uint64_t)1,
+		    (uint64_t)0, gpu ? "job.moe" : "traffic.ws", gpu ? "moe" : NULL,
+		    gpu ? (simtime_t)(i % 4) : -1, gpu ? (simtime_t)(i / 10) : -1, gpu ? "dp" : "bg");
 }
 
 #define N_FLOWS (2 * RESULTS_BATCH + 123)
@@ -147,22 +144,24 @@ static int write_run(const char *path, bool append, uint64_t n_flows)
 	struct results *r = results_open(path, append, &info, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_PTR_NULL(err);
-	results_node(r, 0, "host0", "host", 0);
-	results_node(r, 1, "host1", "host", 0);
-	results_node(r, 2, "sw0", "switch", 1);
-	results_link(r, 0, 0, 0, 2, 0, 100000000000ull, 1000000);
-	results_link(r, 1, 1, 0, 2, 1, 100000000000ull, 1000000);
-	for (uint64_t i = 0; i < n_flows; i++) {
-		struct flow_record f = make_flow(i);
-		results_flow(r, &f);
-	}
-	struct port_stats_record p = { .node = "sw0", .port = 1, .tx_bytes = 12345, .tx_packets = 12,
-				       .paused_ps = 777, .max_queue_bytes = 4096 };
-	results_port_stats(r, &p);
-	p.port = 0;
-	results_port_stats(r, &p);
-	results_pfc_pause(r, "sw0", 1, 3, 100, 200);
-	results_pfc_pause(r, "sw0", 1, 3, 500, -1);
+	struct results_table *tn = results_table(r, "node", "node_id, name, kind, tier");
+	struct results_table *tl = results_table(r, "link", "link_id, node_a, port_a, node_b, port_b, rate_bps, delay_ps");
+	struct results_table *tp = results_table(r, "port_stats", "node, port, tx_bytes, tx_packets, rx_bytes, drops,"
+						 " ecn_marked, pause_frames_tx, pause_frames_rx, paused_ps, max_queue_bytes");
+	struct results_table *tf = results_table(r, "pfc_pause", "node, port, priority, start_ps, end_ps");
+	CU_ASSERT_FATAL(tn && tl && tp && tf);
+	results_row(r, tn, "issi", 0, "host0", "host", 0);
+	results_row(r, tn, "issi", 1, "host1", "host", 0);
+	results_row(r, tn, "issi", 2, "sw0", "switch", 1);
+	results_row(r, tl, "iiiiiul", 0, 0, 0, 2, 0, (uint64_t)100000000000ull, (int64_t)1000000);
+	results_row(r, tl, "iiiiiul", 1, 1, 0, 2, 1, (uint64_t)100000000000ull, (int64_t)1000000);
+	for (uint64_t i = 0; i < n_flows; i++)
+		write_flow(r, i);
+	for (int port = 1; port >= 0; port--)
+		results_row(r, tp, "siuuuuuuulu", "sw0", port, (uint64_t)12345, (uint64_t)12, (uint64_t)0,
+			    (uint64_t)0, (uint64_t)0, (uint64_t)0, (uint64_t)0, (int64_t)777, (uint64_t)4096);
+	results_row(r, tf, "siitt", "sw0", 1, 3, (simtime_t)100, (simtime_t)200);
+	results_row(r, tf, "siitt", "sw0", 1, 3, (simtime_t)500, (simtime_t)-1);
 	int id = results_run_id(r);
 	CU_ASSERT_EQUAL(results_finish(r, "complete", &summary), 0);
 	return id;
@@ -202,10 +201,8 @@ static void test_fresh_run(void)
 	sqlite3_close(db);
 
 	/* Flows are committed in batches as they come. */
-	for (uint64_t i = 0; i < RESULTS_BATCH + 10; i++) {
-		struct flow_record f = make_flow(i);
-		results_flow(r, &f);
-	}
+	for (uint64_t i = 0; i < RESULTS_BATCH + 10; i++)
+		write_flow(r, i);
 	db = db_open(tmp);
 	long long committed = q_int(db, "SELECT COUNT(*) FROM flow");
 	CU_ASSERT(committed >= RESULTS_BATCH && committed <= RESULTS_BATCH + 10);
@@ -324,7 +321,7 @@ static void test_schema(void)
 	}
 	/* And every table has its run_id first, as checked above; the embedded
 	 * text is the same file that is installed. */
-	CU_ASSERT_PTR_NOT_NULL(strstr(results_schema_sql, "CREATE TABLE IF NOT EXISTS flow ("));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rocesim_schema_sql, "CREATE TABLE IF NOT EXISTS flow ("));
 	sqlite3_close(db);
 	remove_tmpdir();
 }
@@ -341,8 +338,7 @@ static void test_append(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(results_run_id(r), 3);
 	CU_ASSERT_PTR_NULL(results_temp_path(r));
-	struct flow_record f = make_flow(1);
-	results_flow(r, &f);
+	write_flow(r, 1);
 	/* Append writes in place: the unfinished run shows as 'running'. */
 	sqlite3 *db = db_open(path);
 	CHECK_TEXT(db, "SELECT status FROM run WHERE run_id = 3", "running");
@@ -383,10 +379,8 @@ static void test_temp_file_model(void)
 	CU_ASSERT_EQUAL(results_run_id(r), 1);
 	char tmp[600];
 	snprintf(tmp, sizeof tmp, "%s", results_temp_path(r));
-	for (uint64_t i = 0; i < RESULTS_BATCH + 1; i++) {
-		struct flow_record f = make_flow(1000 + i);
-		results_flow(r, &f);
-	}
+	for (uint64_t i = 0; i < RESULTS_BATCH + 1; i++)
+		write_flow(r, 1000 + i);
 	/* While the run is open the target still holds the previous run. */
 	char *during = slurp(path, &n_during);
 	CU_ASSERT(n_during == n_before && memcmp(before, during, n_before) == 0);

@@ -18,23 +18,16 @@
 #include "testutil.h"
 #include "topo_fixture.h"
 
-
-static struct config make_cfg(enum cfg_topo_type type)
-{
-	return topo_cfg(type, 0);
-}
-
-/* Topology plus tables, built or the test fails. */
+/* Topology plus tables, built or the test fails. The topology is given as
+ * its [topology] keys (topo_fixture.h: 100 Gb/s links of 1 us, host links
+ * at link_rate). */
 struct net { struct topo t; struct route_table *rt; };
 
-static int net_build(struct net *n, const struct config *c)
+static int net_build(struct net *n, const char *keys)
 {
 	char *err = NULL;
-	if (topology_build(c, &n->t, &err) < 0) {
-		fprintf(stderr, "\n  topology: %s\n", err);
-		free(err);
+	if (topo_of(keys, &n->t) < 0)
 		return -1;
-	}
 	n->rt = calloc((size_t)n->t.n_nodes, sizeof *n->rt);
 	if (routing_build(&n->t, n->rt, &err) < 0) {
 		fprintf(stderr, "\n  routing: %s\n", err);
@@ -110,10 +103,10 @@ static long count_paths(const struct net *n, int u, int d, int hops_left)
 static void test_fat_tree_k4(void)
 {
 	const int k = 4, half = 2;
-	struct config c = make_cfg(TOPO_FAT_TREE);
-	c.topology.k = k;
+	char keys[64];
+	snprintf(keys, sizeof keys, "type = fat_tree\nk = %d", k);
 	struct net n;
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, keys), 0);
 	check_tables(&n);
 	int nh = n.t.n_hosts, tor0 = topo_find(&n.t, "tor0"), agg0 = topo_find(&n.t, "agg0"),
 	    core0 = topo_find(&n.t, "core0");
@@ -165,11 +158,8 @@ static void test_fat_tree_k4(void)
 
 static void test_dumbbell(void)
 {
-	struct config c = make_cfg(TOPO_DUMBBELL);
-	c.topology.hosts_left = 3;
-	c.topology.hosts_right = 4;
 	struct net n;
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = dumbbell\nhosts_left = 3\nhosts_right = 4"), 0);
 	check_tables(&n);
 	int sw0 = topo_find(&n.t, "sw0"), sw1 = topo_find(&n.t, "sw1");
 	for (int d = 0; d < 7; d++) {
@@ -185,12 +175,8 @@ static void test_dumbbell(void)
 
 static void test_leaf_spine(void)
 {
-	struct config c = make_cfg(TOPO_LEAF_SPINE);
-	c.topology.leaves = 5;
-	c.topology.spines = 3;
-	c.topology.hosts_per_leaf = 4;
 	struct net n;
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = leaf_spine\nleaves = 5\nspines = 3\nhosts_per_leaf = 4"), 0);
 	check_tables(&n);
 	int leaf0 = topo_find(&n.t, "leaf0"), spine0 = topo_find(&n.t, "spine0");
 	for (int d = 0; d < n.t.n_hosts; d++) {
@@ -244,12 +230,10 @@ static long count_ep_paths(const struct net *n, int u, int e, int hops_left)
 static void test_rail(void)
 {
 	const int H = 5, N = 4, S = 3;
-	struct config c = make_cfg(TOPO_RAIL_OPTIMIZED);
-	c.topology.hosts = H;
-	c.topology.spines = S;
-	c.topology.nics_per_host = N;
+	char keys[128];
+	snprintf(keys, sizeof keys, "type = rail_optimized\nhosts = %d\nspines = %d\nnics_per_host = %d", H, S, N);
 	struct net n;
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, keys), 0);
 	check_tables(&n);
 	int leaf0 = topo_find(&n.t, "leaf0"), spine0 = topo_find(&n.t, "spine0");
 	for (int e = 0; e < H * N; e++) {
@@ -285,11 +269,10 @@ static void test_rail(void)
 static void test_multi_nic_endpoints(void)
 {
 	const int N = 3;
-	struct config c = make_cfg(TOPO_STAR);
-	c.topology.hosts = 4;
-	c.topology.nics_per_host = N;
+	char keys[128];
+	snprintf(keys, sizeof keys, "type = star\nhosts = 4\nnics_per_host = %d", N);
 	struct net n;
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, keys), 0);
 	check_tables(&n);
 	int sw0 = topo_find(&n.t, "sw0");
 	const struct route_table *r = &n.rt[sw0];
@@ -304,10 +287,7 @@ static void test_multi_nic_endpoints(void)
 	/* Fat tree k=4 with two NICs per host: the path counts of one NIC per
 	 * host (ToR: 1 to its own hosts, 2 within the pod, 4 across pods;
 	 * core: 1), every path ending on the endpoint's own port. */
-	c = make_cfg(TOPO_FAT_TREE);
-	c.topology.k = 4;
-	c.topology.nics_per_host = 2;
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = fat_tree\nk = 4\nnics_per_host = 2"), 0);
 	check_tables(&n);
 	int tor0 = topo_find(&n.t, "tor0"), core0 = topo_find(&n.t, "core0");
 	for (int e = 0; e < 32; e++) {
@@ -328,10 +308,8 @@ static void test_multi_nic_endpoints(void)
 /* Many distinct sets on one switch exercise the interning hash's growth. */
 static void test_star_many_sets(void)
 {
-	struct config c = make_cfg(TOPO_STAR);
-	c.topology.hosts = 3000;
 	struct net n;
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = star\nhosts = 3000"), 0);
 	const struct route_table *r = &n.rt[topo_find(&n.t, "sw0")];
 	CU_ASSERT_EQUAL(r->n_sets, 3000);
 	for (int d = 0; d < 3000; d++) {
@@ -522,11 +500,9 @@ static double now_s(void)
 
 static void test_fat_tree_k16(void)
 {
-	struct config c = make_cfg(TOPO_FAT_TREE);
-	c.topology.k = 16;
 	struct net n;
 	double t0 = now_s();
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = fat_tree\nk = 16"), 0);
 	double t1 = now_s();
 	CU_ASSERT_EQUAL(n.t.n_hosts, 1024);
 	CU_ASSERT_EQUAL(n.t.n_nodes - n.t.n_hosts, 320);
@@ -549,13 +525,9 @@ static void test_fat_tree_k16(void)
  * one BFS each. Prints the time; the interned tables stay small. */
 static void test_rail_large(void)
 {
-	struct config c = make_cfg(TOPO_RAIL_OPTIMIZED);
-	c.topology.hosts = 1024;
-	c.topology.spines = 16;
-	c.topology.nics_per_host = 8;
 	struct net n;
 	double t0 = now_s();
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = rail_optimized\nhosts = 1024\nspines = 16\nnics_per_host = 8"), 0);
 	double t1 = now_s();
 	CU_ASSERT_EQUAL(topo_n_eps(&n.t), 8192);
 	int leaf0 = topo_find(&n.t, "leaf0"), spine0 = topo_find(&n.t, "spine0");

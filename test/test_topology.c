@@ -1,26 +1,27 @@
 /*
- * test_topology.c — the topology builders (models/topology.c,
- * topo_fat_tree.c, topo_simple.c, topo_rail.c): counts, names, tiers, port
- * numbering, link rates, port symmetry, hosts with several NICs (rails, or
- * multi-homed to one switch) and the errors of impossible shapes.
+ * test_topology.c — the topology builders (models/topo/topology.c and
+ * topo_*.c): counts, names, tiers, port numbering, link rates, port
+ * symmetry, hosts with several NICs (rails, or multi-homed to one switch)
+ * and the errors of impossible shapes.
  *
- * The config loader is tested elsewhere; here a struct config is filled by
- * hand so these tests do not depend on it.
+ * Each topology is given as its [topology] keys in scenario text, loaded
+ * and built by topo_fixture.h (100 Gb/s links of 1 us, host links at
+ * 25 Gb/s unless a test says otherwise). A shape the loader refuses (an
+ * odd k, zero hosts) is checked by the loader's located message; one it
+ * accepts but the builder refuses (too many ports, hosts that are not a
+ * whole number) by the builder's own message.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
+#define TOPO_HOST_LINK_RATE "25Gbps"
 #include "topo_fixture.h"
 #include "topology.h"
 
 #define HOST_RATE (25ull * 1000 * 1000 * 1000)
-
-static struct config make_cfg(enum cfg_topo_type type)
-{
-	return topo_cfg(type, HOST_RATE);
-}
 
 static const struct topo_port *port_at(const struct topo *t, int u, int i)
 {
@@ -78,13 +79,10 @@ static int count_prefix(const struct topo *t, const char *prefix, int tier)
 
 static void check_fat_tree(int k, double os)
 {
-	struct config c = make_cfg(TOPO_FAT_TREE);
-	c.topology.k = k;
-	c.topology.oversubscription = os;
+	char keys[128];
+	snprintf(keys, sizeof keys, "type = fat_tree\nk = %d\noversubscription = %g", k, os);
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
-	CU_ASSERT_PTR_NULL(err);
+	CU_ASSERT_EQUAL_FATAL(topo_of(keys, &t), 0);
 	int half = k / 2, hpt = (int)(half * os);
 	int n_tor = k * half, n_core = half * half, n_host = n_tor * hpt;
 	CU_ASSERT_EQUAL(t.n_hosts, n_host);
@@ -132,11 +130,8 @@ static void test_fat_tree_k4(void)
 {
 	check_fat_tree(4, 1);
 	/* The numbers the brief states, independently of the formulas above. */
-	struct config c = make_cfg(TOPO_FAT_TREE);
-	c.topology.k = 4;
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = fat_tree\nk = 4", &t), 0);
 	CU_ASSERT_EQUAL(t.n_hosts, 16);
 	CU_ASSERT_EQUAL(t.n_nodes, 16 + 8 + 8 + 4);
 	CU_ASSERT_EQUAL(t.n_links, 48);
@@ -154,27 +149,19 @@ static void test_fat_tree_sizes(void)
 	check_fat_tree(8, 1);
 	check_fat_tree(4, 2);     /* 4 hosts per ToR: 32 hosts */
 	check_fat_tree(4, 1.5);   /* 3 hosts per ToR */
-	struct config c = make_cfg(TOPO_FAT_TREE);
-	c.topology.k = 8;
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = fat_tree\nk = 8", &t), 0);
 	CU_ASSERT_EQUAL(t.n_hosts, 128);
 	topology_free(&t);
-	c.topology.k = 4;
-	c.topology.oversubscription = 2;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = fat_tree\nk = 4\noversubscription = 2", &t), 0);
 	CU_ASSERT_EQUAL(t.n_hosts, 32);
 	topology_free(&t);
 }
 
 static void test_star(void)
 {
-	struct config c = make_cfg(TOPO_STAR);
-	c.topology.hosts = 5;
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = star\nhosts = 5", &t), 0);
 	CU_ASSERT_EQUAL(t.n_hosts, 5);
 	CU_ASSERT_EQUAL(t.n_nodes, 6);
 	CU_ASSERT_EQUAL(t.n_links, 5);
@@ -189,12 +176,8 @@ static void test_star(void)
 
 static void test_dumbbell(void)
 {
-	struct config c = make_cfg(TOPO_DUMBBELL);
-	c.topology.hosts_left = 3;
-	c.topology.hosts_right = 2;
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = dumbbell\nhosts_left = 3\nhosts_right = 2", &t), 0);
 	CU_ASSERT_EQUAL(t.n_hosts, 5);
 	CU_ASSERT_EQUAL(t.n_nodes, 7);
 	CU_ASSERT_EQUAL(t.n_links, 6);
@@ -216,13 +199,8 @@ static void test_dumbbell(void)
 
 static void test_leaf_spine(void)
 {
-	struct config c = make_cfg(TOPO_LEAF_SPINE);
-	c.topology.leaves = 4;
-	c.topology.spines = 2;
-	c.topology.hosts_per_leaf = 3;
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = leaf_spine\nleaves = 4\nspines = 2\nhosts_per_leaf = 3", &t), 0);
 	CU_ASSERT_EQUAL(t.n_hosts, 12);
 	CU_ASSERT_EQUAL(t.n_nodes, 18);
 	CU_ASSERT_EQUAL(t.n_links, 12 + 8);
@@ -249,14 +227,10 @@ static void test_leaf_spine(void)
  * on leaf i; every leaf on every spine. */
 static void check_rail(int H, int N, int S)
 {
-	struct config c = make_cfg(TOPO_RAIL_OPTIMIZED);
-	c.topology.hosts = H;
-	c.topology.spines = S;
-	c.topology.nics_per_host = N;
+	char keys[128];
+	snprintf(keys, sizeof keys, "type = rail_optimized\nhosts = %d\nspines = %d\nnics_per_host = %d", H, S, N);
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
-	CU_ASSERT_PTR_NULL(err);
+	CU_ASSERT_EQUAL_FATAL(topo_of(keys, &t), 0);
 	CU_ASSERT_EQUAL(t.n_hosts, H);
 	CU_ASSERT_EQUAL(t.nics_per_host, N);
 	CU_ASSERT_EQUAL(topo_n_eps(&t), H * N);
@@ -298,13 +272,8 @@ static void test_rail(void)
 	check_rail(1, 1, 1);
 	check_rail(16, 2, 5);
 	/* The names SCENARIO.md gives, independently of the checks above. */
-	struct config c = make_cfg(TOPO_RAIL_OPTIMIZED);
-	c.topology.hosts = 2;
-	c.topology.spines = 3;
-	c.topology.nics_per_host = 4;
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = rail_optimized\nhosts = 2\nspines = 3\nnics_per_host = 4", &t), 0);
 	CU_ASSERT_STRING_EQUAL(t.nodes[1].name, "host1");
 	CU_ASSERT_STRING_EQUAL(t.nodes[2].name, "leaf0");
 	CU_ASSERT_STRING_EQUAL(t.nodes[5].name, "leaf3");
@@ -320,12 +289,10 @@ static void test_rail(void)
 static void test_multi_homed(void)
 {
 	const int N = 4;
-	struct config c = make_cfg(TOPO_STAR);
-	c.topology.hosts = 3;
-	c.topology.nics_per_host = N;
+	char keys[64];
+	snprintf(keys, sizeof keys, "type = star\nhosts = 3\nnics_per_host = %d", N);
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of(keys, &t), 0);
 	CU_ASSERT_EQUAL(t.n_links, 3 * N);
 	CU_ASSERT_EQUAL(topo_n_eps(&t), 3 * N);
 	CU_ASSERT_EQUAL(topo_n_ports(&t, 3), 3 * N);
@@ -338,12 +305,8 @@ static void test_multi_homed(void)
 	check_invariants(&t, HOST_RATE);
 	topology_free(&t);
 
-	c = make_cfg(TOPO_LEAF_SPINE);
-	c.topology.leaves = 2;
-	c.topology.spines = 3;
-	c.topology.hosts_per_leaf = 2;
-	c.topology.nics_per_host = 2;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = leaf_spine\nleaves = 2\nspines = 3\nhosts_per_leaf = 2\n"
+				      "nics_per_host = 2", &t), 0);
 	CU_ASSERT_EQUAL(t.n_links, 4 * 2 + 2 * 3);
 	int leaf1 = topo_find(&t, "leaf1");
 	CU_ASSERT_EQUAL(topo_n_ports(&t, leaf1), 2 * 2 + 3);
@@ -354,10 +317,7 @@ static void test_multi_homed(void)
 	check_invariants(&t, HOST_RATE);
 	topology_free(&t);
 
-	c = make_cfg(TOPO_FAT_TREE);
-	c.topology.k = 4;
-	c.topology.nics_per_host = 2;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = fat_tree\nk = 4\nnics_per_host = 2", &t), 0);
 	CU_ASSERT_EQUAL(t.n_hosts, 16);
 	CU_ASSERT_EQUAL(t.n_links, 16 * 2 + 32);
 	int tor0 = topo_find(&t, "tor0");
@@ -367,11 +327,7 @@ static void test_multi_homed(void)
 	check_invariants(&t, HOST_RATE);
 	topology_free(&t);
 
-	c = make_cfg(TOPO_DUMBBELL);
-	c.topology.hosts_left = 2;
-	c.topology.hosts_right = 1;
-	c.topology.nics_per_host = 3;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = dumbbell\nhosts_left = 2\nhosts_right = 1\nnics_per_host = 3", &t), 0);
 	int sw0 = topo_find(&t, "sw0"), sw1 = topo_find(&t, "sw1");
 	CU_ASSERT_EQUAL(topo_n_ports(&t, sw0), 2 * 3 + 1);
 	CU_ASSERT_EQUAL(port_at(&t, sw0, 6)->peer, sw1);      /* the bottleneck stays last */
@@ -380,126 +336,272 @@ static void test_multi_homed(void)
 	check_invariants(&t, HOST_RATE);
 	topology_free(&t);
 
-	/* One NIC: exactly the single-NIC layout (nics_per_host 0 = 1). */
-	c = make_cfg(TOPO_STAR);
-	c.topology.hosts = 3;
-	c.topology.nics_per_host = 1;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	/* One NIC: exactly the single-NIC layout, whether nics_per_host = 1 is
+	 * given or left to its default. */
+	const char *one_nic[] = { "type = star\nhosts = 3\nnics_per_host = 1", "type = star\nhosts = 3" };
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(topo_of(one_nic[i], &t), 0);
+		CU_ASSERT_EQUAL(t.nics_per_host, 1);
+		CU_ASSERT_EQUAL(t.n_links, 3);
+		check_invariants(&t, HOST_RATE);
+		topology_free(&t);
+	}
+	/* nics_per_host 0 is refused by the loader; the builder, handed the
+	 * shared keys by a tool with nics_per_host left 0, takes it as 1. */
+	topo_expect_load_error("type = star\nhosts = 3\nnics_per_host = 0",
+			       "topo.ini:4: [topology] nics_per_host = '0': expected an integer >= 1");
+	struct config cfg;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(topo_load("type = star\nhosts = 3", &cfg, &err), 0);
+	struct topo_cfg common = *topology_cfg(&cfg);
+	common.nics_per_host = 0;
+	CU_ASSERT_EQUAL_FATAL(topology_build_kind(&common, topology_kind("star"), cfg_inst(&cfg, &topo_section)->type_data,
+						  &t, &err), 0);
 	CU_ASSERT_EQUAL(t.nics_per_host, 1);
 	CU_ASSERT_EQUAL(t.n_links, 3);
 	topology_free(&t);
+	config_free(&cfg);
 }
 
 static void test_host_rate_default(void)
 {
-	struct config c = make_cfg(TOPO_STAR);
-	c.topology.hosts = 2;
-	c.topology.host_link_rate_bps = 0;   /* as a hand-filled config leaves it */
-	struct topo t;
+	/* Unset in the scenario: the loader fills host_link_rate with
+	 * link_rate, and host links run at it. */
+	struct config cfg;
 	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&c, &t, &err), 0);
+	const char *text = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n";
+	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, TOPO_INI, text, strlen(text), NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL(topology_cfg(&cfg)->host_link_rate_bps, RATE);
+	struct topo t;
+	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
 	check_invariants(&t, RATE);
+	topology_free(&t);
+	/* Shared keys with host_link_rate left 0 (as a tool filling them by
+	 * hand leaves it): the builder gives host links link_rate too. */
+	struct topo_cfg common = *topology_cfg(&cfg);
+	common.host_link_rate_bps = 0;
+	CU_ASSERT_EQUAL_FATAL(topology_build_kind(&common, topology_kind("star"), cfg_inst(&cfg, &topo_section)->type_data,
+						  &t, &err), 0);
+	check_invariants(&t, RATE);
+	topology_free(&t);
+	config_free(&cfg);
+	/* Given, it wins over link_rate (the fixture's 25 Gb/s; and 400 Gb/s,
+	 * faster than the switch links). */
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = star\nhosts = 2", &t), 0);
+	check_invariants(&t, HOST_RATE);
+	topology_free(&t);
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = star\nhosts = 2\nhost_link_rate = 400Gbps", &t), 0);
+	check_invariants(&t, 400 * 1000ull * 1000 * 1000);
 	topology_free(&t);
 }
 
-/* Builds and expects failure with an error containing `needle`. */
-static void expect_error(const struct config *c, const char *needle)
+/* A topology.txt of HPCC ns-3 (hpcc_format.h): host0 and host1 on one
+ * switch, 40 Gb/s links of 2 us. Written once; removed at exit. */
+static char hpcc_dir[] = "/tmp/test_topology.XXXXXX", hpcc_path[300];
+
+static void hpcc_cleanup(void)
 {
-	struct topo t;
-	char *err = NULL;
-	int rc = topology_build(c, &t, &err);
-	CU_ASSERT_EQUAL(rc, -1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
-	if (!strstr(err, needle)) {
-		fprintf(stderr, "\n  error '%s' lacks '%s'\n", err, needle);
-		CU_FAIL("error message");
-	}
-	CU_ASSERT_PTR_NULL(t.nodes);   /* nothing left allocated */
-	CU_ASSERT_EQUAL(t.n_nodes, 0);
-	free(err);
+	unlink(hpcc_path);
+	rmdir(hpcc_dir);
+}
+
+static const char *hpcc_file(void)
+{
+	if (hpcc_path[0])
+		return hpcc_path;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(hpcc_dir));
+	snprintf(hpcc_path, sizeof hpcc_path, "%s/topology.txt", hpcc_dir);
+	FILE *f = fopen(hpcc_path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("3 1 2\n2\n0 2 40Gbps 2us 0\n1 2 40Gbps 2us 0\n", f);
+	fclose(f);
+	atexit(hpcc_cleanup);
+	return hpcc_path;
 }
 
 static void test_errors(void)
 {
-	struct config c = make_cfg(TOPO_FAT_TREE);
-	int bad_k[] = { 3, 0, 1, -2, 7 };
+	/* fat_tree: k must be even and >= 2 (the loader); the ports of a switch,
+	 * the node count and whole hosts per ToR are the builder's. */
+	const char *bad_k[] = { "3", "0", "1", "-2", "7" };
+	char keys[512], want[160];
 	for (size_t i = 0; i < sizeof bad_k / sizeof bad_k[0]; i++) {
-		c.topology.k = bad_k[i];
-		expect_error(&c, "even k");
+		snprintf(keys, sizeof keys, "type = fat_tree\nk = %s", bad_k[i]);
+		snprintf(want, sizeof want, "topo.ini:3: [topology] k = '%s': expected an even integer >= 2",
+			 bad_k[i]);
+		topo_expect_load_error(keys, want);
 	}
-	c.topology.k = 4;
-	c.topology.oversubscription = 1.3;    /* 2.6 hosts per ToR */
-	expect_error(&c, "whole number");
-	c.topology.oversubscription = 0.25;   /* half a host */
-	expect_error(&c, "whole number");
-	c.topology.oversubscription = 0;
-	expect_error(&c, "whole number");
-	c.topology.oversubscription = 1;
-	c.topology.k = 70000;
-	expect_error(&c, "ports");
-	c.topology.k = 1000;                  /* 250M hosts */
-	expect_error(&c, "at most");
+	topo_expect_load_error("type = fat_tree", "topo.ini:1: [topology] missing required key 'k' for type fat_tree");
+	/* 2.6 hosts per ToR */
+	topo_expect_build_error("type = fat_tree\nk = 4\noversubscription = 1.3",
+				"[topology] oversubscription = 1.3: with k = 4 a ToR would have 2.6 hosts; "
+				"(k/2) x oversubscription must be a whole number >= 1");
+	/* half a host */
+	topo_expect_build_error("type = fat_tree\nk = 4\noversubscription = 0.25", "whole number");
+	topo_expect_load_error("type = fat_tree\nk = 4\noversubscription = 0",
+			       "topo.ini:4: [topology] oversubscription = '0': expected a number > 0");
+	/* Above 0 but rounding to no host per ToR: the builder's. */
+	topo_expect_build_error("type = fat_tree\nk = 4\noversubscription = 1e-12",
+				"a ToR would have 2e-12 hosts; (k/2) x oversubscription must be a whole number >= 1");
+	topo_expect_build_error("type = fat_tree\nk = 70000",
+				"[topology] k = 70000: a switch would have more than 65535 ports");
+	topo_expect_build_error("type = fat_tree\nk = 1000", "at most");   /* 250M hosts */
 
-	c = make_cfg(TOPO_STAR);
-	expect_error(&c, "at least 1 host");
-	c.topology.hosts = 70000;
-	expect_error(&c, "65535");
-	c.topology.hosts = 3;
-	c.topology.link_rate_bps = 0;
-	expect_error(&c, "link_rate");
+	/* star */
+	topo_expect_load_error("type = star", "topo.ini:1: [topology] missing required key 'hosts' for type star");
+	topo_expect_load_error("type = star\nhosts = 0", "topo.ini:3: [topology] hosts = '0': expected an integer >= 1");
+	topo_expect_build_error("type = star\nhosts = 70000",
+				"[topology] hosts = 70000: sw0 would have more than 65535 ports");
+	topo_expect_load_error("type = star\nhosts = 3\nlink_rate = 0Gbps",
+			       "topo.ini:4: [topology] link_rate = '0Gbps': expected a rate > 0");
+	topo_expect_load_error("type = star\nhosts = 3\nlink_delay = -1us",
+			       "topo.ini:4: [topology] link_delay = '-1us': expected a non-negative time");
+	/* The builder's own checks of the shared keys, for a tool that hands
+	 * them over without the loader: link_rate 0 and a negative delay. */
+	struct config cfg;
+	char *err = NULL;
+	struct topo t;
+	CU_ASSERT_EQUAL_FATAL(topo_load("type = star\nhosts = 3", &cfg, &err), 0);
+	const struct topo_kind *star = topology_kind("star");
+	const void *own = cfg_inst(&cfg, &topo_section)->type_data;
+	struct topo_cfg common = *topology_cfg(&cfg);
+	common.link_rate_bps = 0;
+	CU_ASSERT_EQUAL(topology_build_kind(&common, star, own, &t, &err), -1);
+	topo_check_message(err, "[topology] link_rate: must be greater than 0");
+	CU_ASSERT_PTR_NULL(t.nodes);
+	free(err);
+	err = NULL;
+	common = *topology_cfg(&cfg);
+	common.link_delay = -1;
+	CU_ASSERT_EQUAL(topology_build_kind(&common, star, own, &t, &err), -1);
+	topo_check_message(err, "[topology] link_delay: must not be negative");
+	CU_ASSERT_PTR_NULL(t.nodes);
+	free(err);
+	err = NULL;
+	config_free(&cfg);
+	/* A type with one NIC per host refuses more (hpcc is the one today). */
+	snprintf(keys, sizeof keys, "type = hpcc\nfile = %s\nnics_per_host = 2", hpcc_file());
+	topo_expect_build_error(keys, "[topology] nics_per_host = 2: hpcc supports one NIC per host");
 
-	c = make_cfg(TOPO_DUMBBELL);
-	c.topology.hosts_left = 2;
-	expect_error(&c, "each side");
+	/* dumbbell */
+	topo_expect_load_error("type = dumbbell\nhosts_left = 2",
+			       "topo.ini:1: [topology] missing required key 'hosts_right' for type dumbbell");
+	topo_expect_load_error("type = dumbbell\nhosts_left = 2\nhosts_right = 0",
+			       "topo.ini:4: [topology] hosts_right = '0': expected an integer >= 1");
+	topo_expect_build_error("type = dumbbell\nhosts_left = 65535\nhosts_right = 1",
+				"a switch would have more than 65535 ports");
 
-	c = make_cfg(TOPO_LEAF_SPINE);
-	c.topology.leaves = 2;
-	c.topology.hosts_per_leaf = 2;
-	expect_error(&c, "at least 1 of each");
-	c.topology.spines = 65535;
-	expect_error(&c, "ports");
+	/* leaf_spine */
+	topo_expect_load_error("type = leaf_spine\nleaves = 2\nhosts_per_leaf = 2",
+			       "topo.ini:1: [topology] missing required key 'spines' for type leaf_spine");
+	topo_expect_load_error("type = leaf_spine\nleaves = 2\nhosts_per_leaf = 2\nspines = 0",
+			       "topo.ini:5: [topology] spines = '0': expected an integer >= 1");
+	topo_expect_build_error("type = leaf_spine\nleaves = 2\nhosts_per_leaf = 2\nspines = 65535",
+				"[topology] leaves = 2, spines = 65535, hosts_per_leaf = 2: "
+				"a switch would have more than 65535 ports");
 
-	c = make_cfg(TOPO_RAIL_OPTIMIZED);
-	c.topology.spines = 2;
-	expect_error(&c, "hosts = 0, spines = 2: rail_optimized needs at least 1 of each");
-	c.topology.hosts = 4;
-	c.topology.spines = 0;
-	expect_error(&c, "at least 1 of each");
-	c.topology.hosts = 65000;
-	c.topology.spines = 600;
-	expect_error(&c, "a leaf would have 65600 ports");
-	c.topology.hosts = 4;
-	c.topology.spines = 2;
-	c.topology.nics_per_host = 70000;
-	expect_error(&c, "a spine would have more than 65535 ports");
+	/* rail_optimized */
+	topo_expect_load_error("type = rail_optimized\nspines = 2",
+			       "topo.ini:1: [topology] missing required key 'hosts' for type rail_optimized");
+	topo_expect_load_error("type = rail_optimized\nhosts = 0\nspines = 2",
+			       "topo.ini:3: [topology] hosts = '0': expected an integer >= 1");
+	topo_expect_load_error("type = rail_optimized\nhosts = 4\nspines = 0",
+			       "topo.ini:4: [topology] spines = '0': expected an integer >= 1");
+	topo_expect_build_error("type = rail_optimized\nhosts = 65000\nspines = 600",
+				"a leaf would have 65600 ports");
+	topo_expect_build_error("type = rail_optimized\nhosts = 4\nspines = 2\nnics_per_host = 70000",
+				"a spine would have more than 65535 ports");
 
 	/* Multi-homing counts every NIC against the switch's ports. */
-	c = make_cfg(TOPO_STAR);
-	c.topology.hosts = 10000;
-	c.topology.nics_per_host = 8;
-	expect_error(&c, "sw0 would have 80000 ports");
-	/* hpcc reads its graph from a file (test_hpcc.c): without one, it says so. */
-	c = make_cfg(TOPO_HPCC);
-	expect_error(&c, "[topology] file: type hpcc needs the path of an HPCC topology.txt");
+	topo_expect_build_error("type = star\nhosts = 10000\nnics_per_host = 8",
+				"[topology] sw0 would have 80000 ports; at most 65535 are supported "
+				"(each host NIC takes a switch port)");
+	/* hpcc reads its graph from a file (test_hpcc.c): without one, the
+	 * loader says so. */
+	topo_expect_load_error("type = hpcc", "topo.ini:1: [topology] missing required key 'file' for type hpcc");
 }
 
-/* Every type the config accepts has a row: a builder or the refusal. */
+/* hpcc takes every link's rate and delay from its file: link_rate and
+ * link_delay are not required, and not used when given. */
+static void test_hpcc_own_links(void)
+{
+	char text[512];
+	struct config cfg;
+	char *err = NULL;
+	struct topo t;
+	for (int given = 0; given < 2; given++) {
+		snprintf(text, sizeof text, "[topology]\ntype = hpcc\nfile = %s\n%s", hpcc_file(),
+			 given ? "link_rate = 100Gbps\nlink_delay = 1us\nhost_link_rate = 25Gbps\n" : "");
+		CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, TOPO_INI, text, strlen(text), NULL, 0, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
+		CU_ASSERT_EQUAL(t.n_hosts, 2);
+		CU_ASSERT_EQUAL(t.n_links, 2);
+		for (int i = 0; i < t.n_links; i++) {
+			CU_ASSERT_EQUAL(t.links[i].rate_bps, 40ull * 1000 * 1000 * 1000);
+			CU_ASSERT_EQUAL(t.links[i].delay_ps, 2 * SIMTIME_US);
+		}
+		topology_free(&t);
+		config_free(&cfg);
+	}
+}
+
+/* Every type the config accepts has a row: its kind, named alike, with a
+ * builder. Each type's own keys are its to require: without them the
+ * loader names the type; with them (hpcc: a one-switch topology.txt) the
+ * builder makes hosts, and topology_type_name gives the type back. */
+static const struct { const char *type, *keys; } samples[] = {
+	{ "fat_tree", "k = 2" },
+	{ "leaf_spine", "leaves = 1\nspines = 1\nhosts_per_leaf = 1" },
+	{ "rail_optimized", "hosts = 1\nspines = 1" },
+	{ "dumbbell", "hosts_left = 1\nhosts_right = 1" },
+	{ "star", "hosts = 1" },
+	{ "hpcc", "file = %s" },
+	{ "ring", "switches = 3\nhosts_per_switch = 1" },
+};
+
 static void test_registry(void)
 {
-	for (int ty = TOPO_FAT_TREE; ty <= TOPO_HPCC; ty++) {
-		struct config c = make_cfg((enum cfg_topo_type)ty);
-		struct topo t;
-		char *err = NULL;
-		int rc = topology_build(&c, &t, &err);
-		if (rc < 0) {
-			CU_ASSERT_PTR_NOT_NULL_FATAL(err);
-			CU_ASSERT_PTR_NOT_NULL(strstr(err, cfg_topo_type_name((enum cfg_topo_type)ty)));
-			free(err);
-		} else {
-			CU_ASSERT(t.n_hosts > 0);
-			topology_free(&t);
+	const char *path = hpcc_file();
+
+	size_t n = 0;
+	for (const struct cfg_type *ty; (ty = topo_section.type_at(n)); n++) {
+		const struct topo_kind *kind = topology_kind(ty->name);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(kind);
+		CU_ASSERT_PTR_EQUAL(&kind->cfg, ty);
+		CU_ASSERT_PTR_NOT_NULL(kind->build);
+
+		char keys[400], want[160];
+		snprintf(keys, sizeof keys, "type = %s", ty->name);
+		snprintf(want, sizeof want, "for type %s", ty->name);
+		topo_expect_load_error(keys, want);
+
+		size_t s = 0;
+		while (s < sizeof samples / sizeof samples[0] && strcmp(samples[s].type, ty->name) != 0)
+			s++;
+		if (s == sizeof samples / sizeof samples[0]) {
+			fprintf(stderr, "\n  type %s has no sample here\n", ty->name);
+			CU_FAIL("a type without a sample");
+			continue;
 		}
+		int m = snprintf(keys, sizeof keys, "type = %s\n", ty->name);
+		snprintf(keys + m, sizeof keys - (size_t)m, samples[s].keys, path);
+		struct config cfg;
+		char *err = NULL;
+		CU_ASSERT_EQUAL_FATAL(topo_load(keys, &cfg, &err), 0);
+		CU_ASSERT_STRING_EQUAL(topology_type_name(&cfg), ty->name);
+		struct topo t;
+		CU_ASSERT_EQUAL(topology_build(&cfg, &t, &err), 0);
+		if (err)
+			fprintf(stderr, "\n  %s: %s\n", ty->name, err);
+		CU_ASSERT(t.n_hosts > 0);
+		topology_free(&t);
+		free(err);
+		config_free(&cfg);
 	}
+	CU_ASSERT_EQUAL(n, sizeof samples / sizeof samples[0]);
+	CU_ASSERT_PTR_NULL(topology_kind("bogus"));
+	topo_expect_load_error("type = bogus", "topo.ini:2: [topology] type = 'bogus': expected one of fat_tree, "
+			       "leaf_spine, rail_optimized, dumbbell, star, hpcc or ring");
 }
 
 static void test_helpers(void)
@@ -536,5 +638,6 @@ TEST_MAIN("topology",
 	  { "several NICs multi-homed to one switch", test_multi_homed },
 	  { "host_link_rate defaults to link_rate", test_host_rate_default },
 	  { "impossible shapes", test_errors },
+	  { "hpcc: the file's rates and delays", test_hpcc_own_links },
 	  { "registry names", test_registry },
 	  { "builder helpers", test_helpers })

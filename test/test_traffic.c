@@ -15,16 +15,14 @@
 static void test_flows(void)
 {
 	struct harness h;
-	h_init(&h, 4, 1);
-	struct cfg_traffic *t = h_traffic(&h, "f", TRAFFIC_FLOWS, 10);
-	struct cfg_flow_spec fs[] = {
-		{ "host0", "host1", 1000, 5 * SIMTIME_US, 11 },
-		{ "host2", "host3", 2000, 1 * SIMTIME_US, 12 },
-		{ "host3", "host0", 3000, 5 * SIMTIME_US, 13 }, /* ties with line 11: after it */
-		{ "host1", "host2", 4000, 0, 14 },
-	};
-	t->flows = fs;
-	t->n_flows = 4;
+	h_init(&h, 4, 1,
+	       "[traffic.f]\n"                          /* 1 */
+	       "type = flows\n"                         /* 2 */
+	       "flow = host0 host1 1000B 5us\n"         /* 3 */
+	       "flow = host2 host3 2000B 1us\n"         /* 4 */
+	       "flow = host3 host0 3000B 5us\n"         /* 5: ties with line 3, after it */
+	       "flow = host1 host2 4000B 0s\n");        /* 6 */
+	uint32_t before = h.sim.n_elems;
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), 4);
 	CU_ASSERT_EQUAL_FATAL(n_recs, 4);
@@ -40,8 +38,9 @@ static void test_flows(void)
 		CU_ASSERT_STRING_EQUAL(recs[i].source, "traffic.f");
 		CU_ASSERT_STRING_EQUAL(recs[i].par, "micro");
 	}
-	/* The source is one element of its own, after the kernel's. */
-	CU_ASSERT_EQUAL(h.sim.n_elems, 2);
+	/* The source is one element of its own, after the fabric's. */
+	CU_ASSERT_EQUAL(h.sim.n_elems, before + 1);
+	CU_ASSERT_STRING_EQUAL(h.sim.elem_names[before], "traffic.f");
 	h_free(&h);
 }
 
@@ -50,25 +49,18 @@ static void test_flows(void)
 static void test_flows_errors(void)
 {
 	static const struct {
-		struct cfg_flow_spec spec[2];
-		size_t n;
-		int section_line;
-		const char *origin_text, *where, *what;
+		const char *text, *where, *what;
 	} cases[] = {
-		{ { { "host0", "host1", 1000, 0, 11 }, { "host0", "host9", 1000, 0, 12 } }, 2, 10,
-		  "host0 host1 1000B 0", "test.ini:12", "unknown host 'host9'" },
-		{ { { "sw0", "host1", 1000, 0, 7 } }, 1, 6, "sw0 host1 1000B 0", "test.ini:7", "unknown host 'sw0'" },
-		{ { { "host2", "host2", 1000, 0, 8 } }, 1, 6, "host2 host2 1000B 0", "test.ini:8", "same host" },
+		{ "[traffic.f]\ntype = flows\nflow = host0 host1 1000B 0s\nflow = host0 host9 1000B 0s\n",
+		  "test.ini:4", "unknown host 'host9'" },
+		{ "# a comment\n\n[traffic.f]\ntype = flows\nflow = sw0 host1 1000B 0s\n",
+		  "test.ini:5", "unknown host 'sw0'" },
+		{ "[traffic.f]\ntype = flows\n\nflow = host2 host2 1000B 0s\n",
+		  "test.ini:4", "same host" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct harness h;
-		struct cfg_flow_spec spec[2];
-		memcpy(spec, cases[i].spec, sizeof spec);
-		h_init(&h, 4, 1);
-		struct cfg_traffic *t = h_traffic(&h, "f", TRAFFIC_FLOWS, cases[i].section_line);
-		h_origin(&h, "traffic.f", "flow", cases[i].origin_text, cases[i].spec[0].line);
-		t->flows = spec;
-		t->n_flows = cases[i].n;
+		h_init(&h, 4, 1, cases[i].text);
 		expect_setup_error(&h, cases[i].where, cases[i].what);
 		h_free(&h);
 	}
@@ -77,71 +69,55 @@ static void test_flows_errors(void)
 static void test_incast(void)
 {
 	struct harness h;
-	char *senders[] = { "host1", "host2", "host5", "host7", "host3" };
-	h_init(&h, 8, 1);
-	struct cfg_traffic *t = h_traffic(&h, "in", TRAFFIC_INCAST, 3);
-	t->senders = senders;
-	t->n_senders = 5;
-	t->receiver = "host0";
-	t->size_b = 64000;
-	t->start = 2 * SIMTIME_US;
+	static const int senders[] = { 1, 2, 5, 7, 3 };
+	h_init(&h, 8, 1,
+	       "[traffic.in]\n"
+	       "type = incast\n"
+	       "senders = host1 host2 host5 host7 host3\n"
+	       "receiver = host0\n"
+	       "size = 64000B\n"
+	       "start = 2us\n");
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), 5);
 	CU_ASSERT_EQUAL_FATAL(n_recs, 5);
 	for (int i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(recs[i].t, 2 * SIMTIME_US);
-		CU_ASSERT_EQUAL(recs[i].src, senders[i][4] - '0'); /* in list order */
+		CU_ASSERT_EQUAL(recs[i].src, senders[i]); /* in list order */
 		CU_ASSERT_EQUAL(recs[i].dst, 0);
 		CU_ASSERT_EQUAL(recs[i].size_b, 64000);
 	}
 	h_free(&h);
 
 	/* `all`: every host but the receiver. */
-	char *all[] = { "all" };
-	h_init(&h, 8, 1);
-	t = h_traffic(&h, "in", TRAFFIC_INCAST, 3);
-	t->senders = all;
-	t->n_senders = 1;
-	t->receiver = "host5";
-	t->size_b = 1000;
+	h_init(&h, 8, 1,
+	       "[traffic.in]\ntype = incast\nsenders = all\nreceiver = host5\nsize = 1000B\n");
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL_FATAL(n_recs, 7);
 	for (int i = 0; i < 7; i++) {
 		CU_ASSERT_EQUAL(recs[i].src, i < 5 ? i : i + 1);
 		CU_ASSERT_EQUAL(recs[i].dst, 5);
+		CU_ASSERT_EQUAL(recs[i].t, 0);
+		CU_ASSERT_EQUAL(recs[i].size_b, 1000);
 	}
 	h_free(&h);
 
-	/* Errors, located at the key. */
-	char *with_rcv[] = { "host1", "host0" };
-	h_init(&h, 8, 1);
-	t = h_traffic(&h, "in", TRAFFIC_INCAST, 3);
-	h_origin(&h, "traffic.in", "senders", "host1 host0", 4);
-	t->senders = with_rcv;
-	t->n_senders = 2;
-	t->receiver = "host0";
-	t->size_b = 1000;
-	expect_setup_error(&h, "test.ini:4", "is the receiver");
-	h_free(&h);
+	/* Errors, located at the key. The receiver among the senders is the
+	 * loader's rule (located at the receiver); traffic setup has the same
+	 * check, which names can no longer reach. */
+	expect_load_error(8,
+			  "[traffic.in]\ntype = incast\nsize = 1000B\nsenders = host1 host0\n"
+			  "receiver = host0\n",
+			  "test.ini:5: [traffic.in] receiver = 'host0'",
+			  "expected a host that is not one of the senders");
 
-	char *unknown[] = { "host1", "hostX" };
-	h_init(&h, 8, 1);
-	t = h_traffic(&h, "in", TRAFFIC_INCAST, 3);
-	h_origin(&h, "traffic.in", "senders", "host1 hostX", 4);
-	t->senders = unknown;
-	t->n_senders = 2;
-	t->receiver = "host0";
-	t->size_b = 1000;
+	h_init(&h, 8, 1,
+	       "[traffic.in]\ntype = incast\nsize = 1000B\nsenders = host1 hostX\nreceiver = host0\n");
 	expect_setup_error(&h, "test.ini:4", "unknown host 'hostX'");
 	h_free(&h);
 
-	h_init(&h, 8, 1);
-	t = h_traffic(&h, "in", TRAFFIC_INCAST, 3);
-	h_origin(&h, "traffic.in", "receiver", "host8", 5);
-	t->senders = senders;
-	t->n_senders = 5;
-	t->receiver = "host8";
-	t->size_b = 1000;
+	h_init(&h, 8, 1,
+	       "[traffic.in]\ntype = incast\nsenders = host1 host2 host5 host7 host3\nsize = 1000B\n"
+	       "receiver = host8\n");
 	expect_setup_error(&h, "test.ini:5", "unknown host 'host8'");
 	h_free(&h);
 }
@@ -151,10 +127,7 @@ static void test_incast(void)
 static void run_permutation(int n, uint64_t seed, int *dst_of)
 {
 	struct harness h;
-	h_init(&h, n, seed);
-	struct cfg_traffic *t = h_traffic(&h, "p", TRAFFIC_PERMUTATION, 3);
-	t->size_b = 1000000;
-	t->start = 7 * SIMTIME_US;
+	h_init(&h, n, seed, "[traffic.p]\ntype = permutation\nsize = 1000000B\nstart = 7us\n");
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), (uint64_t)n);
 	for (int i = 0; i < n; i++)
@@ -187,34 +160,27 @@ static void test_permutation(void)
 	run_permutation(N, 2, c);
 	CU_ASSERT(memcmp(a, c, sizeof a) != 0); /* another seed, another one */
 
-	/* `hosts` restricts the participants. */
+	/* Its draws come from its own stream (named by its position among
+	 * the sections, not by element ids): a source after it changes
+	 * nothing. */
 	struct harness h;
-	char *hosts[] = { "host1", "host3", "host6" };
-	h_init(&h, 8, 3);
-	struct cfg_traffic *t = h_traffic(&h, "p", TRAFFIC_PERMUTATION, 3);
-	t->hosts = hosts;
-	t->n_hosts = 3;
-	t->size_b = 1000;
+	h_init(&h, N, 1,
+	       "[traffic.p]\ntype = permutation\nsize = 1000000B\nstart = 7us\n"
+	       "[traffic.a]\ntype = all_to_all\nsize = 10B\nstart = 1ms\n");
 	setup_and_run(&h);
-	CU_ASSERT_EQUAL_FATAL(n_recs, 3);
-	int got = 0;
-	for (size_t k = 0; k < n_recs; k++) {
-		int s = recs[k].src, d = recs[k].dst;
-		CU_ASSERT((s == 1 || s == 3 || s == 6) && (d == 1 || d == 3 || d == 6) && s != d);
-		got |= 1 << d;
-	}
-	CU_ASSERT_EQUAL(got, (1 << 1) | (1 << 3) | (1 << 6));
+	CU_ASSERT_EQUAL_FATAL(n_recs, N + N * (N - 1));
+	for (size_t k = 0; k < N; k++)
+		CU_ASSERT(recs[k].t == 7 * SIMTIME_US && recs[k].dst == a[recs[k].src]);
 	h_free(&h);
 
+	/* A permutation takes every host (it has no `hosts` key: the format
+	 * never had one for it). */
+	expect_load_error(8, "[traffic.p]\ntype = permutation\nsize = 1000B\nhosts = host1 host3 host6\n",
+			  "test.ini:4: [traffic.p] hosts", "expected a key of type permutation");
+
 	/* One host cannot be deranged. */
-	char *one[] = { "host2" };
-	h_init(&h, 8, 3);
-	t = h_traffic(&h, "p", TRAFFIC_PERMUTATION, 3);
-	h_origin(&h, "traffic.p", "hosts", "host2", 4);
-	t->hosts = one;
-	t->n_hosts = 1;
-	t->size_b = 1000;
-	expect_setup_error(&h, "test.ini:4", "at least 2 hosts");
+	h_init(&h, 1, 3, "[traffic.p]\ntype = permutation\nsize = 1000B\n");
+	expect_setup_error(&h, "test.ini:2", "at least 2 hosts");
 	h_free(&h);
 }
 
@@ -251,10 +217,7 @@ static void test_all_to_all(void)
 {
 	enum { N = 8 };
 	struct harness h;
-	h_init(&h, N, 1);
-	struct cfg_traffic *t = h_traffic(&h, "a", TRAFFIC_ALL_TO_ALL, 3);
-	t->size_b = 4096;
-	t->start = SIMTIME_MS;
+	h_init(&h, N, 1, "[traffic.a]\ntype = all_to_all\nsize = 4096B\nstart = 1ms\n");
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), N * (N - 1));
 	CU_ASSERT_EQUAL_FATAL(n_recs, N * (N - 1));
@@ -276,25 +239,24 @@ static void test_failure_undoes_and_counts(void)
 	 * (every traffic type has a model now; hpcc and multicast have their
 	 * own tests). */
 	struct harness h;
-	h_init(&h, 4, 1);
-	struct cfg_traffic *t = h_traffic(&h, "a", TRAFFIC_ALL_TO_ALL, 3);
-	t->size_b = 100;
-	h_traffic(&h, "x", TRAFFIC_ALL_TO_ALL, 9); /* size 0 */
-	expect_setup_error(&h, "test.ini", "size must be at least 1 byte");
+	h_init(&h, 4, 1,
+	       "[traffic.a]\ntype = all_to_all\nsize = 100B\n"
+	       "[traffic.x]\ntype = flows\nflow = host0 host1 10B 0s\nflow = host1 host9 10B 0s\n");
+	expect_setup_error(&h, "test.ini:7", "unknown host 'host9'");
 	h_free(&h);
+	/* A size of 0 never gets that far: the loader refuses it. */
+	expect_load_error(4, "[traffic.a]\ntype = all_to_all\nsize = 100B\n[traffic.x]\ntype = all_to_all\n"
+			  "size = 0B\n", "test.ini:6: [traffic.x] size", NULL);
 
 	/* Expected flows: the sum over static sources, 0 with a poisson one. */
-	struct cfg_flow_spec fs[] = { { "host0", "host1", 10, 0, 5 }, { "host1", "host0", 10, 0, 6 } };
-	h_init(&h, 4, 1);
-	t = h_traffic(&h, "a", TRAFFIC_ALL_TO_ALL, 3);
-	t->size_b = 100;
-	t = h_traffic(&h, "f", TRAFFIC_FLOWS, 4);
-	t->flows = fs;
-	t->n_flows = 2;
+	h_init(&h, 4, 1,
+	       "[traffic.a]\ntype = all_to_all\nsize = 100B\n"
+	       "[traffic.f]\ntype = flows\nflow = host0 host1 10B 0s\nflow = host1 host0 10B 0s\n");
+	uint32_t before = h.sim.n_elems;
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), 4 * 3 + 2);
 	CU_ASSERT_EQUAL(n_recs, 4 * 3 + 2);
-	CU_ASSERT_EQUAL(h.sim.n_elems, 3);
+	CU_ASSERT_EQUAL(h.sim.n_elems, before + 2);
 	h_free(&h);
 }
 

@@ -11,6 +11,7 @@
 #include "run_fixture.h"
 #include "sqlutil.h"
 #include "testutil.h"
+#include "topo_fixture.h"
 #include "topology.h"
 
 /* A ring of 5 switches, one host each; host i writes to host i+2 (two
@@ -45,7 +46,7 @@ static sqlite3 *run_any(const char *text, int *rc, const char *log)
 	struct config cfg;
 	char *err = NULL;
 	*rc = -1;
-	if (config_load(&cfg, ini, NULL, 0, &err) < 0) {
+	if (scenario_load(&cfg, ini, NULL, 0, &err) < 0) {
 		printf("config: %s\n", err);
 		free(err);
 		return NULL;
@@ -119,16 +120,9 @@ static char *q_all(sqlite3 *db, const char *sql)
  * switch reaches its clockwise neighbour on port H+1. */
 static void test_ring_numbering(void)
 {
-	struct config c;
-	memset(&c, 0, sizeof c);
-	c.topology.type = TOPO_RING;
-	c.topology.link_rate_bps = 100000000000ull;
-	c.topology.link_delay = 1000000;
-	c.topology.switches = 5;
-	c.topology.hosts_per_switch = 2;
 	struct topo t;
-	char *err = NULL;
-	CU_ASSERT_FATAL(topology_build(&c, &t, &err) == 0);
+	CU_ASSERT_FATAL(topo_of("type = ring\nswitches = 5\nhosts_per_switch = 2\n"
+				"link_rate = 100Gbps\nlink_delay = 1us", &t) == 0);
 	CU_ASSERT_EQUAL(t.n_hosts, 10);
 	CU_ASSERT_EQUAL(t.n_nodes, 15);
 	CU_ASSERT_EQUAL(t.n_links, 15);   /* 10 host links + 5 ring links */
@@ -144,10 +138,13 @@ static void test_ring_numbering(void)
 		CU_ASSERT_EQUAL(t.ports[t.port_off[sw] + ccw].peer, 10 + (i + 4) % 5);
 	}
 	topology_free(&t);
-	c.topology.switches = 2;
-	CU_ASSERT_EQUAL(topology_build(&c, &t, &err), -1);
-	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "at least 3 switches"));
-	free(err);
+	/* Fewer than 3 switches: refused by the loader, before the builder. */
+	topo_expect_load_error("type = ring\nswitches = 2\nhosts_per_switch = 2",
+			       "topo.ini:3: [topology] switches = '2': expected an integer >= 3");
+	/* What the loader cannot know: a switch's ports (its hosts and two
+	 * ring links) must fit the limit. */
+	topo_expect_build_error("type = ring\nswitches = 3\nhosts_per_switch = 65534",
+				"[topology] hosts_per_switch = 65534: a switch would have more than 65535 ports");
 }
 
 /* The classic cyclic buffer dependency: found, named clockwise, stopped. */
@@ -198,7 +195,7 @@ static void test_shipped_scenario(void)
 	char *err = NULL;
 	char db[256];
 	snprintf(db, sizeof db, "%s/shipped.db", run_tmpdir);
-	CU_ASSERT_FATAL(config_load(&cfg, ROCESIM_SRCDATADIR "/../scenarios/pfc_deadlock.ini", NULL, 0, &err) == 0);
+	CU_ASSERT_FATAL(scenario_load(&cfg, ROCESIM_SRCDATADIR "/../scenarios/pfc_deadlock.ini", NULL, 0, &err) == 0);
 	struct run_opts o = { .scenario = cfg.path, .output = db };
 	struct run_report rep;
 	fflush(stderr);
@@ -210,7 +207,7 @@ static void test_shipped_scenario(void)
 	close(saved);
 	CU_ASSERT_EQUAL(rc, EXIT_STALLED);
 	CU_ASSERT_STRING_EQUAL(rep.status, "deadlock");
-	CU_ASSERT_EQUAL(rep.sim_end_ps, 2 * cfg.simulation.watchdog);
+	CU_ASSERT_EQUAL(rep.sim_end_ps, 2 * scenario_sim(&cfg)->watchdog);
 	CU_ASSERT_EQUAL(rep.packets_sent, rep.packets_delivered + rep.packets_dropped + rep.packets_in_network);
 	free(err);
 	run_report_free(&rep);

@@ -1,10 +1,16 @@
 /*
  * traffic_harness.h — the test world of the traffic-source tests
- * (test_traffic.c for the static sources, test_poisson.c for Poisson): a
- * hand-built world of n hosts and one switch whose post() records what
+ * (test_traffic.c for the static sources, test_poisson.c for Poisson): the
+ * [traffic.X] sections under test are loaded as scenario text (through
+ * scenario_load_text, as `sim` loads a file) together with a small star of
+ * n hosts "host0".. on one switch "sw0" at 100 Gb/s; the world is built
+ * with world_build, and its post() hook is replaced by a recorder of what
  * would have been handed to the NICs (time, src, dst, size), so sources
- * are tested without a fabric; sections and key origins are filled as the
- * config loader would fill them.
+ * are tested without running the fabric.
+ *
+ * The test's text comes first in the scenario "test.ini", so a line
+ * number in it is the line an error names ("test.ini:4"); the harness's
+ * own [simulation] and [topology] sections follow it.
  *
  * Header-only, as testutil.h: each test program is one file, so the
  * recorder's state is that program's own.
@@ -15,11 +21,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* asprintf */
 #endif
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
 #include "flow.h"
+#include "run.h"
 #include "sim.h"
 #include "testutil.h"
 #include "topology.h"
@@ -47,80 +55,106 @@ static inline struct flow *rec_post(struct world *w, int src, int dst, uint64_t 
 	return &dummy_flow;
 }
 
-/* ---- a minimal world ---- */
-
-#define MAX_TR 4
-#define MAX_ORG 16
+/* ---- a loaded scenario and its built world ---- */
 
 struct harness {
 	struct sim sim;
 	struct config cfg;
 	struct world w;
-	struct cfg_traffic tr[MAX_TR];
-	struct cfg_origin org[MAX_ORG];
+	uint32_t elems_built;          /* sim.n_elems after world_build: the fabric's */
 };
 
-/* n hosts "host0".. plus a switch "sw0" (a node that is not a host). */
-static inline void h_init(struct harness *h, int n_hosts, uint64_t seed)
+/* The scenario: the test's text, then [simulation] (seed, and sim_keys:
+ * more "key = value\n" lines, or NULL) and a star of n_hosts hosts.
+ * Malloc'd. */
+static inline char *h_text(int n_hosts, uint64_t seed, const char *sim_keys, const char *text)
+{
+	char *s = NULL;
+	CU_ASSERT_FATAL(asprintf(&s,
+				 "%s\n"
+				 "[simulation]\n"
+				 "seed = %llu\n"
+				 "%s"
+				 "[topology]\n"
+				 "type = star\n"
+				 "hosts = %d\n"
+				 "link_rate = 100Gbps\n"
+				 "link_delay = 1us\n",
+				 text, (unsigned long long)seed, sim_keys ? sim_keys : "", n_hosts) > 0);
+	return s;
+}
+
+/* Loads the scenario and builds its world (sim seeded and stopped as
+ * [simulation] says, as run.c does); post() records. Fails the test when
+ * the text does not load or the world does not build. */
+static inline void h_init_sim(struct harness *h, int n_hosts, uint64_t seed, const char *sim_keys,
+			      const char *text)
 {
 	memset(h, 0, sizeof *h);
-	sim_init(&h->sim, seed);
-	h->cfg.path = "test.ini";
-	h->cfg.dir = ".";
-	h->cfg.name = "test";
-	h->cfg.simulation.seed = seed;
-	h->cfg.simulation.stop = SIMTIME_NEVER;
-	h->cfg.topology.link_rate_bps = 100000000000ull;
-	h->cfg.topology.host_link_rate_bps = 100000000000ull;
-	h->cfg.traffic = h->tr;
-	h->cfg.origins = h->org;
-	for (int i = 0; i < n_hosts; i++)
-		CU_ASSERT_FATAL(topo_add_named(&h->w.topo, "host", i, NODE_HOST, 0) == i);
-	CU_ASSERT_FATAL(topo_add_named(&h->w.topo, "sw", 0, NODE_SWITCH, 1) == n_hosts);
-	h->w.topo.n_hosts = n_hosts;
-	topo_finalize(&h->w.topo);
-	h->w.sim = &h->sim;
-	h->w.cfg = &h->cfg;
-	h->w.n_hosts = n_hosts;
+	char *s = h_text(n_hosts, seed, sim_keys, text);
+	char *err = NULL;
+	int rc = scenario_load_text(&h->cfg, "test.ini", s, strlen(s), NULL, 0, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  scenario_load_text: %s\n  in:\n%s\n", err, s);
+	free(s);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	const struct sim_cfg *sc = scenario_sim(&h->cfg);
+	CU_ASSERT_EQUAL_FATAL(sc->seed, seed);
+	sim_init(&h->sim, sc->seed);
+	h->sim.cfg = &h->cfg;
+	h->sim.stop_at = sc->stop;     /* poisson's stop when its section has none */
+	rc = world_build(&h->w, &h->sim, &h->cfg, &err);
+	if (rc != 0)
+		fprintf(stderr, "\n  world_build: %s\n", err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	/* The star: hosts 0..n-1 named host<i>, then the switch sw0. */
+	CU_ASSERT_EQUAL_FATAL(h->w.n_hosts, n_hosts);
+	CU_ASSERT_EQUAL_FATAL(h->w.n_nodes, n_hosts + 1);
+	CU_ASSERT_EQUAL_FATAL(world_host_id(&h->w, "host0"), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_find(&h->w.topo, "sw0"), n_hosts);
 	h->w.post = rec_post;
+	h->elems_built = h->sim.n_elems;
 	n_recs = 0;
 }
 
-/* Adds a [traffic.NAME] section of the given type (defaults as the config
- * loader would fill them) with its `type` key at line `line`. */
-static inline struct cfg_traffic *h_traffic(struct harness *h, const char *name,
-				     enum cfg_traffic_type type, int line)
+static inline void h_init(struct harness *h, int n_hosts, uint64_t seed, const char *text)
 {
-	CU_ASSERT_FATAL(h->cfg.n_traffic < MAX_TR && h->cfg.n_origins < MAX_ORG);
-	struct cfg_traffic *t = &h->tr[h->cfg.n_traffic++];
-	t->name = (char *)name;
-	t->type = type;
-	t->stop = SIMTIME_NEVER;
-	t->repeat = 1;
-	char *sec = NULL;
-	CU_ASSERT_FATAL(asprintf(&sec, "traffic.%s", name) > 0);
-	h->org[h->cfg.n_origins++] = (struct cfg_origin){
-		sec, "type", (char *)cfg_traffic_type_name(type), "test.ini", line };
-	return t;
-}
-
-/* Records where a key was written, for located errors. */
-static inline void h_origin(struct harness *h, const char *section, const char *key,
-		     const char *value, int line)
-{
-	CU_ASSERT_FATAL(h->cfg.n_origins < MAX_ORG);
-	h->org[h->cfg.n_origins++] = (struct cfg_origin){
-		strdup(section), (char *)key, (char *)value, "test.ini", line };
+	h_init_sim(h, n_hosts, seed, NULL, text);
 }
 
 static inline void h_free(struct harness *h)
 {
 	traffic_free(&h->w);
 	CU_ASSERT(h->w.traffic == NULL);
-	topology_free(&h->w.topo);
+	world_free(&h->w);
 	sim_free(&h->sim);
-	for (size_t i = 0; i < h->cfg.n_origins; i++)
-		free(h->org[i].section);
+	config_free(&h->cfg);
+}
+
+/* Errors must contain each of the strings (b may be NULL). */
+static inline void expect_err_text(const char *what, const char *err, const char *a, const char *b)
+{
+	CU_ASSERT_FATAL(err != NULL);
+	if (!strstr(err, a) || (b && !strstr(err, b)))
+		fprintf(stderr, "\n  unexpected %s error: %s (wanted '%s' and '%s')\n", what, err, a,
+			b ? b : "");
+	else if (getenv("TEST_VERBOSE"))
+		fprintf(stderr, "\n  %s error as expected: %s", what, err);
+	CU_ASSERT(strstr(err, a) != NULL);
+	CU_ASSERT(!b || strstr(err, b) != NULL);
+}
+
+/* The scenario must not load: the loader's error contains each string. */
+static inline void expect_load_error(int n_hosts, const char *text, const char *a, const char *b)
+{
+	struct config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	char *s = h_text(n_hosts, 1, NULL, text);
+	char *err = NULL;
+	CU_ASSERT_EQUAL(scenario_load_text(&cfg, "test.ini", s, strlen(s), NULL, 0, &err), -1);
+	free(s);
+	expect_err_text("load", err, a, b);
+	free(err);
 }
 
 /* traffic_setup must fail with an error containing each of the strings. */
@@ -128,17 +162,14 @@ static inline void expect_setup_error(struct harness *h, const char *a, const ch
 {
 	char *err = NULL;
 	CU_ASSERT_EQUAL(traffic_setup(&h->w, &err), -1);
-	CU_ASSERT_FATAL(err != NULL);
-	if (!strstr(err, a) || (b && !strstr(err, b)))
-		fprintf(stderr, "\n  unexpected error: %s (wanted '%s' and '%s')\n", err, a, b ? b : "");
-	else if (getenv("TEST_VERBOSE"))
-		fprintf(stderr, "\n  error as expected: %s", err);
-	CU_ASSERT(strstr(err, a) != NULL);
-	CU_ASSERT(!b || strstr(err, b) != NULL);
-	/* A failed setup leaves nothing behind: no source, nothing scheduled. */
+	expect_err_text("setup", err, a, b);
+	/* A failed setup leaves nothing behind: no source, nothing scheduled,
+	 * no element beyond the fabric's. */
 	CU_ASSERT(h->w.traffic == NULL);
 	CU_ASSERT_EQUAL(h->w.sources_active, 0);
 	CU_ASSERT_EQUAL(evq_size(&h->sim.q), 0);
+	CU_ASSERT_EQUAL(h->sim.n_elems, h->elems_built);
+	CU_ASSERT_EQUAL(n_recs, 0);
 	free(err);
 }
 

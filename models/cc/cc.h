@@ -18,6 +18,11 @@
  *
  * A controller never schedules events itself and never reads the clock
  * except through the `now` it is given, so it is unit-testable alone.
+ *
+ * Its keys are its own section ([dcqcn]), declared beside it (ops->section)
+ * and handed to init as `params`, that section's struct. Adding a
+ * controller is one cc_*.c file and one line of the registry (cc.c); its
+ * name becomes a value of [nic] cc and its section part of the format.
  */
 #ifndef ROCESIM_CC_H
 #define ROCESIM_CC_H
@@ -27,13 +32,18 @@
 #include "config.h"
 #include "simtime.h"
 
+struct config;
+
 struct cc_sample { uint64_t rate_bps, target_bps; double alpha; };
 
 struct cc_ops {
-	const char *name;                 /* "dcqcn" */
+	const char *name;                 /* "dcqcn": the value of [nic] cc */
+	const char *help;
+	const struct cfg_section *section;/* its keys; NULL: none */
 	size_t state_b;                   /* bytes of per-QP state */
-	/* line_bps: the NIC port's rate; the QP starts at line rate. */
-	void (*init)(void *st, const struct config *cfg, uint64_t line_bps, simtime_t now);
+	/* params: its section's struct; line_bps: the NIC port's rate; the
+	 * QP starts at line rate. */
+	void (*init)(void *st, const void *params, uint64_t line_bps, simtime_t now);
 	void (*on_cnp)(void *st, simtime_t now);
 	void (*on_sent)(void *st, uint32_t wire_b, simtime_t now);
 	void (*on_timer)(void *st, simtime_t now);
@@ -43,9 +53,24 @@ struct cc_ops {
 	 * (sampler.c) calls it on a memcpy of the state brought to the sample
 	 * time with on_timer, so a state must not point into itself. */
 	void (*sample)(const void *st, struct cc_sample *out);
+	/* Notification point: the least spacing of the CNPs a receiver sends
+	 * per QP for CE-marked data (0: one for every mark); NULL: 0. */
+	simtime_t (*cnp_interval)(const void *params);
 };
 
-/* The controller of [nic] cc, NULL for cc = none (send at line rate). */
-const struct cc_ops *cc_lookup(enum cfg_cc cc);
+/* The controller of [nic] cc (the registry index), NULL for cc = none
+ * (send at line rate). */
+const struct cc_ops *cc_lookup(int index);
+/* Its parameters in a loaded scenario (its section's struct), NULL when
+ * it has no section. */
+const void *cc_params(const struct config *cfg, const struct cc_ops *ops);
+/* The registry's names in order (the vocabulary of [nic] cc), NULL past
+ * the last; arg is unused. */
+const char *cc_name_at(const void *arg, size_t i);
+/* The sections of the registered controllers, in registry order, NULL
+ * past the last. */
+const struct cfg_section *cc_section_at(size_t i);
+/* CNP spacing of [nic] cc's controller (cnp_interval), 0 for none. */
+simtime_t cc_cnp_interval(const struct config *cfg, int index);
 
 #endif

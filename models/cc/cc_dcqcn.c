@@ -33,6 +33,7 @@
  * builds have no FMA; -march=native may).
  */
 #include <math.h>
+#include <stddef.h>
 #include "cc_dcqcn.h"
 
 /* ScheduleDecreaseRateMlx(q, 1): "add 1 ns to make sure rate decrease is
@@ -275,12 +276,12 @@ static void dcqcn_advance(struct dcqcn *s, simtime_t now)
 		paper_advance(s, s->now);
 }
 
-static void dcqcn_init(void *st, const struct config *cfg, uint64_t line_bps, simtime_t now)
+static void dcqcn_init(void *st, const void *params, uint64_t line_bps, simtime_t now)
 {
-	const struct cfg_dcqcn *c = &cfg->dcqcn;
+	const struct dcqcn_cfg *c = params;
 	struct dcqcn *s = st;
 	*s = (struct dcqcn){
-		.variant = c->variant,
+		.variant = (enum dcqcn_variant)c->variant,
 		.g = c->g,
 		.alpha_negligible = ldexp(c->g, -54),
 		.rate_on_first_cnp = c->rate_on_first_cnp,
@@ -356,8 +357,50 @@ static void dcqcn_sample(const void *st, struct cc_sample *out)
 				   .alpha = dcqcn_alpha(s) };
 }
 
+static simtime_t dcqcn_cnp_interval(const void *params)
+{
+	return ((const struct dcqcn_cfg *)params)->cnp_interval;
+}
+
+/* ---- [dcqcn] ---- */
+
+#define DC(f) offsetof(struct dcqcn_cfg, f)
+static const char *const v_variant[] = { "paper", "hpcc", NULL };
+
+static const struct cfg_key dcqcn_keys[] = {
+	{ "variant", KT_ENUM, "hpcc", .vocab = v_variant, .off = DC(variant),
+	  .help = "paper, or HPCC ns-3's stage machine" },
+	{ "g", KT_NUMBER, "1/256", CFG_UNIT, .off = DC(g), .help = "alpha gain" },
+	{ "rai", KT_RATE, .def_doc = "5Mbps per 25Gbps of host link rate, as HPCC", CFG_POS,
+	  .off = DC(rai_bps), .off2 = DC(rai_default), .per_25g = 5e6, .help = "additive increase" },
+	{ "rhai", KT_RATE, .def_doc = "50Mbps per 25Gbps of host link rate, as HPCC", CFG_POS,
+	  .off = DC(rhai_bps), .off2 = DC(rhai_default), .per_25g = 50e6, .help = "hyper increase" },
+	{ "t_alpha", KT_TIME, "1us", CFG_POS, .off = DC(t_alpha), .help = "alpha update period" },
+	{ "t_dec", KT_TIME, "4us", CFG_POS, .off = DC(t_dec), .help = "minimum spacing of rate decreases" },
+	{ "t_inc", KT_TIME, "300us", CFG_POS, .off = DC(t_inc), .help = "rate increase timer" },
+	{ "byte_counter", KT_SIZE_OFF, "off", CFG_POS, .off = DC(byte_counter_b),
+	  .off2 = DC(byte_counter_off), .help = "bytes per increase event" },
+	{ "fast_recovery_times", KT_INT, "1", CFG_GE(0), .off = DC(fast_recovery_times),
+	  .help = "F: fast recovery stages" },
+	{ "min_rate", KT_RATE, "1Gbps", CFG_POS, .off = DC(min_rate_bps), .help = "rate floor" },
+	{ "cnp_interval", KT_TIME, "0s", .off = DC(cnp_interval),
+	  .help = "minimum spacing of CNPs per QP (0: one per CE mark)" },
+	{ "rate_on_first_cnp", KT_NUMBER, "1.0", CFG_UNIT, .off = DC(rate_on_first_cnp),
+	  .help = "fraction of line rate set by the first CNP" },
+	{ "clamp_target_rate", KT_BOOL, "off", .off = DC(clamp_target_rate),
+	  .help = "always set the target rate on a decrease" },
+};
+
+const struct cfg_section dcqcn_section = {
+	.name = "dcqcn", .help = "DCQCN, when [nic] cc = dcqcn",
+	CFG_KEYS(dcqcn_keys), .size = sizeof(struct dcqcn_cfg),
+};
+
 const struct cc_ops cc_dcqcn_ops = {
 	.name = "dcqcn",
+	.help = "DCQCN (Zhu et al., SIGCOMM 2015), the paper's or HPCC ns-3's stage machine",
+	.section = &dcqcn_section,
+	.cnp_interval = dcqcn_cnp_interval,
 	.state_b = sizeof(struct dcqcn),
 	.init = dcqcn_init,
 	.on_cnp = dcqcn_on_cnp,

@@ -40,6 +40,24 @@
 #include <stdint.h>
 #include "cc.h"
 
+/* [dcqcn] (cc_dcqcn.c) */
+enum dcqcn_variant { DCQCN_PAPER, DCQCN_HPCC };
+struct dcqcn_cfg {
+	int variant;                      /* enum dcqcn_variant [hpcc] */
+	double g;                         /* [1/256] */
+	bool rai_default, rhai_default;   /* 5 / 50 x rate/25G Mb/s when true */
+	uint64_t rai_bps, rhai_bps;
+	simtime_t t_alpha, t_dec, t_inc;  /* [1us] [4us] [300us] */
+	bool byte_counter_off;            /* [off] */
+	uint64_t byte_counter_b;
+	int fast_recovery_times;          /* [1] */
+	uint64_t min_rate_bps;            /* [1Gbps] */
+	simtime_t cnp_interval;           /* [0] */
+	double rate_on_first_cnp;         /* [1.0] */
+	bool clamp_target_rate;           /* [off] */
+};
+extern const struct cfg_section dcqcn_section;
+
 /* α, updated on a periodic grid: the update number k happens at
  * origin + k × t_alpha (hpcc: origin = the first CNP; paper: the last CNP). */
 struct dcqcn_alpha {
@@ -51,7 +69,7 @@ struct dcqcn_alpha {
 
 struct dcqcn {
 	/* Configuration, copied at init. */
-	enum cfg_dcqcn_variant variant;
+	enum dcqcn_variant variant;
 	double g;                    /* α gain */
 	double alpha_negligible;     /* g × 2^-54: below it α changes nothing observable */
 	double rate_on_first_cnp;    /* hpcc */

@@ -25,12 +25,9 @@
  */
 #include <stdlib.h>
 #include "coll_internal.h"
-#include "config.h"
-#include "ideal.h"
 #include "log.h"
-#include "packet.h"
-#include "port.h"
-#include "switch.h"
+#include "nic.h"
+#include "nvlink.h"
 #include "world.h"
 #include "xalloc.h"
 
@@ -107,25 +104,10 @@ static void vtime(struct coll *c, int src, int dst, uint64_t size_b, struct vmem
 		return;
 	}
 	const struct world *w = c->w;
-	int se = world_gpu_ep(w, c->gpus[src]), de = world_gpu_ep(w, c->gpus[dst]);
-	int mtu = w->cfg->nic.mtu;
-	struct ideal_hop h[IDEAL_MAX_HOPS];
-	/* any source port: on the idle fabric every equal-cost path has the same hops */
-	int nh = switch_path(w, se, de, 0xC000, h);
-	*m = (struct vmemo){ .dst = dst, .size_b = size_b };
-	if (nh > 0) {
-		uint32_t np = ideal_packets(size_b, mtu);
-		m->del = ideal_delivery_ps(h, nh, size_b, mtu);
-		m->ser0 = simtime_serialize(ideal_packet_wire_b(size_b, mtu, 0, np), h[0].rate_bps);
-		if (np >= 2)
-			m->ser0 += simtime_serialize(ideal_packet_wire_b(size_b, mtu, np - 1, np), h[0].rate_bps);
-		if (np >= 3)
-			m->ser0 += (simtime_t)(np - 2) *
-				   simtime_serialize(ideal_packet_wire_b(size_b, mtu, 1, np), h[0].rate_bps);
-		uint32_t every = (uint32_t)(w->cfg->nic.ack_every > 0 ? w->cfg->nic.ack_every : 1);
-		m->ack_ps = (simtime_t)((np + every - 1) / every) *
-			    simtime_serialize(PKT_ACK_FRAME_B + PKT_WIRE_EXTRA_B, w->eps[de].port->rate_bps);
-	}
+	struct nic_ideal t;
+	nic_ideal_msg(w, world_gpu_ep(w, c->gpus[src]), world_gpu_ep(w, c->gpus[dst]), size_b, &t);
+	*m = (struct vmemo){ .dst = dst, .size_b = size_b, .del = t.delivery_ps, .ser0 = t.send_ps,
+			     .ack_ps = t.acks_ps };
 	*out = *m;
 }
 
@@ -137,9 +119,9 @@ void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64
 		const struct world *w = c->w;
 		if (world_gpu_host(w, c->gpus[src]) == world_gpu_host(w, c->gpus[dst])) {
 			simtime_t start = v->nv_free[src] > v->now ? v->nv_free[src] : v->now;
-			simtime_t ser = simtime_serialize(size_b, w->cfg->topology.nvlink_rate_bps);
+			simtime_t ser = nvlink_send_ps(w, size_b);
 			v->nv_free[src] = start + ser;
-			m.t = start + ser + w->cfg->topology.nvlink_delay;
+			m.t = start + nvlink_ideal_ps(w, size_b);
 		} else {
 			struct vmemo t;
 			vtime(c, src, dst, size_b, &t);

@@ -28,6 +28,8 @@
  *
  * Ideal time (collective.ideal_ps): the virtual pass of coll_virtual.c.
  */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll_internal.h"
@@ -40,24 +42,61 @@
 static const char *const op_names[] = { "allreduce", "reduce_scatter", "allgather", "alltoall",
 					"broadcast", "sendrecv" };
 
-/* The registry: one entry per (op, algorithm name). */
+/* The registry: one entry per (op, algorithm name), one line per
+ * algorithm file's entry. An op's first entry is its default, and the
+ * order is the order names are listed in (the keys' vocabularies). */
 static const struct coll_algo *const registry[] = {
 	&coll_ring_allreduce, &coll_hd_allreduce, &coll_tree_allreduce,
 	&coll_ring_reduce_scatter, &coll_ring_allgather, &coll_chain_broadcast,
-	&coll_direct_alltoall, &coll_direct_sendrecv_ring, &coll_direct_sendrecv,
 	&coll_mcast_allreduce, &coll_mcast_allgather, &coll_mcast_broadcast,
+	&coll_direct_alltoall, &coll_direct_sendrecv_ring, &coll_direct_sendrecv,
 };
 #define N_REGISTRY (sizeof registry / sizeof *registry)
+#define N_OPS (sizeof op_names / sizeof *op_names)
 
-/* What each op accepts, for coll_check's message (kept beside the registry). */
-static const char *const op_accepts[] = {
-	[COLL_ALLREDUCE] = "ring, halving_doubling, tree or multicast for allreduce",
-	[COLL_REDUCE_SCATTER] = "ring for reduce_scatter",
-	[COLL_ALLGATHER] = "ring or multicast for allgather",
-	[COLL_ALLTOALL] = "direct for alltoall",
-	[COLL_BROADCAST] = "ring or multicast for broadcast",
-	[COLL_SENDRECV] = "ring or direct for sendrecv",
-};
+const char *coll_alg_name_at(const void *op, size_t i)
+{
+	for (size_t k = 0; k < N_REGISTRY; k++)
+		if (registry[k]->op == *(const enum coll_op *)op && i-- == 0)
+			return registry[k]->name;
+	return NULL;
+}
+
+const char *coll_any_alg_name_at(const void *arg, size_t i)
+{
+	(void)arg;
+	for (size_t k = 0; k < N_REGISTRY; k++) {
+		bool first = true;
+		for (size_t j = 0; j < k && first; j++)
+			first = strcmp(registry[j]->name, registry[k]->name) != 0;
+		if (first && i-- == 0)
+			return registry[k]->name;
+	}
+	return NULL;
+}
+
+const char *coll_op_name_at(const void *arg, size_t i)
+{
+	(void)arg;
+	return i < N_OPS ? op_names[i] : NULL;
+}
+
+/* "ring, halving_doubling, tree or multicast for allreduce": what op accepts. */
+static const char *op_accepts(enum coll_op op)
+{
+	static char text[N_OPS][256];
+	char *b = text[op];
+	if (!b[0]) {
+		size_t len = 0, n = 0;
+		while (coll_alg_name_at(&op, n))
+			n++;
+		for (size_t i = 0; i < n; i++)
+			len += (size_t)snprintf(b + len, sizeof text[op] - len, "%s%s",
+						i == 0 ? "" : i + 1 == n ? " or " : ", ", coll_alg_name_at(&op, i));
+		snprintf(b + len, sizeof text[op] - len, " for %s", op_names[op]);
+	}
+	return b;
+}
 
 int coll_op_by_name(const char *name)
 {
@@ -69,7 +108,7 @@ int coll_op_by_name(const char *name)
 
 const char *coll_op_name(enum coll_op op) { return op_names[op]; }
 
-static const char *default_algorithm(enum coll_op op) { return op == COLL_ALLTOALL ? "direct" : "ring"; }
+static const char *default_algorithm(enum coll_op op) { return coll_alg_name_at(&op, 0); }
 
 static const struct coll_algo *algo_find(enum coll_op op, const char *algorithm)
 {
@@ -87,7 +126,7 @@ const char *coll_check(enum coll_op op, const char *algorithm, int n)
 		return "one of allreduce, reduce_scatter, allgather, alltoall, broadcast, sendrecv";
 	const struct coll_algo *a = algo_find(op, algorithm);
 	if (!a)
-		return op_accepts[op];
+		return op_accepts(op);
 	return a->check(n);
 }
 

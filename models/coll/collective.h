@@ -29,6 +29,7 @@
 #ifndef ROCESIM_COLLECTIVE_H
 #define ROCESIM_COLLECTIVE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "sim.h"
 
@@ -73,6 +74,13 @@ static inline uint64_t coll_split(uint64_t total, uint64_t parts, uint64_t i)
 /* Checks that an algorithm exists for op ("tree" only for allreduce, ...);
  * NULL when it does, else a static message of what is accepted. */
 const char *coll_check(enum coll_op op, const char *algorithm, int n);
+/* The registry's algorithm names for *op (an enum coll_op), in order, its
+ * default first; NULL past the last (a key's vocab_fn). */
+const char *coll_alg_name_at(const void *op, size_t i);
+/* Every algorithm name once, in registry order; arg unused. */
+const char *coll_any_alg_name_at(const void *arg, size_t i);
+/* The ops' names in enum order; arg unused. */
+const char *coll_op_name_at(const void *arg, size_t i);
 /* op by name ("allreduce"), -1 when unknown. */
 int coll_op_by_name(const char *name);
 const char *coll_op_name(enum coll_op op);

@@ -87,7 +87,7 @@ static void feedback(struct sim *sim, struct node *sw, struct port *in, struct p
 	struct world *w = sw->w;
 	struct port *up = &sw->ports[e->parent];
 	if (pkt->type == PKT_CNP) {
-		simtime_t iv = w->cfg->dcqcn.cnp_interval;
+		simtime_t iv = w->cnp_interval;
 		if (iv && e->last_cnp >= 0 && sim->now - e->last_cnp < iv) {
 			pool_put(&w->pkt_pool, pkt);
 			return;

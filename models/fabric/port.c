@@ -13,7 +13,6 @@
 #include "results.h"
 #include "sim_loop.h"
 #include "switch_fwd.h"
-#include "tap.h"
 #include "world.h"
 
 static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg);
@@ -70,7 +69,7 @@ uint64_t port_tx_packets_sum(const struct port *ports, int n)
 	return s;
 }
 
-void port_set_tap(struct port *p, struct tap *tap)
+void port_set_tap(struct port *p, struct port_tap *tap)
 {
 	p->tap = tap;
 	p->tapped = tap != NULL;
@@ -178,7 +177,7 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 	else
 		src->fly_tail = NULL;
 	if (__builtin_expect(src->peer_tapped, 0)) /* its last bit arrived; the switch latency is after */
-		tap_rx(src->peer->tap, sim->now - src->peer_latency_ps, pkt);
+		src->peer->tap->rx(src->peer->tap, sim->now - src->peer_latency_ps, pkt);
 	struct node *nd = src->peer_node;
 	if (nd->kind == NODE_SWITCH)
 		switch_forward(sim, nd, src->peer_idx, src->peer_pass, pkt);
@@ -205,7 +204,7 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
 	if (__builtin_expect(p->tapped, 0)) /* its first bit goes on the wire (ECN marked by now) */
-		tap_tx(p->tap, sim->now, pkt);
+		p->tap->tx(p->tap, sim->now, pkt);
 	simtime_t arrive_at = p->busy_until + p->flight_ps;
 	pkt->next = NULL;
 	if (p->fly_tail) {
@@ -343,8 +342,12 @@ static void pause_end(struct sim *sim, struct port *p, int c, simtime_t end_ps)
 {
 	p->paused &= (uint8_t)~(1u << c);
 	p->paused_ps += sim->now - p->paused_since[c];
-	if (sim->res)
-		results_pfc_pause(sim->res, p->node->name, p->idx, c, p->paused_since[c], end_ps);
+	if (sim->res) {
+		struct results_table *t = results_table(sim->res, "pfc_pause",
+							"node, port, priority, start_ps, end_ps");
+		if (t)
+			results_row(sim->res, t, "siitt", p->node->name, (int)p->idx, c, p->paused_since[c], end_ps);
+	}
 }
 
 /* A pause ran out (arg: class); stale when it was extended or lifted since. */

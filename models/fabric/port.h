@@ -34,7 +34,14 @@
 #define PORT_DWRR_QUANTUM_B 9300      /* >= largest frame, so a visit always sends */
 
 struct node;
-struct tap;
+
+/* A capture hook on a port (the observers' packet capture): told of each
+ * frame the port sends, when its first bit goes on the wire, and of each
+ * frame that lands on it, when its last bit arrived. */
+struct port_tap {
+	void (*tx)(struct port_tap *t, simtime_t at, const struct packet *pkt);
+	void (*rx)(struct port_tap *t, simtime_t at, const struct packet *pkt);
+};
 
 struct port_queue {
 	struct packet *head, *tail;
@@ -95,7 +102,7 @@ struct port {
 	bool dwrr_visited;             /* DWRR: quantum already granted this visit */
 	struct port_queue q[PORT_PRIOS];
 	/* Capture, PFC, configuration and the end of the run. */
-	struct tap *tap;               /* packet capture of this port's link (tap.h); NULL: none */
+	struct port_tap *tap;          /* capture of this port's link; NULL: none */
 	simtime_t delay_ps;            /* propagation to the peer */
 	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
 	int link_id;
@@ -116,7 +123,7 @@ void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps);
 /* Makes fn(ctx) p's pull source (a host port's NIC). */
 void port_set_pull(struct port *p, port_pull_fn fn, void *ctx);
 /* Starts (tap) or stops (NULL) capturing the frames sent and landed on p. */
-void port_set_tap(struct port *p, struct tap *tap);
+void port_set_tap(struct port *p, struct port_tap *tap);
 /* Frame bytes landed on p: those its peer sent less those still on the
  * wire (not counted per frame). */
 uint64_t port_rx_bytes(const struct port *p);

@@ -1,7 +1,8 @@
 /*
  * switch.c — forwarding, ECMP, buffer admission, PFC and ECN of a switch
- * (see switch.h).
+ * (see switch.h), and the [switch] keys that configure them.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include "config.h"
 #include "ideal.h"
@@ -10,11 +11,56 @@
 #include "mmu.h"
 #include "port.h"
 #include "rng.h"
+#include "units.h"
 #include "routing.h"
 #include "switch.h"
 #include "switch_fwd.h"
+#include "nic.h"
 #include "world.h"
 #include "xalloc.h"
+
+/* ---- [switch] ---- */
+
+#define SW(f) offsetof(struct switch_cfg, f)
+static const char *const v_ecmp[] = { "flow", "packet", NULL };
+
+static const struct cfg_key switch_keys[] = {
+	{ "buffer", KT_SIZE, "32MiB", CFG_POS, .off = SW(buffer_b), .help = "shared buffer" },
+	{ "pfc", KT_BOOL, "on", .off = SW(pfc), .help = "priority flow control" },
+	{ "pfc_alpha", KT_NUM_MAP, "0.125", CFG_POS, .off = SW(pfc_alpha),
+	  .help = "dynamic threshold of the PFC XOFF limit" },
+	{ "pfc_headroom", KT_SIZE_AUTO, "auto", .off = SW(headroom_b), .off2 = SW(headroom_auto),
+	  .help = "headroom per ingress port and priority" },
+	{ "ecn", KT_BOOL, "on", .off = SW(ecn), .help = "ECN marking" },
+	{ "ecn_kmin", KT_SIZE_MAP, .def_doc = "100KB per 25Gbps of link rate, as HPCC",
+	  .off = SW(ecn_kmin), .off2 = SW(ecn_kmin_default), .per_25g = 100000,
+	  .help = "queue length where marking starts" },
+	{ "ecn_kmax", KT_SIZE_MAP, .def_doc = "400KB per 25Gbps of link rate, as HPCC",
+	  .off = SW(ecn_kmax), .off2 = SW(ecn_kmax_default), .per_25g = 400000,
+	  .help = "queue length where marking reaches ecn_pmax" },
+	{ "ecn_pmax", KT_NUM_MAP, "0.2", CFG_IN(0, 1), .off = SW(ecn_pmax),
+	  .help = "marking probability at ecn_kmax" },
+	{ "ecmp", KT_ENUM, "flow", .vocab = v_ecmp, .off = SW(ecmp),
+	  .help = "per-flow hashing or per-packet spraying" },
+};
+
+static int switch_rules(struct cfg_check *c)
+{
+	const struct switch_cfg *sw = c->data;
+	uint64_t rate;
+	char r[64];
+	if (!sw->ecn_kmin_default && !sw->ecn_kmax_default &&
+	    !cfg_rate_map_le(&sw->ecn_kmin, &sw->ecn_kmax, &rate)) {
+		units_format_rate(rate, r, sizeof r);
+		return cfg_fail(c, "ecn_kmax", "a size >= ecn_kmin%s%s", rate ? " at " : "", rate ? r : "");
+	}
+	return 0;
+}
+
+const struct cfg_section switch_section = {
+	.name = "switch", .help = "switches: shared buffer, PFC, ECN, ECMP",
+	CFG_KEYS(switch_keys), .size = sizeof(struct switch_cfg), .rules = switch_rules,
+};
 
 int switch_path_ports(const struct world *w, int src, int dst, uint16_t sport, int64_t psn,
 		      const struct port **hop, int max)
@@ -54,11 +100,11 @@ static int rate_value(struct world *w, const struct cfg_rate_map *m, uint64_t ra
 void switch_setup(struct world *w, struct node *sw)
 {
 	const struct config *cfg = w->cfg;
-	const struct cfg_switch *c = &cfg->sw;
+	const struct switch_cfg *c = w->sw_cfg;
 	struct mmu *m = xcalloc_lines(1, sizeof *m);
 	/* Lossless: the data class when PFC is on (ACK/CNP ride a lossy strict class). */
-	uint8_t lossless = c->pfc ? (uint8_t)(1u << cfg->nic.priority) : 0;
-	uint32_t max_frame = pkt_data_frame_b((uint32_t)cfg->nic.mtu, 1);
+	uint8_t lossless = c->pfc ? (uint8_t)(1u << w->nic_cfg->priority) : 0;
+	uint32_t max_frame = pkt_data_frame_b((uint32_t)w->nic_cfg->mtu, 1);
 	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(w->sim->seed, RNG_ECN, (uint64_t)sw->id),
 		 (uint16_t)(max_frame < UINT16_MAX ? max_frame : UINT16_MAX));
 	sw->mmu = m;

@@ -17,21 +17,33 @@
 #ifndef ROCESIM_SWITCH_H
 #define ROCESIM_SWITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include "config.h"
 #include "packet.h"
+#include "path.h"
 #include "sim.h"
 
 struct node;
 struct world;
 struct port;
 
-/* IPv4 address of a host, as HPCC's ns-3 numbers them (REFERENCE.md). */
-static inline uint32_t host_ip(int id)
-{
-	return 0x0b000001u + (((uint32_t)id >> 8) << 16) + (((uint32_t)id & 255) << 8);
-}
+/* [switch] (switch.c) */
+enum { ECMP_FLOW, ECMP_PACKET };
+struct switch_cfg {
+	uint64_t buffer_b;             /* [32MiB] */
+	bool pfc;                      /* [on] */
+	struct cfg_rate_map pfc_alpha; /* [0.125] */
+	bool headroom_auto;            /* [auto] */
+	uint64_t headroom_b;           /* when !headroom_auto */
+	bool ecn;                      /* [on] */
+	bool ecn_kmin_default, ecn_kmax_default; /* HPCC's 100/400 x rate/25G KB when true */
+	struct cfg_rate_map ecn_kmin, ecn_kmax;  /* bytes */
+	struct cfg_rate_map ecn_pmax;  /* [0.2] */
+	int ecmp;                      /* ECMP_* [flow] */
+};
+extern const struct cfg_section switch_section;
 
-#define ROCE_UDP_PORT 4791
 
 /* The ECMP hash (ecmp_hash) and a switch's choice of egress port
  * (route_port) are in switch_fwd.h. */
@@ -41,18 +53,5 @@ void switch_setup(struct world *w, struct node *sw);
 void switch_free(struct node *sw);   /* no-op for other nodes */
 /* Buffer counters all zero (after the fabric drained); aborts naming the switch otherwise. */
 void switch_check_drained(struct node *sw);
-/* The ports a packet from endpoint src to endpoint dst with UDP source port
- * sport leaves by (psn < 0: flow ECMP; else spraying, with that PSN): the
- * source's port, then each switch's egress port. Their count, or -1 when
- * there are more than max or the walk does not reach dst. The one walk of
- * the switches' choices: ideal times, flow_path rows and route codes. */
-int switch_path_ports(const struct world *w, int src, int dst, uint16_t sport, int64_t psn,
-		      const struct port **hop, int max);
-/* The hops a flow-ECMP packet takes from endpoint src to endpoint dst with
- * UDP source port sport (rate and delay of each link, for ideal times);
- * the hop count, or -1 when the path is longer than IDEAL_MAX_HOPS or does
- * not reach dst. */
-struct ideal_hop;
-int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h);
 
 #endif

@@ -94,17 +94,20 @@ static void job_destroy(struct job *j)
 static int job_create(struct world *w, int index, struct job *j, char **err)
 {
 	const struct config *cfg = w->cfg;
-	const struct cfg_job *c = &cfg->jobs[index];
+	const struct cfg_inst *inst = cfg_next(cfg, &job_section, NULL);
+	for (int i = 0; i < index; i++)
+		inst = cfg_next(cfg, &job_section, inst);
+	const struct job_cfg *c = inst->data;
 	memset(j, 0, sizeof *j);
 	j->w = w;
 	j->index = index;
-	j->source = str_printf("job.%s", c->name);
+	j->source = xstrdup(inst->title);
 	int *hosts;
-	int n_hosts = traffic_host_list(w, j->source, "hosts", c->hosts, c->n_hosts, &hosts, err);
+	int n_hosts = world_host_list(w, j->source, "hosts", c->hosts, c->n_hosts, &hosts, err);
 	if (n_hosts < 0)
 		return -1;
 	int n_gpus = n_hosts * w->gpus_per_host;
-	int rc = job_spec_init(&j->spec, cfg, c, n_gpus, err);
+	int rc = job_spec_init(&j->spec, cfg, inst->name, c, n_gpus, err);
 	if (rc == 0 && !coll_start_hook)
 		rc = check_algorithms(&j->spec, cfg, j->source, err);
 	if (rc < 0) {
@@ -122,12 +125,12 @@ static int job_create(struct world *w, int index, struct job *j, char **err)
 
 int jobs_setup(struct world *w, char **err)
 {
-	const struct config *cfg = w->cfg;
-	if (!cfg->n_jobs)
+	size_t n_jobs = cfg_count(w->cfg, &job_section);
+	if (!n_jobs)
 		return 0;
 	struct jobs *js = xcalloc(1, sizeof *js);
-	js->job = xcalloc(cfg->n_jobs, sizeof *js->job);
-	for (size_t i = 0; i < cfg->n_jobs; i++) {
+	js->job = xcalloc(n_jobs, sizeof *js->job);
+	for (size_t i = 0; i < n_jobs; i++) {
 		if (job_create(w, (int)i, &js->job[i], err) < 0) {
 			for (size_t k = 0; k <= i; k++)
 				job_destroy(&js->job[k]);

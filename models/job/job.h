@@ -16,9 +16,40 @@
 #ifndef ROCESIM_JOB_H
 #define ROCESIM_JOB_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include "config.h"
 
 struct world;
+
+/* [job.NAME] (job_keys.c) */
+struct job_cfg {
+	char *model;                   /* required: preset name or "custom" */
+	/* Model dimensions: 0 = take from the preset. */
+	long long layers, hidden, ffn_hidden, heads, kv_heads, seq_len, vocab, experts, top_k, moe_every;
+	double capacity_factor;        /* [1.0] */
+	int micro_batch;               /* [1] */
+	long long global_batch;        /* required */
+	int tp, pp, dp, ep;            /* [1]; ep divides dp */
+	int zero;                      /* 0..3 [0] */
+	bool sequence_parallel;        /* [off] */
+	int iterations;                /* [1] */
+	char *gpu;                     /* a GPU preset [h100] */
+	double mfu;                    /* (0,1] [0.5] */
+	int grad_bytes;                /* 2|4 [2] */
+	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 */
+	char **placement; size_t n_placement; /* [tp,ep,dp,pp] */
+	char *allreduce;               /* algorithms of the collective registry [ring] */
+	char *allgather, *reduce_scatter, *broadcast; /* [ring] */
+	char *alltoall;                /* [direct] */
+	double moe_skew;               /* >= 0 [0] */
+	uint64_t chunk_b;              /* [512KiB] */
+	int channels;                  /* [2] */
+	simtime_t start;               /* [0] */
+};
+extern const struct cfg_section job_section;
 
 /* Creates every job of w->cfg. Returns 0, or -1 with *err (malloc'd,
  * located with cfg_error_at); nothing is left scheduled on failure. */

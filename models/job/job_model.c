@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include "config.h"
+#include "job.h"
 #include "job_model.h"
 
 static const struct job_model presets[] = {
@@ -37,6 +38,18 @@ static const struct job_gpu gpus[] = {
 	{ "h200", 989e12 },
 };
 
+const char *job_model_name_at(const void *arg, size_t i)
+{
+	(void)arg;
+	return i < sizeof presets / sizeof *presets ? presets[i].preset : NULL;
+}
+
+const char *job_gpu_name_at(const void *arg, size_t i)
+{
+	(void)arg;
+	return i < sizeof gpus / sizeof *gpus ? gpus[i].name : NULL;
+}
+
 const struct job_gpu *job_gpu_by_name(const char *name)
 {
 	for (size_t i = 0; i < sizeof gpus / sizeof *gpus; i++)
@@ -45,7 +58,7 @@ const struct job_gpu *job_gpu_by_name(const char *name)
 	return NULL;
 }
 
-int job_model_resolve(const struct config *cfg, const struct cfg_job *j, const char *section,
+int job_model_resolve(const struct config *cfg, const struct job_cfg *j, const char *section,
 		      struct job_model *m, char **err)
 {
 	const struct job_model *p = NULL;

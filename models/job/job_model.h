@@ -26,11 +26,12 @@
 #define ROCESIM_JOB_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "simtime.h"
 
 struct config;
-struct cfg_job;
+struct job_cfg;
 
 struct job_model {
 	const char *preset;           /* "gpt3-175b", ..., "custom" */
@@ -50,9 +51,13 @@ struct job_gpu {
 /* The preset of cfg_job->model with every dimension the job gives
  * overriding it; "custom" needs layers, hidden, seq_len (checked by the
  * config), heads and vocab. Returns 0, or -1 with a located *err. */
-int job_model_resolve(const struct config *cfg, const struct cfg_job *j, const char *section,
+int job_model_resolve(const struct config *cfg, const struct job_cfg *j, const char *section,
 		      struct job_model *m, char **err);
 const struct job_gpu *job_gpu_by_name(const char *name);
+/* The presets' names (the vocabularies of [job] model and gpu), NULL past
+ * the last; arg unused. */
+const char *job_model_name_at(const void *arg, size_t i);
+const char *job_gpu_name_at(const void *arg, size_t i);
 
 bool job_model_is_moe(const struct job_model *m, int64_t layer);
 int64_t job_model_moe_layers(const struct job_model *m);

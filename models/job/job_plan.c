@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "job.h"
 #include "job_plan.h"
+#include "world.h"
 #include "workload.h"
 #include "xalloc.h"
 
@@ -128,13 +130,13 @@ static int check(const struct config *cfg, const char *sec, const char *key, boo
 	return -1;
 }
 
-int job_spec_init(struct job_spec *s, const struct config *cfg, const struct cfg_job *j,
+int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name, const struct job_cfg *j,
 		  int n_gpus, char **err)
 {
 	char sec[160];
-	snprintf(sec, sizeof sec, "job.%s", j->name);
+	snprintf(sec, sizeof sec, "job.%s", name);
 	memset(s, 0, sizeof *s);
-	s->name = j->name;
+	s->name = name;
 	s->cfg = j;
 	if (job_model_resolve(cfg, j, sec, &s->model, err) < 0)
 		return -1;
@@ -146,7 +148,7 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const struct cfg
 	}
 	s->tp = j->tp, s->pp = j->pp, s->dp = j->dp, s->ep = j->ep, s->edp = j->dp / j->ep;
 	s->zero = j->zero;
-	s->gpus_per_host = cfg->topology.gpus_per_host > 0 ? cfg->topology.gpus_per_host : 1;
+	s->gpus_per_host = world_cfg_gpus_per_host(cfg);
 	s->sp = j->sequence_parallel && j->tp > 1;
 	s->b = j->micro_batch;
 	long long need = (long long)j->tp * j->pp * j->dp;

@@ -34,7 +34,7 @@
 #include "simtime.h"
 
 struct config;
-struct cfg_job;
+struct job_cfg;
 
 enum job_op_kind { JOP_COMPUTE, JOP_TP, JOP_EP, JOP_ZERO_AG, JOP_RECV, JOP_SEND, JOP_GRAD, JOP_N };
 enum { JOB_FWD = 0, JOB_BWD = 1 };
@@ -69,7 +69,7 @@ extern const char *const job_par_name[JOB_NPAR];
 
 struct job_spec {
 	const char *name;            /* NAME of [job.NAME] (the config's string) */
-	const struct cfg_job *cfg;
+	const struct job_cfg *cfg;
 	struct job_model model;
 	const struct job_gpu *gpu;
 	int tp, pp, dp, ep, edp, zero;
@@ -91,7 +91,7 @@ struct job_spec {
  * (divisibility, enough GPUs), computes sizes and times and builds the
  * programs. n_gpus = GPUs on the job's hosts. Returns 0 or -1 with a
  * located *err. */
-int job_spec_init(struct job_spec *s, const struct config *cfg, const struct cfg_job *j,
+int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name, const struct job_cfg *j,
 		  int n_gpus, char **err);
 void job_spec_free(struct job_spec *s);
 

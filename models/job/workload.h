@@ -13,6 +13,7 @@
 #define ROCESIM_WORKLOAD_H
 
 #include <gsl/gsl_rng.h>
+#include "job.h"
 #include "job_plan.h"
 
 /* --- TP --- */

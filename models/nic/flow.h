@@ -2,9 +2,9 @@
  * flow.h — a message (one RDMA WRITE) and its lifecycle record.
  *
  * Created by a traffic source or workload through nic_post(), owned by the
- * sending QP until its last byte is acknowledged, then written as one `flow`
- * row and returned to the pool. Everything about a flow that reaches the
- * results is here.
+ * sending QP until its last byte is acknowledged, then told to the world's
+ * observers (its `flow` row) and returned to the pool. Everything about a
+ * flow that reaches the results is here.
  */
 #ifndef ROCESIM_FLOW_H
 #define ROCESIM_FLOW_H
@@ -43,6 +43,7 @@ struct flow {
 	const char *job;           /* NULL when not a job's */
 	int64_t iteration, collective_id; /* -1 when none */
 	int32_t src_gpu, dst_gpu;  /* -1 when none */
+	const char *dst_name;      /* its row's dst when not a host: a multicast sender's group */
 	const struct hpcc_flow *hpcc; /* posted from this line of an HPCC flow.txt
 				    * (its ports, for [output] hpcc_fct), else NULL */
 	flow_done_fn on_done;      /* may be NULL */
@@ -65,10 +66,8 @@ void flow_received(struct sim *sim, struct flow *f);
  * done hook is asked right after this event (flow_finish's first step,
  * also multicast's). */
 void flow_ended(struct sim *sim, struct world *w, struct flow *f);
-/* The sender sees the message complete: end, flows_done, on_done, its row,
- * and the record goes back to the pool. */
+/* The sender sees the message complete: end, flows_done, on_done, the
+ * world's observers (its row), and the record goes back to the pool. */
 void flow_finish(struct sim *sim, struct world *w, struct flow *f);
-/* Writes its `flow` row (finished or not) through sim->res. */
-void flow_write(struct world *w, const struct flow *f);
 
 #endif

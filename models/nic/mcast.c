@@ -286,7 +286,7 @@ struct mcast_group *mcast_group_create(struct world *w, const char *name, int sr
 	 * QPN-derived ports of unicast are (REFERENCE.md): the tree's entropy. */
 	uint32_t k = (uint32_t)g->id;
 	g->sport = (uint16_t)(0xC000u | (murmur3_32(&k, 1, 0x6d63u) & 0x3FFFu));
-	g->reliable = w->cfg->multicast.reliable;
+	g->reliable = mcast_cfg_of(w->cfg)->reliable;
 	g->fwd = xcalloc((size_t)n_dst, sizeof *g->fwd);
 	g->rev = xcalloc((size_t)n_dst, sizeof *g->rev);
 	g->n_hops = xcalloc((size_t)n_dst, sizeof *g->n_hops);
@@ -339,4 +339,45 @@ void mcast_free(struct world *w)
 	free(mc->g);
 	free(mc);
 	w->mcast = NULL;
+}
+
+/* The groups of [multicast] (made once, when a source first needs them). */
+int mcast_cfg_groups(struct world *w, char **err)
+{
+	if (w->mcast && w->mcast->cfg_done)
+		return 0;
+	const struct mcast_cfg *mc = mcast_cfg_of(w->cfg);
+	for (size_t i = 0; i < mc->n_groups; i++) {
+		const struct mcast_cfg_group *cg = &mc->groups[i];
+		int src = world_host_id(w, cg->src);
+		if (src < 0) {
+			*err = cfg_error_at(w->cfg, "multicast", "group", cg->line,
+					    "group %s: unknown source host '%s'", cg->name, cg->src);
+			return -1;
+		}
+		int *dst = xmalloc(cg->n_dst * sizeof *dst);
+		for (size_t j = 0; j < cg->n_dst; j++) {
+			int h = world_host_id(w, cg->dst[j]);
+			if (h < 0) {
+				*err = cfg_error_at(w->cfg, "multicast", "group", cg->line,
+						    "group %s: unknown member host '%s'", cg->name, cg->dst[j]);
+				free(dst);
+				return -1;
+			}
+			dst[j] = world_ep(w, h, 0);
+		}
+		char *why = NULL;
+		struct mcast_group *g = mcast_group_create(w, cg->name, world_ep(w, src, 0), dst,
+							   (int)cg->n_dst, &why);
+		free(dst);
+		if (!g) {
+			*err = cfg_error_at(w->cfg, "multicast", "group", cg->line, "group %s: %s", cg->name, why);
+			free(why);
+			return -1;
+		}
+	}
+	if (!w->mcast)
+		w->mcast = xcalloc(1, sizeof *w->mcast);
+	w->mcast->cfg_done = true;
+	return 0;
 }

@@ -46,7 +46,7 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
 {
 	struct sim *sim = w->sim;
 	SIM_ASSERT(sim, &sim->kernel, m->size_b > 0, "multicast message of 0 bytes to group %s", g->name);
-	int mtu = w->cfg->nic.mtu;
+	int mtu = w->nic_cfg->mtu;
 	uint32_t n_pkts = ideal_packets(m->size_b, mtu);
 	struct mcast_xfer *x = xcalloc(1, sizeof *x);
 	x->g = g;
@@ -84,6 +84,7 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
 	sf->iteration = m->iteration;
 	sf->collective_id = m->collective_id;
 	sf->src_gpu = m->src_gpu;
+	sf->dst_name = g->name; /* its row: the sender to the group */
 	sf->on_done_ctx = x; /* on_done stays NULL: mcast_sender_finish completes it */
 	struct mcast *mc = w->mcast;
 	x->next = mc->live;
@@ -148,27 +149,6 @@ void mcast_member_received(struct sim *sim, struct qp *q, const struct packet *p
 		sender_release(w, x);
 }
 
-static void sender_row(struct world *w, const struct mcast_xfer *x)
-{
-	struct results *res = w->sim->res;
-	if (!res)
-		return;
-	const struct flow *f = x->sf;
-	char sg[48];
-	struct flow_record r = {
-		.flow_id = f->id, .src = w->eps[f->src].host->name, .dst = x->g->name,
-		.qpn = f->qp->qpn, .sport = f->qp->sport, .priority = f->qp->prio,
-		.size_bytes = f->size_b, .start_ps = f->start, .end_ps = f->end,
-		.recv_end_ps = f->recv_end, .ideal_fct_ps = f->ideal, .packets = f->n_pkts,
-		.retx_packets = f->retx_pkts, .ecn_marked = f->ecn_marked,
-		.cnp_received = f->cnp_received, .source = f->source, .job = f->job,
-		.iteration = f->iteration, .collective_id = f->collective_id,
-		.parallelism = f->parallelism,
-		.src_gpu = f->src_gpu >= 0 ? world_gpu_name(w, f->src_gpu, sg, sizeof sg) : NULL,
-	};
-	results_flow(res, &r);
-}
-
 static void xfer_unlink_free(struct mcast *mc, struct mcast_xfer *x)
 {
 	if (x->prev)
@@ -185,7 +165,7 @@ static void xfer_unlink_free(struct mcast *mc, struct mcast_xfer *x)
 static void sender_release(struct world *w, struct mcast_xfer *x)
 {
 	struct flow *f = x->sf;
-	sender_row(w, x);
+	world_flow_report(w, x->sf);
 	xfer_unlink_free(w->mcast, x);
 	pool_put(&w->flow_pool, f);
 }
@@ -208,10 +188,10 @@ void mcast_sender_finish(struct sim *sim, struct qp *q, struct flow *f)
 void mcast_write_unfinished(struct world *w)
 {
 	for (struct mcast_xfer *x = w->mcast ? w->mcast->live : NULL; x; x = x->next) {
-		sender_row(w, x);
+		world_flow_report(w, x->sf);
 		for (int i = 0; i < x->g->n_dst; i++)
 			if (x->rf[i])
-				flow_write(w, x->rf[i]);
+				world_flow_report(w, x->rf[i]);
 	}
 }
 

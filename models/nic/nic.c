@@ -38,6 +38,7 @@ struct nic {
 	int ep;                    /* endpoint id (world.h) */
 	int mtu;
 	const struct cc_ops *cc;   /* NULL: cc = none */
+	const void *cc_params;     /* its section's struct */
 	struct qp **qps;           /* by qpn - QPN_BASE */
 	uint32_t n_qps, cap_qps;
 	struct qp_slot *map;       /* (peer, index) -> requester QP, open addressing */
@@ -73,16 +74,17 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->host = host;
 	n->ep = ep;
 	n->port = &host->ports[port];
-	n->mtu = w->cfg->nic.mtu;
-	n->cc = cc_lookup(w->cfg->nic.cc);
+	n->mtu = w->nic_cfg->mtu;
+	n->cc = cc_lookup(w->nic_cfg->cc);
+	n->cc_params = cc_params(w->cfg, n->cc);
 	port_set_pull(n->port, nic_pull, n);
-	n->port->pull_prio = (uint8_t)w->cfg->nic.priority;
-	const struct cfg_nic *c = &w->cfg->nic;
+	n->port->pull_prio = (uint8_t)w->nic_cfg->priority;
+	const struct nic_cfg *c = w->nic_cfg;
 	if (!c->rx_rate_off) {
 		uint64_t need;
 		uint32_t max_frame = pkt_data_frame_b((uint32_t)c->mtu, 1);
 		if (nic_rx_init(&n->rx, n->port, c->rx_rate_bps, c->rx_buffer_b,
-				w->cfg->sw.pfc ? c->priority : -1, max_frame, &need) < 0 && !w->setup_err)
+				w->sw_cfg->pfc ? c->priority : -1, max_frame, &need) < 0 && !w->setup_err)
 			w->setup_err = cfg_error_at(w->cfg, "nic", "rx_buffer", 0,
 						    "too small for %s's link: with PFC the receive buffer "
 						    "needs at least %llu B (headroom and three frames)",
@@ -125,14 +127,14 @@ static struct qp *qp_new(struct nic *n, int peer)
 		n->qps = xrealloc(n->qps, cap * sizeof *n->qps);
 		n->cap_qps = cap;
 	}
-	const struct config *cfg = n->w->cfg;
+	const struct nic_cfg *cfg = n->w->nic_cfg;
 	struct qp *q = xcalloc(1, sizeof *q);
 	q->elem = &n->host->elem;
 	q->nic = n;
 	q->qpn = QPN_BASE + n->n_qps;
 	q->peer = peer;
-	q->prio = (uint8_t)cfg->nic.priority;
-	q->sr = cfg->nic.loss_recovery == LR_SR;
+	q->prio = (uint8_t)cfg->priority;
+	q->sr = cfg->loss_recovery == LR_SR;
 	q->last_cnp = -1;
 	q->mgroup = -1;
 	n->qps[n->n_qps++] = q;
@@ -179,7 +181,7 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t
 		rsp->route = route_path_code(w, peer, n->ep, rsp->sport);
 		if (n->cc) {
 			req->cc = xcalloc(1, n->cc->state_b);
-			n->cc->init(req->cc, w->cfg, n->port->rate_bps, w->sim->now);
+			n->cc->init(req->cc, n->cc_params, n->port->rate_bps, w->sim->now);
 		}
 		*slot = req;
 	}
@@ -193,7 +195,7 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t
 static struct qp *qp_for(struct world *w, struct nic *n, int peer)
 {
 	struct qp *first = qp_slot_get(w, n, peer, 0);
-	uint32_t idx = (uint32_t)(first->pair_posts++ % (uint64_t)w->cfg->nic.qps_per_pair);
+	uint32_t idx = (uint32_t)(first->pair_posts++ % (uint64_t)w->nic_cfg->qps_per_pair);
 	return idx ? qp_slot_get(w, n, peer, idx) : first;
 }
 
@@ -414,7 +416,7 @@ void nic_rto_arm(struct sim *sim, struct qp *q)
 {
 	if (q->rto_pending)
 		return;
-	q->rto_at = sim->now + q->nic->w->cfg->nic.rto;
+	q->rto_at = sim->now + q->nic->w->nic_cfg->rto;
 	q->rto_pending = true;
 	sched_at(sim, q->rto_at, q->elem, rto_fire, q, 0);
 }
@@ -428,7 +430,28 @@ static simtime_t flow_ideal(struct world *w, const struct flow *f, uint16_t spor
 	int nr = switch_path(w, f->dst, f->src, sport, rev);
 	if (nf < 0 || nr < 0)
 		return 0;
-	return ideal_delivery_ps(fwd, nf, f->size_b, w->cfg->nic.mtu) + ideal_ack_ps(rev, nr);
+	return ideal_delivery_ps(fwd, nf, f->size_b, w->nic_cfg->mtu) + ideal_ack_ps(rev, nr);
+}
+
+void nic_ideal_msg(const struct world *w, int src_ep, int dst_ep, uint64_t size_b, struct nic_ideal *out)
+{
+	int mtu = w->nic_cfg->mtu;
+	struct ideal_hop h[IDEAL_MAX_HOPS];
+	int nh = switch_path(w, src_ep, dst_ep, 0xC000, h);
+	*out = (struct nic_ideal){ 0 };
+	if (nh <= 0)
+		return;
+	uint32_t np = ideal_packets(size_b, mtu);
+	out->delivery_ps = ideal_delivery_ps(h, nh, size_b, mtu);
+	out->send_ps = simtime_serialize(ideal_packet_wire_b(size_b, mtu, 0, np), h[0].rate_bps);
+	if (np >= 2)
+		out->send_ps += simtime_serialize(ideal_packet_wire_b(size_b, mtu, np - 1, np), h[0].rate_bps);
+	if (np >= 3)
+		out->send_ps += (simtime_t)(np - 2) *
+				simtime_serialize(ideal_packet_wire_b(size_b, mtu, 1, np), h[0].rate_bps);
+	uint32_t every = (uint32_t)(w->nic_cfg->ack_every > 0 ? w->nic_cfg->ack_every : 1);
+	out->acks_ps = (simtime_t)((np + every - 1) / every) *
+		       simtime_serialize(PKT_ACK_FRAME_B + PKT_WIRE_EXTRA_B, w->eps[dst_ep].port->rate_bps);
 }
 
 /* ---- Posting, sending, receiving ---- */
@@ -564,7 +587,7 @@ struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester)
 	struct qp *q = qp_new(n, peer);
 	if (requester && n->cc) {
 		q->cc = xcalloc(1, n->cc->state_b);
-		n->cc->init(q->cc, w->cfg, n->port->rate_bps, w->sim->now);
+		n->cc->init(q->cc, n->cc_params, n->port->rate_bps, w->sim->now);
 	}
 	return q;
 }

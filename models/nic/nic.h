@@ -13,9 +13,38 @@
 #define ROCESIM_NIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include "config.h"
 #include "flow.h"
 #include "sim.h"
+
+/* ---- [nic] and [multicast] (nic_keys.c) ---- */
+
+enum { LR_GBN, LR_SR };
+struct nic_cfg {
+	int mtu;                       /* payload bytes per packet [1024] */
+	int cc;                        /* index in the controllers' registry (cc.h) [dcqcn] */
+	int ack_every;                 /* [1] */
+	simtime_t rto;                 /* [1ms] */
+	int priority;                  /* 0..7 [3] */
+	int loss_recovery;             /* LR_* [gbn] */
+	int qps_per_pair;              /* [1] */
+	bool rx_rate_off;              /* [off]: the host takes data as it arrives */
+	uint64_t rx_rate_bps;          /* otherwise: receive drain rate (PCIe, memory) */
+	uint64_t rx_buffer_b;          /* [256KiB] receive buffer (PFC when rx_rate is set) */
+};
+extern const struct cfg_section nic_section;
+const struct nic_cfg *nic_cfg_of(const struct config *cfg);
+
+struct mcast_cfg_group { char *name; char *src; char **dst; size_t n_dst; int line; };
+struct mcast_cfg {
+	bool enabled;                  /* [on] */
+	bool reliable;                 /* [on] */
+	struct mcast_cfg_group *groups; size_t n_groups;
+};
+extern const struct cfg_section mcast_section;
+const struct mcast_cfg *mcast_cfg_of(const struct config *cfg);
 
 struct world;
 struct node;
@@ -45,6 +74,13 @@ uint64_t nic_lossless_drops(const struct nic *n);
  * table (multicast groups, mcast.c); a requester gets congestion control. */
 struct qp;
 struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester);
+/* A message between two NICs alone on the idle fabric, along the path of
+ * any source port (on the idle fabric every equal-cost path has the same
+ * hops): when its last byte reaches dst after posting (delivery_ps), how
+ * long src's NIC is busy sending it (send_ps), and how long the ACKs it
+ * draws keep dst's link busy (acks_ps). All 0 when dst cannot be reached. */
+struct nic_ideal { simtime_t delivery_ps, send_ps, acks_ps; };
+void nic_ideal_msg(const struct world *w, int src_ep, int dst_ep, uint64_t size_b, struct nic_ideal *out);
 /* Visit every unfinished flow (for the final write). */
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx);
 

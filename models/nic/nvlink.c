@@ -95,7 +95,7 @@ static void nvlink_wake(struct sim *sim, void *obj);
 struct nvlink *nvlink_create(struct world *w)
 {
 	struct nvlink *nv = xcalloc(1, sizeof *nv);
-	const struct cfg_topology *c = &w->cfg->topology;
+	const struct topo_cfg *c = w->topo_cfg;
 	nv->w = w;
 	nv->gpus = w->gpus_per_host;
 	nv->rate_bps = c->nvlink_rate_bps;
@@ -133,9 +133,14 @@ void nvlink_free(struct world *w)
 	w->nvlink = NULL;
 }
 
+simtime_t nvlink_send_ps(const struct world *w, uint64_t size_b)
+{
+	return simtime_serialize(size_b, w->topo_cfg->nvlink_rate_bps);
+}
+
 simtime_t nvlink_ideal_ps(const struct world *w, uint64_t size_b)
 {
-	const struct cfg_topology *c = &w->cfg->topology;
+	const struct topo_cfg *c = w->topo_cfg;
 	return simtime_serialize(size_b, c->nvlink_rate_bps) + c->nvlink_delay;
 }
 
@@ -337,7 +342,7 @@ struct flow *nvlink_post(struct world *w, int src_gpu, int dst_gpu, uint64_t siz
 void nvlink_write_unfinished(struct world *w)
 {
 	for (const struct nvlink_msg *m = w->nvlink ? w->nvlink->live_head : NULL; m; m = m->live_next)
-		flow_write(w, m->f);
+		world_flow_report(w, m->f);
 }
 
 void nvlink_check_drained(struct world *w)

@@ -38,6 +38,8 @@ struct nvlink *nvlink_create(struct world *w);
 /* Frees w->nvlink (flows live in the world's pool) and sets it NULL. */
 void nvlink_free(struct world *w);
 
+/* Its sending time alone: ceil(size_b x 8 / nvlink_rate). */
+simtime_t nvlink_send_ps(const struct world *w, uint64_t size_b);
 /* A message alone: ceil(size_b x 8 / nvlink_rate) + nvlink_delay. */
 simtime_t nvlink_ideal_ps(const struct world *w, uint64_t size_b);
 /* Rows with NULL ends for every message not yet arrived, in posting order. */

@@ -15,6 +15,7 @@
 #include "port.h"
 #include "qp.h"
 #include "mcast_internal.h"
+#include "nic.h"
 #include "world.h"
 #include "xalloc.h"
 
@@ -108,7 +109,7 @@ static uint32_t rtx_peek(struct qp *q)
 	if (q->rtx_nxt < q->snd_una)
 		q->rtx_nxt = q->snd_una;
 	struct world *w = nic_world(q->nic);
-	simtime_t reo = w->cfg->nic.rto / QP_REORDER_FRACTION;
+	simtime_t reo = w->nic_cfg->rto / QP_REORDER_FRACTION;
 	uint32_t hi = q->rtx_hi > q->rto_hi ? q->rtx_hi : q->rto_hi;
 	while (q->rtx_nxt < hi) {
 		uint32_t p = q->rtx_nxt;
@@ -227,7 +228,7 @@ static void acked_to(struct sim *sim, struct qp *q, uint32_t una)
 		q->snd_nxt = una;
 		q->snd_flow = flow_at(q, una);
 	}
-	q->rto_at = sim->now + nic_world(q->nic)->cfg->nic.rto;
+	q->rto_at = sim->now + nic_world(q->nic)->nic_cfg->rto;
 }
 
 /* gbn: resend from psn. */
@@ -280,7 +281,7 @@ void qp_timeout(struct sim *sim, struct qp *q)
 			q->snd_flow = flow_of(q, q->snd_una);
 		}
 	}
-	q->rto_at = sim->now + nic_world(q->nic)->cfg->nic.rto;
+	q->rto_at = sim->now + nic_world(q->nic)->nic_cfg->rto;
 	nic_qp_wake(sim, q->nic, q);
 }
 
@@ -315,9 +316,8 @@ static void lasts_add(struct qp *q, uint32_t psn, struct flow *f)
 
 static void notify_ce(struct sim *sim, struct qp *q, struct packet *p)
 {
-	const struct config *cfg = nic_world(q->nic)->cfg;
 	p->flow->ecn_marked++;
-	simtime_t iv = cfg->dcqcn.cnp_interval;
+	simtime_t iv = nic_world(q->nic)->cnp_interval;
 	if (iv && q->last_cnp >= 0 && sim->now - q->last_cnp < iv)
 		return;
 	q->last_cnp = sim->now;
@@ -326,7 +326,7 @@ static void notify_ce(struct sim *sim, struct qp *q, struct packet *p)
 
 void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
 {
-	const struct config *cfg = nic_world(q->nic)->cfg;
+	const struct nic_cfg *cfg = nic_world(q->nic)->nic_cfg;
 	sim->packets_delivered++;
 	if (p->flags & PKT_F_CE)
 		notify_ce(sim, q, p);
@@ -341,7 +341,7 @@ void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
 		q->rx_mid = !(p->flags & PKT_F_LAST);
 		q->rcv_nxt++;
 		q->nak_sent = false;
-		bool ack = (p->flags & PKT_F_LAST) || ++q->rx_since_ack >= (uint32_t)cfg->nic.ack_every;
+		bool ack = (p->flags & PKT_F_LAST) || ++q->rx_since_ack >= (uint32_t)cfg->ack_every;
 		if ((p->flags & PKT_F_LAST) && q->mgroup >= 0)
 			mcast_member_received(sim, q, p);
 		else if (p->flags & PKT_F_LAST)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cc.h"
 #include "config.h"
 #include "job.h"
 #include "log.h"
@@ -35,6 +36,10 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	memset(w, 0, sizeof *w);
 	w->sim = sim;
 	w->cfg = cfg;
+	w->topo_cfg = topology_cfg(cfg);
+	w->sw_cfg = cfg_get(cfg, &switch_section);
+	w->nic_cfg = nic_cfg_of(cfg);
+	w->cnp_interval = cc_cnp_interval(cfg, w->nic_cfg->cc);
 	w->post = world_post_host;
 	if (topology_build(cfg, &w->topo, err) < 0)
 		return -1;
@@ -43,7 +48,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	w->n_hosts = t->n_hosts;
 	w->nics_per_host = t->nics_per_host;   /* >= 1 after topology_build */
 	/* A config filled by hand (tests) may leave gpus_per_host 0. */
-	w->gpus_per_host = cfg->topology.gpus_per_host > 1 ? cfg->topology.gpus_per_host : 1;
+	w->gpus_per_host = w->topo_cfg->gpus_per_host > 1 ? w->topo_cfg->gpus_per_host : 1;
 	if ((int64_t)w->n_hosts * w->gpus_per_host > INT32_MAX / 2) {
 		*err = str_printf("[topology] gpus_per_host = %d: %lld GPUs; at most %d are supported",
 				  w->gpus_per_host, (long long)w->n_hosts * w->gpus_per_host, INT32_MAX / 2);
@@ -79,7 +84,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 			nd->sets = nd->rt->sets;
 			nd->rt_ports = nd->rt->ports;
 			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
-			nd->ecmp_packet = cfg->sw.ecmp == ECMP_PACKET;
+			nd->ecmp_packet = w->sw_cfg->ecmp == ECMP_PACKET;
 		}
 		for (int i = 0; i < nd->n_ports; i++) {
 			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
@@ -94,7 +99,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
 			struct node *peer = &w->nodes[tp->peer];
 			port_connect(&nd->ports[i], &peer->ports[tp->peer_port],
-				     peer->kind == NODE_SWITCH ? cfg->topology.switch_latency : 0);
+				     peer->kind == NODE_SWITCH ? w->topo_cfg->switch_latency : 0);
 		}
 		if (nd->kind == NODE_SWITCH)
 			switch_setup(w, nd);
@@ -182,14 +187,30 @@ static const char *kind_name(enum node_kind k)
 	return names[k];
 }
 
+static const char node_cols[] = "node_id, name, kind, tier";
+static const char link_cols[] = "link_id, node_a, port_a, node_b, port_b, rate_bps, delay_ps";
+static const char port_cols[] = "node, port, tx_bytes, tx_packets, rx_bytes, drops, ecn_marked,"
+				" pause_frames_tx, pause_frames_rx, paused_ps, max_queue_bytes";
+
+int world_results_prepare(const struct world *w, struct results *res)
+{
+	(void)w;
+	return results_table(res, "node", node_cols) && results_table(res, "link", link_cols) &&
+	       results_table(res, "port_stats", port_cols) ? 0 : -1;
+}
+
 void world_write_topology(const struct world *w, struct results *res)
 {
+	struct results_table *tn = results_table(res, "node", node_cols);
+	struct results_table *tl = results_table(res, "link", link_cols);
+	if (!tn || !tl)
+		return;
 	for (int u = 0; u < w->n_nodes; u++)
-		results_node(res, u, w->nodes[u].name, kind_name(w->nodes[u].kind), w->nodes[u].tier);
+		results_row(res, tn, "issi", u, w->nodes[u].name, kind_name(w->nodes[u].kind), w->nodes[u].tier);
 	char name[48];
 	for (int g = 0; g < w->n_gpus; g++)
-		results_node(res, world_gpu_node_id(w, g), world_gpu_name(w, g, name, sizeof name),
-			     kind_name(NODE_GPU), 0);
+		results_row(res, tn, "issi", world_gpu_node_id(w, g), world_gpu_name(w, g, name, sizeof name),
+			    kind_name(NODE_GPU), 0);
 	/* Link rows in link order: the port at end `a` of each link, in one pass. */
 	const struct topo *t = &w->topo;
 	int *pa = xmalloc((size_t)(t->n_links ? t->n_links : 1) * sizeof *pa);
@@ -202,7 +223,8 @@ void world_write_topology(const struct world *w, struct results *res)
 	for (int l = 0; l < t->n_links; l++) {
 		const struct topo_link *lk = &t->links[l];
 		const struct topo_port *tp = &t->ports[t->port_off[lk->a] + pa[l]];
-		results_link(res, l, lk->a, pa[l], lk->b, tp->peer_port, lk->rate_bps, lk->delay_ps);
+		results_row(res, tl, "iiiiiul", l, lk->a, pa[l], lk->b, tp->peer_port, lk->rate_bps,
+			    (int64_t)lk->delay_ps);
 	}
 	free(pa);
 	mcast_write_rows(w, res); /* groups made before the database opened */
@@ -210,21 +232,24 @@ void world_write_topology(const struct world *w, struct results *res)
 
 static void write_unfinished(const struct flow *f, void *ctx)
 {
-	flow_write(ctx, f);
+	world_flow_report(ctx, f);
+}
+
+void world_add_flow_sink(struct world *w, world_flow_fn fn, void *ctx)
+{
+	if (w->n_sinks == WORLD_MAX_SINKS)
+		die_internal("more than %d observers of flow records", WORLD_MAX_SINKS);
+	w->sinks[w->n_sinks++] = (struct world_sink){ fn, ctx };
 }
 
 void world_write_final(struct world *w, struct results *res)
 {
-	for (int i = 0; i < w->n_ports; i++) {
+	struct results_table *t = results_table(res, "port_stats", port_cols);
+	for (int i = 0; t && i < w->n_ports; i++) {
 		const struct port *p = &w->ports[i];
-		struct port_stats_record r = {
-			.node = p->node->name, .port = p->idx, .tx_bytes = p->tx_bytes,
-			.tx_packets = p->tx_packets, .rx_bytes = port_rx_bytes(p), .drops = p->drops,
-			.ecn_marked = p->ecn_marked, .pause_frames_tx = p->pause_tx,
-			.pause_frames_rx = p->pause_rx, .paused_ps = p->paused_ps,
-			.max_queue_bytes = p->max_queue_bytes,
-		};
-		results_port_stats(res, &r);
+		results_row(res, t, "siuuuuuuulu", p->node->name, (int)p->idx, p->tx_bytes, p->tx_packets,
+			    port_rx_bytes(p), p->drops, p->ecn_marked, p->pause_tx, p->pause_rx,
+			    (int64_t)p->paused_ps, p->max_queue_bytes);
 	}
 	for (int e = 0; e < w->n_eps; e++)
 		nic_foreach_flow(w->eps[e].nic, write_unfinished, w);
@@ -243,4 +268,48 @@ struct flow *world_post_host(struct world *w, int src, int dst, uint64_t size_b,
 			     const char *source, const char *parallelism)
 {
 	return nic_post(w, world_ep(w, src, 0), world_ep(w, dst, 0), size_b, source, parallelism);
+}
+
+int world_host_list(struct world *w, const char *section, const char *key,
+		      char *const *names, size_t n, int **ids, char **err)
+{
+	int n_hosts = w->topo.n_hosts;
+	*ids = NULL;
+	if (n == 0 || (n == 1 && strcmp(names[0], "all") == 0)) {
+		int *v = xmalloc((n_hosts ? n_hosts : 1) * sizeof *v);
+		for (int h = 0; h < n_hosts; h++)
+			v[h] = h;
+		*ids = v;
+		return n_hosts;
+	}
+	int *v = xmalloc(n * sizeof *v);
+	/* Seen-marks catch a host listed twice, which would silently double
+	 * its share of the traffic. */
+	unsigned char *seen = xcalloc(n_hosts ? n_hosts : 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		int h = world_host_id(w, names[i]);
+		if (h < 0) {
+			*err = cfg_error_at(w->cfg, section, key, 0, "unknown host '%s'", names[i]);
+			goto fail;
+		}
+		if (seen[h]) {
+			*err = cfg_error_at(w->cfg, section, key, 0, "host '%s' is listed twice", names[i]);
+			goto fail;
+		}
+		seen[h] = 1;
+		v[i] = h;
+	}
+	free(seen);
+	*ids = v;
+	return (int)n;
+fail:
+	free(seen);
+	free(v);
+	return -1;
+}
+
+int world_cfg_gpus_per_host(const struct config *cfg)
+{
+	int g = topology_cfg(cfg)->gpus_per_host;
+	return g > 0 ? g : 1;
 }

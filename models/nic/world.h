@@ -26,6 +26,7 @@
 #include "topology.h"
 
 struct port;
+struct flow;
 struct packet;
 struct nic;
 struct results;
@@ -34,8 +35,6 @@ struct jobs;
 struct nvlink;
 struct mmu;
 struct coll;
-struct hpcc_fct;
-struct sampler;
 
 /* One NIC of a host: what packets are addressed to. Endpoint ids are
  * host id x nics_per_host + NIC index (so with one NIC per host an
@@ -74,9 +73,20 @@ struct node {
 	const char *name;          /* topo.nodes[id].name */
 } __attribute__((aligned(64)));
 
+/* An observer of flow records (flow rows, FCT files, paths): called once
+ * per record, when it ended (f->end >= 0), or when the run ends with it
+ * unfinished (f->end < 0). */
+typedef void (*world_flow_fn)(void *ctx, const struct world *w, const struct flow *f);
+#define WORLD_MAX_SINKS 8
+
 struct world {
 	struct sim *sim;
 	const struct config *cfg;
+	/* Sections read while running (cached: cfg_get walks the sections). */
+	const struct topo_cfg *topo_cfg;
+	const struct switch_cfg *sw_cfg;
+	const struct nic_cfg *nic_cfg;
+	simtime_t cnp_interval;    /* the controller's CNP spacing (cc.h), 0: one per mark */
 	struct topo topo;
 	struct node *nodes; int n_nodes;
 	int n_hosts;               /* nodes [0, n_hosts) are hosts */
@@ -101,9 +111,9 @@ struct world {
 	/* Posts a message between hosts (host ids; the traffic sources use
 	 * NIC 0 of each host): world_post_host unless a test replaces it. */
 	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism);
-	bool write_results;        /* flows go to sim->res */
-	struct hpcc_fct *hpcc_fct; /* [output] hpcc_fct writer (hpcc_fct.h), NULL when off */
-	struct sampler *sampler;   /* [output] time series and flow paths (sampler.h); NULL when off */
+	/* What is told of every flow record at its end (world_flow_report). */
+	struct world_sink { world_flow_fn fn; void *ctx; } sinks[WORLD_MAX_SINKS];
+	int n_sinks;
 };
 
 /* Builds the fabric of cfg into w (sim must be initialised). Returns 0, or -1
@@ -127,6 +137,23 @@ char *world_gpu_name(const struct world *w, int gpu, char *buf, size_t size);
 struct flow *world_post_host(struct world *w, int src, int dst, uint64_t size_b,
 			     const char *source, const char *parallelism);
 
+/* Host ids of a host-name list (key `key` of section), in list order; n = 0
+ * or the single word "all" means every host, ascending. Unknown and
+ * repeated names are located errors. Returns the count (>= 0) with *ids
+ * malloc'd, or -1 with *err. */
+int world_host_list(struct world *w, const char *section, const char *key,
+		      char *const *names, size_t n, int **ids, char **err);
+
+/* GPUs per host of a loaded scenario ([topology] gpus_per_host, at least 1). */
+int world_cfg_gpus_per_host(const struct config *cfg);
+/* Adds an observer of flow records, called in the order added. */
+void world_add_flow_sink(struct world *w, world_flow_fn fn, void *ctx);
+/* Tells every observer of f (its end, or that the run ends without it). */
+static inline void world_flow_report(const struct world *w, const struct flow *f)
+{
+	for (int i = 0; i < w->n_sinks; i++)
+		w->sinks[i].fn(w->sinks[i].ctx, w, f);
+}
 /* Host id of a host name ("host3"), -1 when no such host. */
 int world_host_id(const struct world *w, const char *name);
 
@@ -145,6 +172,10 @@ bool world_done(struct sim *sim, void *w);
  * that vanished or a count that drifted is a bug, DESIGN.md §2). */
 void world_check_drained(struct world *w);
 
+/* Prepares the inserts of node, link and port_stats (right after
+ * results_open, so a database whose tables do not fit fails before the
+ * run); 0 or -1. */
+int world_results_prepare(const struct world *w, struct results *res);
 /* Writes node rows (network nodes, then GPUs) and link rows (after results_open). */
 void world_write_topology(const struct world *w, struct results *res);
 /* Writes port_stats for every port and unfinished flows (NIC and NVLink)

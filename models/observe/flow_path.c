@@ -23,12 +23,12 @@
 #include "topology.h"
 #include "world.h"
 
-void flow_path_write(struct world *w, const struct flow *f)
+void flow_path_write(void *sampler, const struct world *w, const struct flow *f)
 {
-	const struct sampler *s = w->sampler;
-	if (!f->qp || !s || !s->t_path)
-		return;                     /* NVLink: not in the network */
-	bool spray = w->cfg->sw.ecmp == ECMP_PACKET;
+	const struct sampler *s = sampler;
+	if (!f->qp || f->dst_name)
+		return;                     /* NVLink: not in the network; a group's sender: no one path */
+	bool spray = w->sw_cfg->ecmp == ECMP_PACKET;
 	if (spray && !f->psn_valid)
 		return;                     /* no packet sent: no path taken */
 	int64_t psn = spray ? (int64_t)f->first_psn : -1;

@@ -57,10 +57,11 @@ static uint64_t ps_to_ns(simtime_t ps)
 	return (uint64_t)((ps + 500) / 1000);
 }
 
-void hpcc_fct_flow(struct hpcc_fct *h, const struct world *w, const struct flow *f)
+static void fct_line(void *ctx, const struct world *w, const struct flow *f)
 {
-	if (!f->qp)
-		return;
+	struct hpcc_fct *h = ctx;
+	if (!f->qp || f->end < 0 || f->dst_name)
+		return;  /* NVLink, unfinished, a multicast sender's record */
 	int src = w->eps[f->src].host->id, dst = w->eps[f->dst].host->id;
 	const int *hid = w->topo.hpcc_id;
 	uint32_t sip = hpcc_node_ip((uint32_t)(hid ? hid[src] : src));
@@ -73,4 +74,9 @@ void hpcc_fct_flow(struct hpcc_fct *h, const struct world *w, const struct flow 
 	fprintf(h->f, "%08" PRIx32 " %08" PRIx32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64
 		" %" PRIu64 " %" PRIu64 "\n", sip, dip, sport, dport, f->size_b, ps_to_ns(f->start),
 		ps_to_ns(f->end - f->start), ps_to_ns(f->ideal));
+}
+
+void hpcc_fct_attach(struct hpcc_fct *h, struct world *w)
+{
+	world_add_flow_sink(w, fct_line, h);
 }

@@ -39,8 +39,9 @@ struct hpcc_fct *hpcc_fct_open(const char *path, char **err);
 int hpcc_fct_close(struct hpcc_fct *h, char **err);
 /* Closes and removes the file (the run wrote no results). */
 void hpcc_fct_abort(struct hpcc_fct *h);
-/* Writes f's line (from flow_finish, when w->hpcc_fct is set); a flow
- * posted from a flow.txt line (f->hpcc) gets that line's ports. */
-void hpcc_fct_flow(struct hpcc_fct *h, const struct world *w, const struct flow *f);
+/* Writes a line for each flow the world reports finished (an observer of
+ * its flow records, world.h); a flow posted from a flow.txt line (f->hpcc)
+ * gets that line's ports. */
+void hpcc_fct_attach(struct hpcc_fct *h, struct world *w);
 
 #endif

@@ -13,6 +13,9 @@
 #include <string.h>
 #include "cc.h"
 #include "config.h"
+#include "fabric.h"
+#include "nic.h"
+#include "observe.h"
 #include "log.h"
 #include "nic.h"
 #include "port.h"
@@ -39,7 +42,7 @@ static const struct node *node_named(const struct world *w, const char *name, si
 /* sel[i] = port i of w->ports is in [output] sample_ports (all when absent). */
 static int select_ports(const struct world *w, bool *sel, char **err)
 {
-	const struct cfg_output *o = &w->cfg->output;
+	const struct output_cfg *o = cfg_get(w->cfg, &output_section);
 	if (!o->n_sample_ports) {
 		for (int i = 0; i < w->n_ports; i++)
 			sel[i] = true;
@@ -82,16 +85,17 @@ static void series_init(struct sampler_series *s, simtime_t every)
 	s->next = every ? every : SIMTIME_NEVER;
 }
 
-int sampler_setup(struct world *w, char **err)
+int sampler_setup(struct world *w, struct sampler **out, char **err)
 {
-	const struct cfg_output *o = &w->cfg->output;
+	*out = NULL;
+	const struct output_cfg *o = cfg_get(w->cfg, &output_section);
 	bool *sel = xcalloc(w->n_ports ? (size_t)w->n_ports : 1, sizeof *sel);
 	if (select_ports(w, sel, err) < 0) {
 		free(sel);
 		return -1;
 	}
 	bool ports_on = o->queue_sample_interval || o->link_sample_interval;
-	const struct cc_ops *cc = o->cc_sample_interval ? cc_lookup(w->cfg->nic.cc) : NULL;
+	const struct cc_ops *cc = o->cc_sample_interval ? cc_lookup(w->nic_cfg->cc) : NULL;
 	if (!ports_on && !cc && !o->flow_paths) {
 		free(sel);
 		return 0;
@@ -113,7 +117,7 @@ int sampler_setup(struct world *w, char **err)
 		s->cc_copy = xcalloc(1, cc->state_b);
 	}
 	free(sel);
-	w->sampler = s;
+	*out = s;
 	return 0;
 }
 
@@ -121,27 +125,27 @@ int sampler_setup(struct world *w, char **err)
 static void warn_samples(const struct world *w, const struct sampler *s)
 {
 	const struct config *cfg = w->cfg;
-	const struct cfg_output *o = &cfg->output;
-	if (o->cc_sample_interval && !cc_lookup(cfg->nic.cc))
+	const struct output_cfg *o = cfg_get(cfg, &output_section);
+	if (o->cc_sample_interval && !cc_lookup(w->nic_cfg->cc))
 		warnx_sim("[output] cc_sample_interval: [nic] cc = none keeps no rate, target or alpha; "
 			  "no cc_sample rows are written");
 	if (o->n_sample_ports && !o->queue_sample_interval && !o->link_sample_interval)
 		warnx_sim("[output] sample_ports has no effect without queue_sample_interval or "
 			  "link_sample_interval");
-	if (o->flow_paths && cfg->sw.ecmp == ECMP_PACKET)
+	if (o->flow_paths && w->sw_cfg->ecmp == ECMP_PACKET)
 		warnx_sim("[output] flow_paths with [switch] ecmp = packet: flow_path holds the path "
 			  "of each flow's first packet; its other packets are sprayed over other paths");
-	if (!s || cfg->simulation.stop == SIMTIME_NEVER)
+	if (!s || w->sim->stop_at == SIMTIME_NEVER)
 		return;
 	double rows = 0;
 	if (s->queue.every)
-		rows += (double)s->n_ports * (double)cfg->simulation.stop / (double)s->queue.every;
+		rows += (double)s->n_ports * (double)w->sim->stop_at / (double)s->queue.every;
 	if (s->link.every)
-		rows += (double)s->n_ports * (double)cfg->simulation.stop / (double)s->link.every;
+		rows += (double)s->n_ports * (double)w->sim->stop_at / (double)s->link.every;
 	if (rows > (double)SAMPLER_WARN_ROWS)
 		warnx_sim("[output] queue/link samples: up to %.3g rows (%d ports until stop = %.3g s), "
 			  "about %.0f MB of database; raise the interval or narrow sample_ports",
-			  rows, s->n_ports, (double)cfg->simulation.stop * 1e-12, rows * SAMPLER_ROW_B / 1e6);
+			  rows, s->n_ports, (double)w->sim->stop_at * 1e-12, rows * SAMPLER_ROW_B / 1e6);
 }
 
 static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg);
@@ -159,9 +163,8 @@ static void schedule_next(struct sim *sim, struct sampler *s)
 	s->pending = true;
 }
 
-void sampler_start(struct world *w, struct results *res)
+void sampler_start(struct world *w, struct sampler *s, struct results *res)
 {
-	struct sampler *s = w->sampler;
 	warn_samples(w, s);
 	if (!s)
 		return;
@@ -173,8 +176,10 @@ void sampler_start(struct world *w, struct results *res)
 		s->link.t = results_table(res, "link_sample", "node, port, t_ps, tx_bytes");
 	if (s->cc.every)
 		s->cc.t = results_table(res, "cc_sample", "flow_id, t_ps, rate_bps, target_bps, alpha");
-	if (w->cfg->output.flow_paths)
+	if (((const struct output_cfg *)cfg_get(w->cfg, &output_section))->flow_paths) {
 		s->t_path = results_table(res, "flow_path", "flow_id, hop, node, port");
+		world_add_flow_sink(w, flow_path_write, s);
+	}
 	for (int i = 0; i < s->n_ports; i++)
 		s->tx_last[i] = s->ports[i]->tx_bytes;
 	if (evq_size(&w->sim->q))  /* a run with nothing to do stays at t = 0 */
@@ -246,9 +251,8 @@ static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg)
 	schedule_next(sim, s);
 }
 
-void sampler_stop(struct world *w)
+void sampler_stop(struct sampler *s)
 {
-	struct sampler *s = w->sampler;
 	if (!s || s->stopped)
 		return;
 	s->stopped = true;
@@ -258,7 +262,7 @@ void sampler_stop(struct world *w)
 	 * (and the clock stops) where it would without sampling. Events pop
 	 * in (t, key) order and keys are unique, so reinserting the others
 	 * keeps their order exactly. Once per run: O(n log n) in pending events. */
-	struct evq *q = &w->sim->q;
+	struct evq *q = &s->w->sim->q;
 	struct event *keep = xcalloc(evq_size(q) ? evq_size(q) : 1, sizeof *keep);
 	size_t n = 0;
 	struct event ev;
@@ -271,14 +275,12 @@ void sampler_stop(struct world *w)
 	s->pending = false;
 }
 
-void sampler_free(struct world *w)
+void sampler_free(struct sampler *s)
 {
-	struct sampler *s = w->sampler;
 	if (!s)
 		return;
 	free(s->ports);
 	free(s->tx_last);
 	free(s->cc_copy);
 	free(s);
-	w->sampler = NULL;
 }

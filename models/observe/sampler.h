@@ -78,13 +78,13 @@ struct sampler {
  * *err malloc'd, return -1) and, when any series or flow_paths is on,
  * allocates w->sampler. Warns about what will not be written (cc = none)
  * and about a large row count when [simulation] stop bounds it. */
-int sampler_setup(struct world *w, char **err);
+int sampler_setup(struct world *w, struct sampler **out, char **err);
 /* After results_open: prepares the tables and schedules the first sample. */
-void sampler_start(struct world *w, struct results *res);
+void sampler_start(struct world *w, struct sampler *s, struct results *res);
 /* The run's work is over (before run.c's drain phase): no more samples,
  * and the pending sampling event leaves the event queue. */
-void sampler_stop(struct world *w);
-void sampler_free(struct world *w);
+void sampler_stop(struct sampler *s);
+void sampler_free(struct sampler *s);
 
 /* flow_path.c: the flow's hops as flow_path rows ([output] flow_paths):
  * hop 0 the sender's host port, then each switch and the egress port it
@@ -92,6 +92,6 @@ void sampler_free(struct world *w);
  * flow's 5-tuple (ecmp = flow), or of its first packet (ecmp = packet).
  * Nothing for NVLink messages, or with ecmp = packet for a message that
  * never sent a packet. */
-void flow_path_write(struct world *w, const struct flow *f);
+void flow_path_write(void *sampler, const struct world *w, const struct flow *f);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "config.h"
+#include "observe.h"
 #include "log.h"
 #include "mkdirs.h"
 #include "pcap.h"
@@ -68,7 +69,7 @@ static int mark_tap(struct world *w, const char *name, bool *want, char **err)
 
 int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **err)
 {
-	const struct cfg_pcap *pc = &w->cfg->pcap;
+	const struct pcap_cfg *pc = cfg_get(w->cfg, &pcap_section);
 	*out = NULL;
 	if (!cli_dir && !pc->dir && !pc->n_taps)
 		return 0;
@@ -108,7 +109,7 @@ static char *open_error(const struct taps *t, const char *what)
 {
 	if (t->cli_dir)
 		return str_printf("--pcap '%s': %s", t->cli_dir, what);
-	if (t->w->cfg->pcap.dir)
+	if (((const struct pcap_cfg *)cfg_get(t->w->cfg, &pcap_section))->dir)
 		return cfg_error_at(t->w->cfg, "pcap", "dir", 0, "%s", what);
 	return cfg_error_at(t->w->cfg, "pcap", "taps", 0, "capture folder %s (the database path "
 			    "without extension; set [pcap] dir): %s", t->dir, what);
@@ -121,10 +122,26 @@ static void hop_of(const struct port *from, const struct port *to, struct frame_
 	h->to_host = to->node->kind == NODE_HOST;
 }
 
+/* The port's hooks: the frame as its wire bytes, into the port's file. */
+static void tap_tx(struct port_tap *hook, simtime_t now, const struct packet *pkt)
+{
+	struct tap *t = (struct tap *)hook;
+	size_t len = frame_build(pkt, &t->out, t->buf);
+	pcapw_write(t->file, now, t->buf, (uint32_t)len);
+}
+
+static void tap_rx(struct port_tap *hook, simtime_t at, const struct packet *pkt)
+{
+	struct tap *t = (struct tap *)hook;
+	size_t len = frame_build(pkt, &t->in, t->buf);
+	pcapw_write(t->file, at, t->buf, (uint32_t)len);
+}
+
 int tap_open(struct taps *t, const char *db_path, char **err)
 {
 	struct world *w = t->w;
-	const char *dir = t->cli_dir ? t->cli_dir : w->cfg->pcap.dir;
+	const struct pcap_cfg *pc = cfg_get(w->cfg, &pcap_section);
+	const char *dir = t->cli_dir ? t->cli_dir : pc->dir;
 	if (dir) {
 		t->dir = xstrdup(dir);
 	} else {
@@ -148,7 +165,7 @@ int tap_open(struct taps *t, const char *db_path, char **err)
 	}
 	t->buf = xmalloc(FRAME_MAX_B);
 	t->tap = xcalloc((size_t)t->n, sizeof *t->tap);
-	uint32_t snap = w->cfg->pcap.snaplen_b > PCAPW_MAX_SNAPLEN ? 0 : (uint32_t)w->cfg->pcap.snaplen_b;
+	uint32_t snap = pc->snaplen_b > PCAPW_MAX_SNAPLEN ? 0 : (uint32_t)pc->snaplen_b;
 	for (int i = 0; i < t->n; i++) {
 		struct port *p = &w->ports[t->ports[i]];
 		char *path = str_printf("%s/%s-p%d.pcap", t->dir, p->node->name, p->idx);
@@ -164,7 +181,8 @@ int tap_open(struct taps *t, const char *db_path, char **err)
 		hop_of(p, p->peer, &t->tap[i].out);
 		hop_of(p->peer, p, &t->tap[i].in);
 		t->tap[i].buf = t->buf;
-		port_set_tap(p, &t->tap[i]);
+		t->tap[i].hook = (struct port_tap){ .tx = tap_tx, .rx = tap_rx };
+		port_set_tap(p, &t->tap[i].hook);
 	}
 	return 0;
 fail:
@@ -203,14 +221,3 @@ static void release(struct taps *t, bool discard)
 void tap_close(struct taps *t) { release(t, false); }
 void tap_discard(struct taps *t) { release(t, true); }
 
-void tap_tx(struct tap *t, simtime_t now, const struct packet *pkt)
-{
-	size_t len = frame_build(pkt, &t->out, t->buf);
-	pcapw_write(t->file, now, t->buf, (uint32_t)len);
-}
-
-void tap_rx(struct tap *t, simtime_t at, const struct packet *pkt)
-{
-	size_t len = frame_build(pkt, &t->in, t->buf);
-	pcapw_write(t->file, at, t->buf, (uint32_t)len);
-}

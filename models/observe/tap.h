@@ -25,6 +25,7 @@
 #ifndef ROCESIM_TAP_H
 #define ROCESIM_TAP_H
 
+#include "fabric.h"
 #include "frame.h"
 #include "simtime.h"
 
@@ -35,6 +36,7 @@ struct pcapw;
 struct taps;
 
 struct tap {
+	struct port_tap hook;      /* first: what the port calls (port.h) */
 	struct pcapw *file;
 	struct frame_hop out;      /* this port -> its peer */
 	struct frame_hop in;       /* its peer -> this port */
@@ -56,7 +58,5 @@ void tap_discard(struct taps *t);
 /* The folder the capture files go to (after tap_open). */
 const char *tap_dir(const struct taps *t);
 
-void tap_tx(struct tap *t, simtime_t now, const struct packet *pkt);
-void tap_rx(struct tap *t, simtime_t at, const struct packet *pkt);
 
 #endif

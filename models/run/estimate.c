@@ -29,7 +29,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "cc_dcqcn.h"
+#include "cc.h"
+#include "job.h"
+#include "traffic.h"
 #include "config.h"
 #include "estimate.h"
 #include "flow.h"
@@ -38,6 +40,7 @@
 #include "port.h"
 #include "qp.h"
 #include "topology.h"
+#include "nic.h"
 #include "world.h"
 
 #define EST_BASE_B (8ull << 20)
@@ -50,35 +53,6 @@
 #define EST_MALLOC_B 16ull            /* glibc's per-allocation overhead */
 #define EST_QP_MAP_B 64ull            /* QP map slots (load <= 1/2) and QP list entries, per pair */
 #define EST_SR_RING_B (64ull * sizeof(int64_t))
-
-/* Flows the static sections post; *open set when other traffic (whose
- * count is not known before running) is present. */
-static uint64_t flows_known(const struct config *cfg, const struct topo *t, bool *open)
-{
-	*open = cfg->n_jobs > 0;
-	uint64_t n = 0, hosts = (uint64_t)t->n_hosts;
-	for (size_t i = 0; i < cfg->n_traffic; i++) {
-		const struct cfg_traffic *tr = &cfg->traffic[i];
-		switch (tr->type) {
-		case TRAFFIC_INCAST:
-			n += tr->n_senders ? tr->n_senders : hosts - 1;
-			break;
-		case TRAFFIC_PERMUTATION:
-			n += hosts;
-			break;
-		case TRAFFIC_ALL_TO_ALL:
-			n += hosts * (hosts ? hosts - 1 : 0);
-			break;
-		case TRAFFIC_FLOWS:
-			n += tr->n_flows;
-			break;
-		default:
-			*open = true;
-			break;
-		}
-	}
-	return n;
-}
 
 void estimate_memory(const struct config *cfg, const struct topo *t, struct mem_estimate *e)
 {
@@ -93,18 +67,20 @@ void estimate_memory(const struct config *cfg, const struct topo *t, struct mem_
 		      switch_ports * sizeof(struct mmu_port) + switches * sizeof(struct mmu) +
 		      eps * EST_NIC_B;
 	e->routing_b = switches * (eps * sizeof(uint16_t) + 64 * sizeof(uint16_t));
-	bool open;
-	e->flows = flows_known(cfg, t, &open);
+	bool open = cfg_count(cfg, &job_section) > 0;
+	e->flows = traffic_flows_known(cfg, t->n_hosts, &open);
 	uint64_t per_flow = sizeof(struct flow) + 2 * sizeof(struct qp) + 3 * EST_MALLOC_B + EST_QP_MAP_B +
 			    EST_EVENT_B;
-	if (cfg->nic.cc == CC_DCQCN)
-		per_flow += sizeof(struct dcqcn) + EST_MALLOC_B;
-	if (cfg->nic.loss_recovery == LR_SR)
+	const struct nic_cfg *nic = nic_cfg_of(cfg);
+	const struct cc_ops *cc = cc_lookup(nic->cc);
+	if (cc)
+		per_flow += cc->state_b + EST_MALLOC_B;
+	if (nic->loss_recovery == LR_SR)
 		per_flow += EST_SR_RING_B + EST_MALLOC_B;
 	e->flows_b = e->flows * per_flow;
 	/* Frames on the wire: bits in flight on each link end, one frame per
 	 * MTU-sized packet; plus a few queued at every port. */
-	uint64_t frame_b = pkt_data_frame_b((uint32_t)(cfg->nic.mtu > 0 ? cfg->nic.mtu : 1024), 0);
+	uint64_t frame_b = pkt_data_frame_b((uint32_t)(nic->mtu > 0 ? nic->mtu : 1024), 0);
 	unsigned __int128 fly_bits = 0;
 	for (int l = 0; l < t->n_links; l++)
 		fly_bits += (unsigned __int128)t->links[l].rate_bps * (uint64_t)t->links[l].delay_ps;

@@ -12,6 +12,7 @@
 #include "mmu.h"
 #include "packet.h"
 #include "port.h"
+#include "nic.h"
 #include "world.h"
 #include "xalloc.h"
 
@@ -31,7 +32,7 @@ uint64_t inv_data_in_network(const struct world *w)
 
 bool inv_conservation_checkable(const struct world *w)
 {
-	return w->cfg->nic.rx_rate_off;
+	return w->nic_cfg->rx_rate_off;
 }
 
 /* One switch: the MMU's counters against the frames its queues hold. */

@@ -12,6 +12,9 @@
 #include "config.h"
 #include "hpcc_fct.h"
 #include "estimate.h"
+#include "fabric.h"
+#include "observe.h"
+#include "topology.h"
 #include "invariants.h"
 #include "job.h"
 #include "log.h"
@@ -57,15 +60,16 @@ static char *output_path(const struct config *cfg, const struct run_opts *o)
 {
 	if (o->output)
 		return xstrdup(o->output);
-	if (cfg->simulation.output)
-		return xstrdup(cfg->simulation.output);
+	if (scenario_sim(cfg)->output)
+		return xstrdup(scenario_sim(cfg)->output);
 	return str_printf("results/%s.db", cfg->name);
 }
 
 /* Choices that work but are known to hurt: said once, before the run. */
 static void warn_choices(const struct config *cfg)
 {
-	if (cfg->sw.ecmp == ECMP_PACKET && cfg->nic.loss_recovery == LR_GBN)
+	const struct switch_cfg *sw = cfg_get(cfg, &switch_section);
+	if (sw->ecmp == ECMP_PACKET && nic_cfg_of(cfg)->loss_recovery == LR_GBN)
 		warnx_sim("[switch] ecmp = packet with [nic] loss_recovery = gbn: every reordering "
 			  "looks like a loss to go-back-N and resends the rest of the window; "
 			  "use loss_recovery = sr with spraying");
@@ -134,7 +138,7 @@ static int check_memory(const struct config *cfg, struct run_report *rep, char *
 	*err = str_printf("%s: [topology] %s with %d nodes, %llu flows known in advance: needs about "
 			  "%.1f GiB of memory, this machine has %.1f GiB (routing %.1f GiB, flows %.1f GiB, "
 			  "fabric %.1f GiB, packets %.1f GiB); use a smaller topology or less traffic",
-			  cfg->path ? cfg->path : "scenario", cfg_topo_type_name(cfg->topology.type),
+			  cfg->path ? cfg->path : "scenario", topology_type_name(cfg),
 			  n_nodes, (unsigned long long)e.flows, (double)e.total_b / gib,
 			  (double)rep->mem_machine_b / gib, (double)e.routing_b / gib, (double)e.flows_b / gib,
 			  (double)e.fabric_b / gib, (double)e.packets_b / gib);
@@ -154,17 +158,20 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	struct sim sim;
 	struct world w;
 	struct taps *taps = NULL;
+	struct sampler *sampler = NULL;
+	struct hpcc_fct *fct = NULL;
 	struct watchdog wd = { 0 };
 	int rc = 0;
 	memset(rep, 0, sizeof *rep);
 	if (check_memory(cfg, rep, err) < 0)
 		return EXIT_INPUT;
-	sim_init(&sim, cfg->simulation.seed);
+	const struct sim_cfg *sc = scenario_sim(cfg);
+	sim_init(&sim, sc->seed);
 	sim.cfg = cfg;
-	sim.stop_at = cfg->simulation.stop;
+	sim.stop_at = sc->stop;
 	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0 || jobs_setup(&w, err) < 0 ||
 	    tap_setup(&w, o->pcap_dir, &taps, err) < 0 ||
-	    sampler_setup(&w, err) < 0) {
+	    sampler_setup(&w, &sampler, err) < 0) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -183,21 +190,31 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		goto out;
 	}
 	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
-					 .config = cfg->resolved, .seed = cfg->simulation.seed,
-					 .version = PACKAGE_VERSION };
+					 .config = cfg->resolved, .seed = sc->seed,
+					 .version = PACKAGE_VERSION, .schema_sql = rocesim_schema_sql,
+					 .index_sql = rocesim_index_sql };
 	/* [output] hpcc_fct: opened before the run, so an unwritable path is
 	 * an input error with nothing simulated (hpcc_fct.h). */
-	if (cfg->output.hpcc_fct && !(w.hpcc_fct = hpcc_fct_open(cfg->output.hpcc_fct, err))) {
+	const struct output_cfg *out = cfg_get(cfg, &output_section);
+	if (out->hpcc_fct && (fct = hpcc_fct_open(out->hpcc_fct, err)))
+		hpcc_fct_attach(fct, &w); /* the first observer of flow records; their rows next */
+	if (out->hpcc_fct && !fct) {
 		tap_discard(taps); /* nothing half-written */
 		taps = NULL;
 		rc = EXIT_INPUT;
 		goto out;
 	}
 	struct results *res = results_open(rep->output, o->append, &info, err);
+	if (res && (world_results_prepare(&w, res) < 0 || flow_rows_attach(&w, res) < 0)) {
+		results_abort(res);
+		res = NULL;
+		*err = str_printf("%s: its tables do not match this version of rocesim "
+				  "(write to a new database, or --append to one this version made)", rep->output);
+	}
 	if (!res) {
-		if (w.hpcc_fct)
-			hpcc_fct_abort(w.hpcc_fct);
-		w.hpcc_fct = NULL;
+		if (fct)
+			hpcc_fct_abort(fct);
+		fct = NULL;
 		tap_discard(taps);
 		taps = NULL;
 		rc = EXIT_INPUT;
@@ -210,12 +227,12 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.res = res;
 	rep->run_id = results_run_id(res);
 	world_write_topology(&w, res);
-	sampler_start(&w, res);
+	sampler_start(&w, sampler, res);
 
 	sim.interrupt = o->interrupt;
 	sim.done = world_done;
 	sim.done_ctx = &w;
-	watchdog_start(&wd, &w, cfg->simulation.watchdog); /* last element registered */
+	watchdog_start(&wd, &w, sc->watchdog); /* last element registered */
 	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected };
 	progress_init(&pc.p, o->progress, sim.stop_at);
 	if (o->progress) {
@@ -225,7 +242,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	double t0 = wall_seconds();
 	int stopped = port_run(&sim);
 	simtime_t end = sim.now;
-	sampler_stop(&w); /* samples end with the run's work, before the drain */
+	sampler_stop(sampler); /* samples end with the run's work, before the drain */
 	watchdog_stop(&wd);
 	if (stopped == SIM_DONE) {
 		/* Every message is complete; let the last control frames (ACKs of
@@ -286,16 +303,16 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 				   .packets_dropped = sim.packets_dropped };
 	open_results = NULL;
 	log_set_cleanup(NULL);
-	if (w.hpcc_fct && hpcc_fct_close(w.hpcc_fct, err) < 0)
+	if (fct && hpcc_fct_close(fct, err) < 0)
 		rc = EXIT_INTERNAL;
-	w.hpcc_fct = NULL;
+	fct = NULL;
 	if (results_finish(res, rep->status, &sum) < 0) {
 		*err = strdup("could not finish the results database");
 		rc = EXIT_INTERNAL;
 	}
 out:
 	tap_close(taps);   /* --check or an input error: nothing was opened */
-	sampler_free(&w);
+	sampler_free(sampler);
 	watchdog_free(&wd);
 	coll_free_all(&w);
 	world_free(&w);

@@ -13,6 +13,34 @@
 #include "simtime.h"
 
 struct config;
+struct cfg_override;
+
+/* ---- The scenario format (scenario.c) ---- */
+
+enum { PROGRESS_AUTO, PROGRESS_ON, PROGRESS_OFF };
+
+/* [simulation] */
+struct sim_cfg {
+	uint64_t seed;                 /* [1] */
+	simtime_t stop;                /* SIMTIME_NEVER when unset: run until finite work is done */
+	char *output;                  /* NULL when unset */
+	int progress;                  /* PROGRESS_* [auto] */
+	simtime_t watchdog;            /* [1ms] */
+};
+extern const struct cfg_section sim_section;
+/* Every part's sections (the scenario format). */
+extern const struct cfg_schema rocesim_schema;
+/* config_load and config_load_text with rocesim's schema. */
+int scenario_load(struct config *cfg, const char *path, const struct cfg_override *ov, size_t n_ov,
+		  char **err);
+int scenario_load_text(struct config *cfg, const char *path, const char *text, size_t len,
+		       const struct cfg_override *ov, size_t n_ov, char **err);
+/* The result database's tables and views, and its indexes
+ * (analysis/schema.sql, views.sql, indexes.sql; schema_sql.c, generated). */
+extern const char rocesim_schema_sql[];
+extern const char rocesim_index_sql[];
+/* The [simulation] section of a loaded scenario. */
+const struct sim_cfg *scenario_sim(const struct config *cfg);
 
 struct run_opts {
 	const char *scenario;       /* path as given, for the run row */

@@ -39,7 +39,7 @@ void watchdog_start(struct watchdog *wd, struct world *w, simtime_t period_ps)
 	memset(wd, 0, sizeof *wd);
 	wd->w = w;
 	wd->period_ps = period_ps > 0 ? period_ps : SIMTIME_NEVER;
-	simtime_t two_rto = 2 * w->cfg->nic.rto;
+	simtime_t two_rto = 2 * w->nic_cfg->rto;
 	wd->stall_ps = two_rto > wd->period_ps ? two_rto : wd->period_ps;
 	wd->silent_since = sim->now;
 	wd->active = period_ps > 0;

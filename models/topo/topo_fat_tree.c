@@ -18,21 +18,35 @@
  *   core: port p = the agg of pod p.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "topology.h"
 #include "xalloc.h"
 
-int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
+struct fat_tree_cfg {
+	int k;                     /* even, >= 2 */
+	double oversubscription;   /* [1] */
+};
+
+static const struct cfg_key keys[] = {
+	{ "k", KT_INT, .required = true, .range = CFG_R_MIN | CFG_R_EVEN, .lo = 2,
+	  .off = offsetof(struct fat_tree_cfg, k), .help = "fat-tree arity (k^3/4 hosts)" },
+	{ "oversubscription", KT_NUMBER, "1", CFG_POS, .off = offsetof(struct fat_tree_cfg, oversubscription),
+	  .help = "ToR downlink to uplink capacity ratio" },
+};
+
+static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
 {
-	int k = c->k;
+	const struct fat_tree_cfg *f = own;
+	int k = f->k;
 	if (k < 2 || k % 2 != 0)
 		return err_printf(err, "[topology] k = %d: fat_tree needs an even k >= 2", k);
 	if (k > TOPO_MAX_PORTS)
 		return err_printf(err, "[topology] k = %d: a switch would have more than %d ports",
 				 k, TOPO_MAX_PORTS);
 	int half = k / 2;
-	double os = c->oversubscription;
+	double os = f->oversubscription;
 	double hpt_f = half * os;
 	/* A ToR's host count must be whole; allow for the decimal rounding of
 	 * values such as 1.5 or 0.1 * 10 in the scenario file. */
@@ -80,3 +94,9 @@ int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, st
 oom:
 	return err_printf(err, "[topology] fat_tree k = %d: out of memory building the topology", k);
 }
+
+const struct topo_kind topo_fat_tree = {
+	.cfg = { .name = "fat_tree", .help = "three-tier k-ary fat tree (Al-Fares et al.)",
+		 CFG_KEYS(keys), .size = sizeof(struct fat_tree_cfg) },
+	.build = build, .nics = TOPO_NICS_SAME_SWITCH,
+};

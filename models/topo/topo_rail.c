@@ -16,14 +16,26 @@
  *   spine s: port i = leaf i.
  * Host links run at host_link_rate, leaf-spine links at link_rate.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "topology.h"
 #include "xalloc.h"
 
-int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
+struct rail_cfg {
+	int hosts, spines;
+};
+
+static const struct cfg_key keys[] = {
+	{ "spines", KT_INT, .required = true, CFG_GE(1), .off = offsetof(struct rail_cfg, spines),
+	  .help = "spine switches" },
+	{ "hosts", KT_INT, .required = true, CFG_GE(1), .off = offsetof(struct rail_cfg, hosts), .help = "hosts" },
+};
+
+static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
 {
-	int nh = c->hosts, ns = c->spines, nl = c->nics_per_host > 1 ? c->nics_per_host : 1;
+	const struct rail_cfg *o = own;
+	int nh = o->hosts, ns = o->spines, nl = c->nics_per_host > 1 ? c->nics_per_host : 1;
 	if (nh < 1 || ns < 1)
 		return err_printf(err, "[topology] hosts = %d, spines = %d: rail_optimized needs "
 				 "at least 1 of each", nh, ns);
@@ -58,3 +70,9 @@ int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct
 oom:
 	return err_printf(err, "[topology] rail_optimized: out of memory building the topology");
 }
+
+const struct topo_kind topo_rail_optimized = {
+	.cfg = { .name = "rail_optimized", .help = "NIC i of every host on leaf (rail) i, leaves to every spine", CFG_KEYS(keys),
+		 .size = sizeof(struct rail_cfg) },
+	.build = build, .nics = TOPO_NICS_BUILDER,
+};

@@ -20,14 +20,27 @@
  * equal-cost paths and ECMP picks one per flow.
  * Host links run at host_link_rate, ring links at link_rate.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "topology.h"
 #include "xalloc.h"
 
-int topo_build_ring(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err)
+struct ring_cfg {
+	int switches, hosts_per_switch;
+};
+
+static const struct cfg_key keys[] = {
+	{ "switches", KT_INT, .required = true, CFG_GE(3), .off = offsetof(struct ring_cfg, switches),
+	  .help = "switches around the ring" },
+	{ "hosts_per_switch", KT_INT, .required = true, CFG_GE(1), .off = offsetof(struct ring_cfg, hosts_per_switch),
+	  .help = "hosts under each ring switch" },
+};
+
+static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
 {
-	int ns = c->switches, hps = c->hosts_per_switch;
+	const struct ring_cfg *o = own;
+	int ns = o->switches, hps = o->hosts_per_switch;
 	if (ns < 3 || hps < 1)
 		return err_printf(err, "[topology] switches = %d, hosts_per_switch = %d: ring needs "
 				 "at least 3 switches and 1 host per switch", ns, hps);
@@ -55,3 +68,9 @@ int topo_build_ring(const struct cfg_topology *c, uint64_t host_rate_bps, struct
 oom:
 	return err_printf(err, "[topology] ring: out of memory building the topology");
 }
+
+const struct topo_kind topo_ring = {
+	.cfg = { .name = "ring", .help = "switches in a ring, hosts under each (PFC deadlock studies)", CFG_KEYS(keys),
+		 .size = sizeof(struct ring_cfg) },
+	.build = build, .nics = TOPO_NICS_SAME_SWITCH,
+};

@@ -1,10 +1,10 @@
 /*
  * topology.c — the registry of topology builders and the helpers they share.
  *
- * One static table maps each `[topology] type` to its name and builder, so
- * the names accepted, the names printed and the dispatch cannot drift
- * apart; adding a topology adds one row. Types whose builder is NULL are
- * known names that this version refuses with a clear message.
+ * One table maps each `[topology] type` to its kind (topo_*.c: its name,
+ * keys, struct and builder), so the names accepted, the keys documented
+ * and the dispatch cannot drift apart; adding a topology is one new file
+ * and one row. The [topology] keys every type shares are declared here.
  *
  * Invariants after topology_build succeeds: nodes [0, n_hosts) are hosts;
  * every link joins two distinct existing nodes; port_off has n_nodes + 1
@@ -15,6 +15,7 @@
  * clarity wins over speed here except for topo_finalize's linear pass.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,32 +23,96 @@
 #include "topology.h"
 #include "xalloc.h"
 
-typedef int (*topo_build_fn)(const struct cfg_topology *c, uint64_t host_rate_bps,
-			     struct topo *t, char **err);
+/* The registry: one line per topology kind (topo_*.c). */
+extern const struct topo_kind topo_fat_tree, topo_leaf_spine, topo_rail_optimized, topo_dumbbell,
+	topo_star, topo_hpcc, topo_ring;
+static const struct topo_kind *const kinds[] = {
+	&topo_fat_tree,
+	&topo_leaf_spine,
+	&topo_rail_optimized,
+	&topo_dumbbell,
+	&topo_star,
+	&topo_hpcc,
+	&topo_ring,
+};
+#define N_KINDS (sizeof kinds / sizeof *kinds)
 
-/* How a type gives a host several NICs ([topology] nics_per_host > 1). */
-enum topo_nics {
-	TOPO_NICS_SAME_SWITCH,     /* builder wires one link per host; topology_build
-				    * repeats it per NIC to the same switch */
-	TOPO_NICS_BUILDER,         /* builder wires nics_per_host links per host */
-	TOPO_NICS_ONE,             /* only one NIC per host is supported */
+static const struct cfg_type *type_at(size_t i)
+{
+	return i < N_KINDS ? &kinds[i]->cfg : NULL;
+}
+
+const struct topo_kind *topology_kind(const char *name)
+{
+	for (size_t i = 0; i < N_KINDS; i++)
+		if (strcmp(kinds[i]->cfg.name, name) == 0)
+			return kinds[i];
+	return NULL;
+}
+
+/* ---- [topology]: the keys every type shares ---- */
+
+#define TOP(f) offsetof(struct topo_cfg, f)
+
+static const struct cfg_key topo_keys[] = {
+	{ "type", KT_TYPE, .required = true, .off = TOP(type), .help = "fabric shape" },
+	{ "link_rate", KT_RATE, .required = true, CFG_POS, .off = TOP(link_rate_bps),
+	  .help = "rate of every link" },
+	{ "link_delay", KT_TIME, .required = true, .off = TOP(link_delay),
+	  .help = "propagation delay of every link" },
+	{ "host_link_rate", KT_RATE, .def_doc = "link_rate", CFG_POS,
+	  .off = TOP(host_link_rate_bps), .help = "rate of host-to-switch links" },
+	{ "switch_latency", KT_TIME, "0s", .off = TOP(switch_latency),
+	  .help = "forwarding latency of a switch" },
+	{ "gpus_per_host", KT_INT, "1", CFG_GE(1), .off = TOP(gpus_per_host), .help = "GPUs in a host" },
+	{ "nics_per_host", KT_INT, "1", CFG_GE(1), .off = TOP(nics_per_host), .help = "NICs in a host" },
+	{ "nvlink_rate", KT_RATE, "450GBps", CFG_POS, .off = TOP(nvlink_rate_bps),
+	  .help = "NVLink rate per GPU per direction" },
+	{ "nvlink_delay", KT_TIME, "200ns", .off = TOP(nvlink_delay), .help = "NVLink latency" },
 };
 
-/* Builder per `[topology] type`; the names themselves live in the config's
- * one key table (cfg_topo_type_name), so names and dispatch share the enum.
- * NULL: a known type this version refuses with a clear message. */
-static const struct topo_type {
-	topo_build_fn build;
-	enum topo_nics nics;
-} topo_types[] = {
-	[TOPO_FAT_TREE] = { topo_build_fat_tree, TOPO_NICS_SAME_SWITCH },
-	[TOPO_LEAF_SPINE] = { topo_build_leaf_spine, TOPO_NICS_SAME_SWITCH },
-	[TOPO_RAIL_OPTIMIZED] = { topo_build_rail, TOPO_NICS_BUILDER },
-	[TOPO_DUMBBELL] = { topo_build_dumbbell, TOPO_NICS_SAME_SWITCH },
-	[TOPO_STAR] = { topo_build_star, TOPO_NICS_SAME_SWITCH },
-	[TOPO_HPCC] = { topo_build_hpcc, TOPO_NICS_ONE },
-	[TOPO_RING] = { topo_build_ring, TOPO_NICS_SAME_SWITCH },
+static int topo_rules(struct cfg_check *c)
+{
+	struct topo_cfg *t = c->data;
+	if (!cfg_given(c, "host_link_rate"))
+		t->host_link_rate_bps = t->link_rate_bps;
+	return 0;
+}
+
+const struct cfg_section topo_section = {
+	.name = "topology", .required = true, .help = "the fabric: its shape, links and hosts",
+	CFG_KEYS(topo_keys), .size = sizeof(struct topo_cfg), .type_at = type_at, .rules = topo_rules,
 };
+
+const struct topo_cfg *topology_cfg(const struct config *cfg)
+{
+	return cfg_get(cfg, &topo_section);
+}
+
+static const struct topo_kind *kind_of(const struct config *cfg, const void **own)
+{
+	const struct cfg_inst *i = cfg_inst(cfg, &topo_section);
+	*own = i->type_data;
+	return (const struct topo_kind *)i->type;  /* cfg is the kind's first member */
+}
+
+const char *topology_type_name(const struct config *cfg)
+{
+	const void *own;
+	return kind_of(cfg, &own)->cfg.name;
+}
+
+void topo_scale_rates(const struct config *cfg, uint64_t rates[2])
+{
+	const void *own;
+	const struct topo_cfg *c = topology_cfg(cfg);
+	if (kind_of(cfg, &own)->own_links && !c->link_rate_bps) {
+		rates[0] = rates[1] = 0;
+		return;
+	}
+	rates[0] = c->host_link_rate_bps;
+	rates[1] = c->link_rate_bps;
+}
 
 int topo_reserve(struct topo *t, int n_nodes, int n_links)
 {
@@ -192,27 +257,29 @@ static int topo_multi_home(struct topo *t, int nics)
 
 int topology_build(const struct config *cfg, struct topo *t, char **err)
 {
-	const struct cfg_topology *c = &cfg->topology;
+	const void *own;
+	const struct topo_kind *kind = kind_of(cfg, &own);
+	return topology_build_kind(topology_cfg(cfg), kind, own, t, err);
+}
+
+int topology_build_kind(const struct topo_cfg *c, const struct topo_kind *ty, const void *own,
+			struct topo *t, char **err)
+{
 	memset(t, 0, sizeof *t);
-	const struct topo_type *ty = (unsigned)c->type < sizeof topo_types / sizeof *topo_types
-					     ? &topo_types[c->type] : NULL;
-	if (!ty || !ty->build)
-		return err_printf(err, "topology type '%s' is not supported by this version of rocesim",
-				  cfg_topo_type_name(c->type));
-	if (c->link_rate_bps == 0)
+	if (!ty->own_links && c->link_rate_bps == 0)
 		return err_printf(err, "[topology] link_rate: must be greater than 0");
-	if (c->link_delay < 0)
+	if (!ty->own_links && c->link_delay < 0)
 		return err_printf(err, "[topology] link_delay: must not be negative");
 	/* A config filled by hand (tests, tools) may leave nics_per_host 0. */
 	int nics = c->nics_per_host > 1 ? c->nics_per_host : 1;
 	if (nics > 1 && ty->nics == TOPO_NICS_ONE)
 		return err_printf(err, "[topology] nics_per_host = %d: %s supports one NIC per host",
-				  nics, cfg_topo_type_name(c->type));
+				  nics, ty->cfg.name);
 	/* The loader fills host_link_rate with link_rate; a config filled by
 	 * hand (tests, tools) may leave it 0 and gets the same default. */
 	uint64_t host_rate = c->host_link_rate_bps ? c->host_link_rate_bps : c->link_rate_bps;
 
-	if (ty->build(c, host_rate, t, err) < 0)
+	if (ty->build(c, own, host_rate, t, err) < 0)
 		goto fail;
 	t->nics_per_host = nics;
 	if (nics > 1 && ty->nics == TOPO_NICS_SAME_SWITCH && topo_multi_home(t, nics) < 0) {
@@ -233,14 +300,14 @@ int topology_build(const struct config *cfg, struct topo *t, char **err)
 			goto fail;
 		}
 	if (t->n_hosts <= 0) {
-		err_printf(err, "[topology] %s: the topology has no hosts", cfg_topo_type_name(c->type));
+		err_printf(err, "[topology] %s: the topology has no hosts", ty->cfg.name);
 		goto fail;
 	}
 	/* The endpoint contract (world.h): host port i is NIC i. */
 	for (int h = 0; h < t->n_hosts; h++)
 		if (topo_n_ports(t, h) != nics) {
 			err_printf(err, "[topology] %s: %s has %d links, expected one per NIC "
-				   "(nics_per_host = %d)", cfg_topo_type_name(c->type),
+				   "(nics_per_host = %d)", ty->cfg.name,
 				   t->nodes[h].name, topo_n_ports(t, h), nics);
 			goto fail;
 		}

@@ -25,6 +25,7 @@
 #ifndef ROCESIM_TOPOLOGY_H
 #define ROCESIM_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "config.h"
 #include "simtime.h"
@@ -68,12 +69,62 @@ struct topo {
 	int *hpcc_id;              /* type hpcc: HPCC ns-3 id of each node (hpcc_format.h); else NULL */
 };
 
-/* Builds the topology the section describes. Returns 0, or -1 with *err
- * (malloc'd) for an impossible shape (fat_tree k odd, oversubscription that
- * does not give whole hosts, zero hosts, ...). */
-int topology_build(const struct config *cfg, struct topo *t, char **err);
-void topology_free(struct topo *t);
+/* ---- [topology]: the keys every type shares (topology.c) ---- */
 
+struct topo_cfg {
+	int type;                      /* index in the registry (KT_TYPE) */
+	uint64_t link_rate_bps;        /* required, but by types with their own rates (hpcc) */
+	simtime_t link_delay;          /* idem */
+	uint64_t host_link_rate_bps;   /* [link_rate] */
+	simtime_t switch_latency;      /* [0] */
+	int gpus_per_host;             /* [1] */
+	int nics_per_host;             /* [1] */
+	uint64_t nvlink_rate_bps;      /* [450GBps] */
+	simtime_t nvlink_delay;        /* [200ns] */
+};
+extern const struct cfg_section topo_section;
+
+/* How a type gives a host several NICs ([topology] nics_per_host > 1). */
+enum topo_nics {
+	TOPO_NICS_SAME_SWITCH,     /* builder wires one link per host; topology_build
+				    * repeats it per NIC to the same switch */
+	TOPO_NICS_BUILDER,         /* builder wires nics_per_host links per host */
+	TOPO_NICS_ONE,             /* only one NIC per host is supported */
+};
+
+/* A kind of topology: one file (topo_*.c) and one line of the registry
+ * (topology.c). cfg names the type, its keys and its struct (own); build
+ * adds nodes and links (and sets n_hosts) and reports impossible shapes;
+ * topology_build validates the shared keys before and finalizes after.
+ * host_rate_bps is the host-switch link rate already defaulted to
+ * link_rate. */
+struct topo_kind {
+	struct cfg_type cfg;
+	int (*build)(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t,
+		     char **err);
+	enum topo_nics nics;
+	/* The shared keys' link_rate and link_delay are not used: the type
+	 * brings its own rates and delays (a file). */
+	bool own_links;
+};
+
+/* Builds the topology of the scenario's [topology] section. Returns 0, or
+ * -1 with *err (malloc'd) for an impossible shape (fat_tree k odd,
+ * oversubscription that does not give whole hosts, zero hosts, ...). */
+int topology_build(const struct config *cfg, struct topo *t, char **err);
+/* The same from its parts: the shared keys, the kind and its struct. */
+int topology_build_kind(const struct topo_cfg *c, const struct topo_kind *kind, const void *own,
+			struct topo *t, char **err);
+void topology_free(struct topo *t);
+/* The [topology] section of a loaded scenario. */
+const struct topo_cfg *topology_cfg(const struct config *cfg);
+/* The kind named name, NULL when none. */
+const struct topo_kind *topology_kind(const char *name);
+/* Its name ("fat_tree"). */
+const char *topology_type_name(const struct config *cfg);
+/* Link rates at which rate-scaled defaults are shown (schema hook): the
+ * host link rate and the link rate; 0 for a type with its own rates. */
+void topo_scale_rates(const struct config *cfg, uint64_t rates[2]);
 
 /* Helpers for builders. The add functions return the new id, or -1 when out
  * of memory, for a name longer than TOPO_NAME_MAX - 1, or a bad link
@@ -91,20 +142,6 @@ int topo_reserve(struct topo *t, int n_nodes, int n_links);
 /* Numbers ports (port_off, ports). On allocation failure port_off stays NULL. */
 void topo_finalize(struct topo *t);
 
-/* Builders, registered by type in topology.c. They add nodes and links
- * (set n_hosts) and report impossible shapes; topology_build validates the
- * common keys before and finalizes after. host_rate_bps is the
- * host-switch link rate already defaulted to link_rate. */
-int topo_build_fat_tree(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
-int topo_build_leaf_spine(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
-int topo_build_dumbbell(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
-int topo_build_star(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
-/* Wires every NIC itself (NIC i of every host on leaf i): topo_rail.c. */
-int topo_build_rail(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
-/* HPCC ns-3 topology.txt from [topology] file: topo_hpcc.c. */
-int topo_build_hpcc(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
-/* A ring of switches (PFC deadlock studies): topo_ring.c. */
-int topo_build_ring(const struct cfg_topology *c, uint64_t host_rate_bps, struct topo *t, char **err);
 static inline int topo_n_ports(const struct topo *t, int u) { return t->port_off[u + 1] - t->port_off[u]; }
 /* Endpoints of the topology: n_hosts x nics_per_host (n_hosts when 0). */
 static inline int topo_n_eps(const struct topo *t)

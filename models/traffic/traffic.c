@@ -1,8 +1,10 @@
 /*
- * traffic.c — the registry of traffic types and the lifetime of sources.
+ * traffic.c — the registry of traffic kinds, the [traffic.NAME] section
+ * and the lifetime of sources.
  *
- * traffic_setup turns every [traffic.NAME] section, in file order, into one
- * source through the table below, in two phases: first every source is
+ * A kind (traffic_*.c) declares its name, keys and struct; the section's
+ * `type` picks one. traffic_setup turns every [traffic.NAME] section, in
+ * file order, into one source through the registry below, in two phases: first every source is
  * created and validated (nothing is registered or scheduled, so a bad
  * section leaves the world untouched); then each is registered as an
  * element "traffic.NAME", counted as active (world_source_begin) and asked
@@ -14,8 +16,9 @@
  * released only by traffic_free with the world.
  */
 #define _GNU_SOURCE
-#include "traffic.h"
+#include "traffic_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,63 +27,55 @@
 #include "xalloc.h"
 
 struct traffic {
-	struct traffic_src **src;      /* [n], in cfg->traffic order */
+	struct traffic_src **src;      /* [n], in the sections' order */
 	char **section;                /* [n] "traffic.NAME" */
 	size_t n;
 	uint64_t flows_expected;       /* sum over static sources */
 	bool unbounded;                /* some source (poisson) has no known count */
 };
 
-/* Source constructor per `[traffic.X] type`; the names live in the
- * config's one key table (cfg_traffic_type_name), so names and dispatch
- * share the enum. NULL: accepted by the config, no model yet. */
-static const traffic_create_fn traffic_creators[] = {
-	[TRAFFIC_POISSON] = traffic_poisson_create,
-	[TRAFFIC_INCAST] = traffic_incast_create,
-	[TRAFFIC_PERMUTATION] = traffic_permutation_create,
-	[TRAFFIC_ALL_TO_ALL] = traffic_all_to_all_create,
-	[TRAFFIC_FLOWS] = traffic_flows_create,
-	[TRAFFIC_HPCC] = traffic_hpcc_create,
-	[TRAFFIC_MULTICAST] = traffic_multicast_create,
-	[TRAFFIC_COLLECTIVE] = traffic_collective_create,
+/* The registry: one line per traffic kind (traffic_*.c). */
+extern const struct traffic_kind traffic_poisson, traffic_incast, traffic_permutation, traffic_all_to_all,
+	traffic_flows, traffic_hpcc, traffic_multicast, traffic_collective;
+static const struct traffic_kind *const kinds[] = {
+	&traffic_poisson,
+	&traffic_incast,
+	&traffic_permutation,
+	&traffic_all_to_all,
+	&traffic_flows,
+	&traffic_hpcc,
+	&traffic_multicast,
+	&traffic_collective,
+};
+#define N_KINDS (sizeof kinds / sizeof *kinds)
+
+static const struct cfg_type *type_at(size_t i)
+{
+	return i < N_KINDS ? &kinds[i]->cfg : NULL;
+}
+
+static const struct cfg_key traffic_keys[] = {
+	{ "type", KT_TYPE, .required = true, .help = "traffic pattern" },
 };
 
-int traffic_host_list(struct world *w, const char *section, const char *key,
-		      char *const *names, size_t n, int **ids, char **err)
+const struct cfg_section traffic_section = {
+	.name = "traffic", .named = true, .help = "a traffic source: its type, then the type's keys",
+	CFG_KEYS(traffic_keys), .size = sizeof(int), .type_at = type_at,
+};
+
+uint64_t traffic_flows_known(const struct config *cfg, int n_hosts, bool *open)
 {
-	int n_hosts = w->topo.n_hosts;
-	*ids = NULL;
-	if (n == 0 || (n == 1 && strcmp(names[0], "all") == 0)) {
-		int *v = xmalloc((n_hosts ? n_hosts : 1) * sizeof *v);
-		for (int h = 0; h < n_hosts; h++)
-			v[h] = h;
-		*ids = v;
-		return n_hosts;
+	uint64_t n = 0;
+	for (const struct cfg_inst *i = cfg_next(cfg, &traffic_section, NULL); i;
+	     i = cfg_next(cfg, &traffic_section, i)) {
+		const struct traffic_kind *k = (const struct traffic_kind *)i->type;
+		uint64_t m = 0;
+		if (k->flows_known && k->flows_known(i->type_data, n_hosts, &m))
+			n += m;
+		else
+			*open = true;
 	}
-	int *v = xmalloc(n * sizeof *v);
-	/* Seen-marks catch a host listed twice, which would silently double
-	 * its share of the traffic. */
-	unsigned char *seen = xcalloc(n_hosts ? n_hosts : 1, 1);
-	for (size_t i = 0; i < n; i++) {
-		int h = world_host_id(w, names[i]);
-		if (h < 0) {
-			*err = cfg_error_at(w->cfg, section, key, 0, "unknown host '%s'", names[i]);
-			goto fail;
-		}
-		if (seen[h]) {
-			*err = cfg_error_at(w->cfg, section, key, 0, "host '%s' is listed twice", names[i]);
-			goto fail;
-		}
-		seen[h] = 1;
-		v[i] = h;
-	}
-	free(seen);
-	*ids = v;
-	return (int)n;
-fail:
-	free(seen);
-	free(v);
-	return -1;
+	return n;
 }
 
 static void traffic_destroy_all(struct traffic *tr)
@@ -100,28 +95,22 @@ int traffic_setup(struct world *w, char **err)
 	const struct config *cfg = w->cfg;
 	*err = NULL;
 	struct traffic *tr = xcalloc(1, sizeof *tr);
-	size_t n = cfg->n_traffic;
+	size_t n = cfg_count(cfg, &traffic_section);
 	tr->src = xcalloc(n ? n : 1, sizeof *tr->src);
 	tr->section = xcalloc(n ? n : 1, sizeof *tr->section);
 	tr->n = n;
 
 	/* Phase 1: create and validate every source. */
+	const struct cfg_inst *inst = NULL;
 	for (size_t i = 0; i < n; i++) {
-		const struct cfg_traffic *ct = &cfg->traffic[i];
-		tr->section[i] = str_printf("traffic.%s", ct->name);
-		traffic_create_fn create = (unsigned)ct->type < sizeof traffic_creators / sizeof *traffic_creators
-						   ? traffic_creators[ct->type] : NULL;
-		if (!create) {
-			*err = cfg_error_at(cfg, tr->section[i], "type", 0,
-					    "traffic type '%s' is not supported by this version of rocesim",
-					    cfg_traffic_type_name(ct->type));
-			goto fail;
-		}
-		struct traffic_src *s = create(w, ct, i, tr->section[i], err);
+		inst = cfg_next(cfg, &traffic_section, inst);
+		const struct traffic_kind *kind = (const struct traffic_kind *)inst->type;
+		tr->section[i] = xstrdup(inst->title);
+		struct traffic_src *s = kind->create(w, inst->type_data, i, tr->section[i], err);
 		if (!s)
 			goto fail;
 		s->w = w;
-		s->ct = ct;
+		s->own = inst->type_data;
 		s->index = i;
 		s->source = tr->section[i];
 		tr->src[i] = s;
@@ -160,4 +149,18 @@ uint64_t traffic_flows_expected(const struct world *w)
 	if (!tr || tr->unbounded)
 		return 0;
 	return tr->flows_expected;
+}
+
+int traffic_size_start(const struct world *w, uint64_t size_b, simtime_t start, const char *section,
+		       char **err)
+{
+	if (size_b == 0) {
+		*err = cfg_error_at(w->cfg, section, "size", 0, "size must be at least 1 byte");
+		return -1;
+	}
+	if (start < 0) {
+		*err = cfg_error_at(w->cfg, section, "start", 0, "start must not be negative");
+		return -1;
+	}
+	return 0;
 }

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "config.h"
 #include "sim.h"
 
 struct world;
@@ -39,70 +40,12 @@ void traffic_free(struct world *w);
 /* Total flows the static sources will post (0 when unknown, e.g. poisson). */
 uint64_t traffic_flows_expected(const struct world *w);
 
-/* ---- Shared by the source implementations (traffic*.c) only. ---- */
-
-struct cfg_traffic;
-struct traffic_src;
-
-struct traffic_src_ops {
-	/* Registers nothing, allocates nothing: schedules the first event (or
-	 * ends the source at once when it has nothing to post). */
-	void (*start)(struct traffic_src *s);
-	void (*destroy)(struct traffic_src *s); /* frees s and what it owns */
-};
-
-/* What every source starts with; implementations embed it first. */
-struct traffic_src {
-	struct sim_elem elem;          /* the source as scheduler ("traffic.NAME") */
-	struct world *w;
-	const struct cfg_traffic *ct;  /* its section */
-	size_t index;                  /* position in cfg->traffic: names its RNG streams */
-	const char *source;            /* "traffic.NAME", owned by struct traffic */
-	uint64_t flows_expected;       /* flows it will post; 0 when unbounded */
-	bool unbounded;                /* poisson: the count is not known in advance */
-	const struct traffic_src_ops *ops;
-};
-
-/* Creates a source of section ct (index in cfg->traffic, section name
- * "traffic.NAME"); NULL with *err (malloc'd, located) on bad input. */
-typedef struct traffic_src *(*traffic_create_fn)(struct world *w, const struct cfg_traffic *ct,
-						  size_t index, const char *section, char **err);
-
-struct traffic_src *traffic_flows_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
-struct traffic_src *traffic_incast_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
-struct traffic_src *traffic_permutation_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
-struct traffic_src *traffic_all_to_all_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
-struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
-/* A flow of a list known at setup (traffic_static.c). */
-struct static_flow {
-	simtime_t start;
-	uint64_t size_b;
-	int32_t src, dst;              /* host ids */
-	const struct hpcc_flow *hpcc;  /* copied to the posted flow (NULL: none) */
-};
-/* A source posting n flows, filled in by the caller in ascending start
- * order (equal starts post in array order); it frees `keep` (what the
- * entries point into, or NULL) with itself. */
-struct traffic_src *traffic_static_new(size_t n, struct static_flow **v, void *keep);
-/* HPCC ns-3 flow.txt: traffic_hpcc.c. */
-struct traffic_src *traffic_hpcc_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
-/* [traffic.X] type = multicast: traffic_multicast.c. */
-struct traffic_src *traffic_multicast_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
-struct traffic_src *traffic_collective_create(struct world *w, const struct cfg_traffic *ct, size_t index, const char *section, char **err);
-
-/* Host ids of a host-name list (key `key` of section), in list order; n = 0
- * or the single word "all" means every host, ascending. Unknown and
- * repeated names are located errors. Returns the count (>= 0) with *ids
- * malloc'd, or -1 with *err. */
-int traffic_host_list(struct world *w, const char *section, const char *key,
-		      char *const *names, size_t n, int **ids, char **err);
-
-/* RNG element number of (source index, host id), host -1 for a stream of the
- * whole source. Stable across runs and independent of element ids, so
- * adding another element type never shifts a source's draws. */
-static inline uint64_t traffic_stream_id(size_t index, int host)
-{
-	return ((uint64_t)index << 32) | (uint32_t)(host + 1);
-}
+/* [traffic.NAME]: its type picks a kind of the registry (traffic.c),
+ * whose keys follow it. */
+extern const struct cfg_section traffic_section;
+/* Flows the sections of cfg will post, for the memory estimate, on a
+ * fabric of n_hosts hosts; *open set when some section's count is not
+ * known before running (poisson, collectives). */
+uint64_t traffic_flows_known(const struct config *cfg, int n_hosts, bool *open);
 
 #endif

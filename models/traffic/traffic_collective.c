@@ -10,7 +10,7 @@
  * (512 KiB, 2 channels; a [traffic] section has no such keys). Broadcast's
  * root is rank 0; sendrecv needs exactly two GPUs (the first sends).
  * `algorithm = multicast` (broadcast, allgather, allreduce) runs over the
- * world's multicast groups (coll_mcast.c); config_rules.c refuses it when
+ * world's multicast groups (coll_mcast.c); the rules below refuse it when
  * [multicast] is disabled or unreliable.
  *
  * Rows: every message is a flow with source "traffic.NAME", parallelism
@@ -23,13 +23,28 @@
  * (fewer than two GPUs, halving_doubling on a group that is not a power of
  * two, sendrecv on other than two GPUs: the group's key).
  */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "collective.h"
 #include "config.h"
-#include "traffic.h"
+#include "nic.h"
+#include "traffic_internal.h"
 #include "world.h"
 #include "xalloc.h"
+
+struct collective_cfg {
+	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 */
+	char **gpus; size_t n_gpus;    /* [all] */
+	simtime_t start;               /* [0] */
+	uint64_t size_b;               /* required */
+	char *op;                      /* a collective op, required */
+	char *algorithm;               /* [the op's first algorithm] */
+	int repeat;                    /* [1] */
+};
+
 
 #define COLL_DEFAULT_CHUNK_B (512u * 1024u) /* [job] chunk default (NCCL Simple slot) */
 #define COLL_DEFAULT_CHANNELS 2             /* [job] channels default */
@@ -67,7 +82,7 @@ static void coll_src_start(struct traffic_src *base)
 {
 	struct coll_src *s = (struct coll_src *)base;
 	s->spec.source = base->source;
-	sched_at(base->w->sim, base->ct->start, &base->elem, coll_src_fire, s, 0);
+	sched_at(base->w->sim, ((const struct collective_cfg *)base->own)->start, &base->elem, coll_src_fire, s, 0);
 }
 
 static void coll_src_destroy(struct traffic_src *base)
@@ -102,8 +117,53 @@ static int gpu_by_name(const struct world *w, const char *name)
 	return h < 0 ? -1 : h * w->gpus_per_host + (int)i;
 }
 
+#define CO(f) offsetof(struct collective_cfg, f)
+
+static const struct cfg_key keys[] = {
+	{ "hosts", KT_LIST, .def_doc = "all", .off = CO(hosts), .off2 = CO(n_hosts), .help = "hosts taking part" },
+	{ "gpus", KT_LIST, .def_doc = "all", .off = CO(gpus), .off2 = CO(n_gpus), .help = "GPUs taking part" },
+	{ "start", KT_TIME, "0s", .off = CO(start), .help = "start time" },
+	{ "size", KT_SIZE, .required = true, CFG_POS, .off = CO(size_b), .help = "bytes of the collective buffer" },
+	{ "op", KT_WORD, .required = true, .vocab_fn = coll_op_name_at, .off = CO(op), .help = "collective operation" },
+	{ "algorithm", KT_WORD, .def_doc = "ring (direct for alltoall)", .vocab_fn = coll_any_alg_name_at,
+	  .off = CO(algorithm), .help = "collective algorithm" },
+	{ "repeat", KT_INT, "1", CFG_GE(1), .off = CO(repeat), .help = "times the collective runs" },
+};
+
+static int rules(struct cfg_check *c)
+{
+	struct collective_cfg *t = c->type_data;
+	char list[CFG_EXPECTED_MAX / 2];
+	if (t->n_gpus && t->n_hosts)
+		return cfg_fail(c, "gpus", "either gpus or hosts, not both");
+	enum coll_op op = (enum coll_op)coll_op_by_name(t->op);
+	if (!t->algorithm && !(t->algorithm = strdup(coll_alg_name_at(&op, 0))))
+		abort();
+	bool ok = false;
+	size_t len = 0;
+	list[0] = '\0';
+	for (size_t i = 0; coll_alg_name_at(&op, i); i++) {
+		const char *a = coll_alg_name_at(&op, i);
+		ok |= strcmp(a, t->algorithm) == 0;
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+					i == 0 ? "" : !coll_alg_name_at(&op, i + 1) ? " or " : ", ", a);
+	}
+	if (!ok)
+		return cfg_fail(c, "algorithm", "%s for op %s", list, t->op);
+	const struct mcast_cfg *mc = mcast_cfg_of(c->cfg);
+	const char *given = cfg_given_value(c, "algorithm");
+	if (given && strcmp(given, "multicast") == 0) {
+		if (!mc->enabled)
+			return cfg_fail(c, "algorithm", "a unicast algorithm while [multicast] enabled = off");
+		if (!mc->reliable)
+			return cfg_fail(c, "algorithm", "a unicast algorithm while [multicast] reliable = off "
+					"(a collective needs every byte; an unreliable group loses some)");
+	}
+	return 0;
+}
+
 /* The group's GPU ids, or -1 with *err. *key is the key that chose it. */
-static int group_of(struct world *w, const struct cfg_traffic *ct, const char *section,
+static int group_of(struct world *w, const struct collective_cfg *ct, const char *section,
 		    int **gpus, const char **key, char **err)
 {
 	int gph = w->gpus_per_host;
@@ -133,7 +193,7 @@ static int group_of(struct world *w, const struct cfg_traffic *ct, const char *s
 	}
 	*key = ct->n_hosts ? "hosts" : "gpus";
 	int *hosts;
-	int nh = traffic_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &hosts, err);
+	int nh = world_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &hosts, err);
 	if (nh < 0)
 		return -1;
 	int *v = xmalloc(((size_t)nh * (size_t)gph + 1) * sizeof *v);
@@ -145,9 +205,10 @@ static int group_of(struct world *w, const struct cfg_traffic *ct, const char *s
 	return nh * gph;
 }
 
-struct traffic_src *traffic_collective_create(struct world *w, const struct cfg_traffic *ct,
-					      size_t index, const char *section, char **err)
+static struct traffic_src *create(struct world *w, const void *own, size_t index, const char *section,
+				  char **err)
 {
+	const struct collective_cfg *ct = own;
 	(void)index;
 	const struct config *cfg = w->cfg;
 	int op = ct->op ? coll_op_by_name(ct->op) : -1;
@@ -196,3 +257,9 @@ struct traffic_src *traffic_collective_create(struct world *w, const struct cfg_
 	s->base.ops = &coll_src_ops;
 	return &s->base;
 }
+
+const struct traffic_kind traffic_collective = {
+	.cfg = { .name = "collective", .help = "one bare collective, as nccl-tests runs it", CFG_KEYS(keys),
+		 .size = sizeof(struct collective_cfg), .rules = rules },
+	.create = create,
+};

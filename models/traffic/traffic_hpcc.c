@@ -16,11 +16,12 @@
  * each posted flow points at its line (flow.hpcc), so fct.txt can give it
  * HPCC's ports.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "config.h"
 #include "hpcc_format.h"
-#include "traffic.h"
+#include "traffic_internal.h"
 #include "world.h"
 #include "xalloc.h"
 
@@ -32,9 +33,19 @@ static int hpcc_host(const struct world *w, const int *host_of, int id)
 	return id < w->topo.n_nodes ? host_of[id] : -1;
 }
 
-struct traffic_src *traffic_hpcc_create(struct world *w, const struct cfg_traffic *ct, size_t index,
-					const char *section, char **err)
+struct hpcc_traffic_cfg {
+	char *file;                    /* resolved path, required */
+};
+
+static const struct cfg_key keys[] = {
+	{ "file", KT_PATH_IN, .required = true, .off = offsetof(struct hpcc_traffic_cfg, file),
+	  .help = "HPCC ns-3 flow.txt" },
+};
+
+static struct traffic_src *create(struct world *w, const void *own, size_t index, const char *section,
+				  char **err)
 {
+	const struct hpcc_traffic_cfg *ct = own;
 	(void)index;
 	char *text = NULL, *msg = NULL;
 	size_t len, n = 0;
@@ -88,3 +99,9 @@ out:
 	free(msg);
 	return src;
 }
+
+const struct traffic_kind traffic_hpcc = {
+	.cfg = { .name = "hpcc", .help = "HPCC ns-3's flow.txt, start times as written", CFG_KEYS(keys),
+		 .size = sizeof(struct hpcc_traffic_cfg) },
+	.create = create,
+};

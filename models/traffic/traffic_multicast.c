@@ -9,52 +9,42 @@
  * no multicast traffic makes none. A source posts n + 1 flow rows (the
  * sender's and one per member, mcast_msg.c).
  */
-#include "traffic.h"
+#include "traffic_internal.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include "config.h"
+#include "nic.h"
 #include "mcast_internal.h"
 #include "world.h"
 #include "xalloc.h"
 
-int mcast_cfg_groups(struct world *w, char **err)
+struct multicast_cfg {
+	simtime_t start;               /* [0] */
+	uint64_t size_b;               /* required */
+	char *group;                   /* required */
+};
+
+#define MU(f) offsetof(struct multicast_cfg, f)
+
+static const struct cfg_key keys[] = {
+	{ "start", KT_TIME, "0s", .off = MU(start), .help = "start time" },
+	{ "size", KT_SIZE, .required = true, CFG_POS, .off = MU(size_b), .help = "bytes of the message" },
+	{ "group", KT_NAME, .required = true, .off = MU(group), .help = "a group of [multicast]" },
+};
+
+static int rules(struct cfg_check *c)
 {
-	if (w->mcast && w->mcast->cfg_done)
-		return 0;
-	const struct cfg_multicast *mc = &w->cfg->multicast;
-	for (size_t i = 0; i < mc->n_groups; i++) {
-		const struct cfg_mcast_group *cg = &mc->groups[i];
-		int src = world_host_id(w, cg->src);
-		if (src < 0) {
-			*err = cfg_error_at(w->cfg, "multicast", "group", cg->line,
-					    "group %s: unknown source host '%s'", cg->name, cg->src);
-			return -1;
-		}
-		int *dst = xmalloc(cg->n_dst * sizeof *dst);
-		for (size_t j = 0; j < cg->n_dst; j++) {
-			int h = world_host_id(w, cg->dst[j]);
-			if (h < 0) {
-				*err = cfg_error_at(w->cfg, "multicast", "group", cg->line,
-						    "group %s: unknown member host '%s'", cg->name, cg->dst[j]);
-				free(dst);
-				return -1;
-			}
-			dst[j] = world_ep(w, h, 0);
-		}
-		char *why = NULL;
-		struct mcast_group *g = mcast_group_create(w, cg->name, world_ep(w, src, 0), dst,
-							   (int)cg->n_dst, &why);
-		free(dst);
-		if (!g) {
-			*err = cfg_error_at(w->cfg, "multicast", "group", cg->line, "group %s: %s", cg->name, why);
-			free(why);
-			return -1;
-		}
-	}
-	if (!w->mcast)
-		w->mcast = xcalloc(1, sizeof *w->mcast);
-	w->mcast->cfg_done = true;
+	const struct multicast_cfg *t = c->type_data;
+	const struct mcast_cfg *mc = mcast_cfg_of(c->cfg);
+	bool found = false;
+	for (size_t g = 0; g < mc->n_groups; g++)
+		found |= strcmp(mc->groups[g].name, t->group) == 0;
+	if (!mc->enabled)
+		return cfg_fail(c, "type", "a type other than multicast while [multicast] enabled = off");
+	if (!found)
+		return cfg_fail(c, "group", "the NAME of a `group = NAME SRC DST...` line of [multicast]");
 	return 0;
 }
 
@@ -68,7 +58,7 @@ static void mc_fire(struct sim *sim, void *obj, uintptr_t arg)
 	struct mc_src *s = obj;
 	(void)sim;
 	(void)arg;
-	struct mcast_msg m = { .size_b = s->base.ct->size_b, .source = s->base.source, .parallelism = "micro",
+	struct mcast_msg m = { .size_b = ((const struct multicast_cfg *)s->base.own)->size_b, .source = s->base.source, .parallelism = "micro",
 			       .iteration = -1, .collective_id = -1, .src_gpu = -1 };
 	mcast_post(s->base.w, s->g, &m);
 	world_source_end(s->base.w);
@@ -76,7 +66,7 @@ static void mc_fire(struct sim *sim, void *obj, uintptr_t arg)
 
 static void mc_start(struct traffic_src *base)
 {
-	sched_at(base->w->sim, base->ct->start, &base->elem, mc_fire, base, 0);
+	sched_at(base->w->sim, ((const struct multicast_cfg *)base->own)->start, &base->elem, mc_fire, base, 0);
 }
 
 static void mc_destroy(struct traffic_src *base)
@@ -86,9 +76,10 @@ static void mc_destroy(struct traffic_src *base)
 
 static const struct traffic_src_ops mc_ops = { .start = mc_start, .destroy = mc_destroy };
 
-struct traffic_src *traffic_multicast_create(struct world *w, const struct cfg_traffic *ct,
-					     size_t index, const char *section, char **err)
+static struct traffic_src *create(struct world *w, const void *own, size_t index, const char *section,
+				  char **err)
 {
+	const struct multicast_cfg *ct = own;
 	(void)index;
 	if (ct->size_b == 0) {
 		*err = cfg_error_at(w->cfg, section, "size", 0, "size must be at least 1 byte");
@@ -111,3 +102,9 @@ struct traffic_src *traffic_multicast_create(struct world *w, const struct cfg_t
 	s->base.flows_expected = 1 + (uint64_t)mcast_group_size(g);
 	return &s->base;
 }
+
+const struct traffic_kind traffic_multicast = {
+	.cfg = { .name = "multicast", .help = "one message to the members of a [multicast] group",
+		 CFG_KEYS(keys), .size = sizeof(struct multicast_cfg), .rules = rules },
+	.create = create,
+};

@@ -17,17 +17,52 @@
  * next time, and ties post in host-id order. Tuned for thousands of hosts:
  * O(log n) per flow, no allocation after setup.
  */
-#include "traffic.h"
+#include "traffic_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_randist.h>
 #include "cdf.h"
 #include "config.h"
 #include "rng.h"
+#include "units.h"
 #include "world.h"
 #include "xalloc.h"
+
+struct poisson_cfg {
+	double load;                   /* (0, 1] required */
+	char *cdf;                     /* [websearch]: built-in name or resolved path */
+	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 */
+	simtime_t start;               /* [0] */
+	simtime_t stop;                /* [SIMTIME_NEVER: until [simulation] stop] */
+};
+
+#define PO(f) offsetof(struct poisson_cfg, f)
+/* HPCC traffic_gen's distributions, shipped in data/cdf/. */
+static const char *const cdf_builtin[] = { "websearch", "hadoop", "alistorage2019", "googlerpc2008", NULL };
+
+static const struct cfg_key keys[] = {
+	{ "load", KT_NUMBER, .required = true, CFG_UNIT, .off = PO(load),
+	  .help = "offered load as a fraction of host link rate" },
+	{ "cdf", KT_DATA, "websearch", .vocab = cdf_builtin, .data_dir = "cdf", .data_ext = ".cdf",
+	  .off = PO(cdf), .help = "flow-size distribution: built-in name or file" },
+	{ "hosts", KT_LIST, .def_doc = "all", .off = PO(hosts), .off2 = PO(n_hosts), .help = "hosts taking part" },
+	{ "start", KT_TIME, "0s", .off = PO(start), .help = "start time" },
+	{ "stop", KT_TIME, .def_doc = "until [simulation] stop", CFG_POS, .off = PO(stop), .help = "last arrival" },
+};
+
+static int rules(struct cfg_check *c)
+{
+	const struct poisson_cfg *t = c->type_data;
+	char w1[64];
+	if (t->stop != SIMTIME_NEVER && t->stop <= t->start) {
+		units_format_time(t->start, w1, sizeof w1);
+		return cfg_fail(c, "stop", "a time after start (%s)", w1);
+	}
+	return 0;
+}
 
 struct poisson_src {
 	struct traffic_src base;       /* first: the source is cast to it */
@@ -162,14 +197,15 @@ static uint64_t poisson_host_rate(const struct world *w, int h)
 	const struct topo *t = &w->topo;
 	if (t->port_off && t->ports && t->links && topo_n_ports(t, h) > 0)
 		return t->links[t->ports[t->port_off[h]].link].rate_bps;
-	return w->cfg->topology.host_link_rate_bps;
+	return 0;
 }
 
-struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_traffic *ct,
-					   size_t index, const char *section, char **err)
+static struct traffic_src *create(struct world *w, const void *own, size_t index, const char *section,
+				  char **err)
 {
+	const struct poisson_cfg *ct = own;
 	const struct config *cfg = w->cfg;
-	simtime_t stop = ct->stop != SIMTIME_NEVER ? ct->stop : cfg->simulation.stop;
+	simtime_t stop = ct->stop != SIMTIME_NEVER ? ct->stop : w->sim->stop_at;
 	if (stop == SIMTIME_NEVER) {
 		*err = cfg_error_at(cfg, section, "type", 0,
 				    "poisson traffic needs a stop time ([%s] stop or [simulation] stop)",
@@ -192,7 +228,7 @@ struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_tra
 	p->stop = stop;
 
 	const char *cdf_name = ct->cdf ? ct->cdf : "websearch";
-	char *path = cfg_find_cdf(cfg, cdf_name);
+	char *path = cfg_find_data(cfg, &keys[1], cdf_name);
 	if (!path) {
 		*err = cfg_error_at(cfg, section, "cdf", 0,
 				    "no such flow-size CDF (a built-in name: websearch, hadoop, "
@@ -212,7 +248,7 @@ struct traffic_src *traffic_poisson_create(struct world *w, const struct cfg_tra
 		goto fail;
 	}
 
-	p->n = traffic_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &p->host, err);
+	p->n = world_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &p->host, err);
 	if (p->n < 0) {
 		p->n = 0;
 		goto fail;
@@ -244,3 +280,9 @@ fail:
 	poisson_destroy(&p->base);
 	return NULL;
 }
+
+const struct traffic_kind traffic_poisson = {
+	.cfg = { .name = "poisson", .help = "per host, Poisson arrivals of flows with sizes from a CDF",
+		 CFG_KEYS(keys), .size = sizeof(struct poisson_cfg), .rules = rules },
+	.create = create,
+};

@@ -1,8 +1,9 @@
 /*
  * fuzz_scenario.c — libFuzzer target: scenario text (INI) → validated
- * config, through the loader main.c uses (config_load_text is config_load
- * from memory), then the config freed: any crash, leak, hang or UBSan
- * report in kernel/config*.c or kernel/units.c is a finding.
+ * config, through the loader main.c uses with rocesim's schema
+ * (scenario_load_text is scenario_load from memory), then the config
+ * freed: any crash, leak, hang or UBSan report in kernel/config*.c,
+ * kernel/units.c or a model's keys and rules is a finding.
  *
  * Beyond "no crash", two properties of the contract (SCENARIO.md, config.h):
  * a failed load returns one message that starts with the scenario's name
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "run.h"
 
 #define NAME "fuzz.ini"
 
@@ -36,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct config cfg, again;
 	char *err = NULL;
-	if (config_load_text(&cfg, NAME, (const char *)data, size, NULL, 0, &err) < 0) {
+	if (scenario_load_text(&cfg, NAME, (const char *)data, size, NULL, 0, &err) < 0) {
 		if (!err || strncmp(err, NAME, strlen(NAME)) != 0)
 			fail("error message not located at the scenario", err);
 		free(err);
@@ -44,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!cfg.resolved)
 		fail("loaded without resolved text", NULL);
-	if (config_load_text(&again, NAME, cfg.resolved, strlen(cfg.resolved), NULL, 0, &err) < 0) {
+	if (scenario_load_text(&again, NAME, cfg.resolved, strlen(cfg.resolved), NULL, 0, &err) < 0) {
 		fprintf(stderr, "resolved text:\n%s\n", cfg.resolved);
 		fail("the resolved text does not load again", err);
 	}

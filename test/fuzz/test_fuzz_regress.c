@@ -13,13 +13,21 @@
  * position of a long value, so some land at line starts whatever the wrap
  * width, and checks that the words read from the scenario as written are,
  * one by one, the words read back from its resolved text.
+ *
+ * An incast's senders fill a struct private to traffic_incast.c: the words
+ * are those of the value as read (the key's origin), split as the list key
+ * splits it (units_list).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "job.h"
+#include "nic.h"
+#include "run.h"
 #include "test/testutil.h"
+#include "units.h"
 
 #define STAR "[topology]\ntype = star\nhosts = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
 #define WORDS 24
@@ -33,18 +41,21 @@ static void words_text(char *buf, size_t n, const char *first, const char *word)
 	snprintf(buf + len, n - len, "\n");
 }
 
+/* The words of a list in a loaded config: a malloc'd array of malloc'd
+ * strings (units_list_free). */
+typedef char **(*pick_fn)(const struct config *, size_t *);
+
 /* Loads text, then its resolved text; both must succeed, resolve to the same
  * text, and the list at `pick` must be WORDS copies of word after each
  * "host1" (one per 4). */
-static void roundtrip(const char *text, const char *word,
-		      char **(*pick)(const struct config *, size_t *))
+static void roundtrip(const char *text, const char *word, pick_fn pick)
 {
 	struct config a, b;
 	char *err = NULL;
-	if (config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err) < 0)
+	if (scenario_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err) < 0)
 		fprintf(stderr, "\n  %s\n", err);
 	CU_ASSERT_PTR_NULL_FATAL(err);
-	if (config_load_text(&b, "r.ini", a.resolved, strlen(a.resolved), NULL, 0, &err) < 0)
+	if (scenario_load_text(&b, "r.ini", a.resolved, strlen(a.resolved), NULL, 0, &err) < 0)
 		fprintf(stderr, "\n  %s\n%s\n", err, a.resolved);
 	CU_ASSERT_PTR_NULL_FATAL(err);
 	CU_ASSERT_STRING_EQUAL(a.resolved, b.resolved);
@@ -59,21 +70,54 @@ static void roundtrip(const char *text, const char *word,
 		}
 		CU_ASSERT_EQUAL(words, WORDS);
 		CU_ASSERT_EQUAL(hosts, WORDS / 4);
+		units_list_free(v, n);
 	}
 	config_free(&b);
 	config_free(&a);
 }
 
+/* [traffic.in] senders: its value as read, as a list. */
 static char **senders(const struct config *c, size_t *n)
 {
-	*n = c->traffic[0].n_senders;
-	return c->traffic[0].senders;
+	const char *value = NULL;
+	for (size_t i = 0; i < c->n_origins; i++)
+		if (strcmp(c->origins[i].section, "traffic.in") == 0 && strcmp(c->origins[i].key, "senders") == 0)
+			value = c->origins[i].value;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(value);
+	char **v;
+	*n = units_list(value, &v);
+	return v;
 }
 
+/* The destinations of the first [multicast] group (a copy). */
 static char **group_dsts(const struct config *c, size_t *n)
 {
-	*n = c->multicast.groups[0].n_dst;
-	return c->multicast.groups[0].dst;
+	const struct mcast_cfg *m = mcast_cfg_of(c);
+	CU_ASSERT_FATAL(m && m->n_groups > 0);
+	*n = m->groups[0].n_dst;
+	char **v = calloc(*n ? *n : 1, sizeof *v);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	for (size_t i = 0; i < *n; i++) {
+		v[i] = strdup(m->groups[0].dst[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(v[i]);
+	}
+	return v;
+}
+
+/* [job.j] hosts, a list the job's struct holds (a copy). */
+static char **job_hosts(const struct config *c, size_t *n)
+{
+	const struct cfg_inst *i = cfg_next(c, &job_section, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(i);
+	const struct job_cfg *j = i->data;
+	*n = j->n_hosts;
+	char **v = calloc(*n ? *n : 1, sizeof *v);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	for (size_t k = 0; k < *n; k++) {
+		v[k] = strdup(j->hosts[k]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(v[k]);
+	}
+	return v;
 }
 
 static const char *const tricky[] = { "#a", "size", "dir:1", "receiver=x", "dir", "=" };
@@ -82,7 +126,7 @@ static const char *const tricky[] = { "#a", "size", "dir:1", "receiver=x", "dir"
 
 /* Each tricky word, repeated in the value that starts `first`, after the
  * scenario text `head`. */
-static void each_tricky(const char *head, const char *first, char **(*pick)(const struct config *, size_t *))
+static void each_tricky(const char *head, const char *first, pick_fn pick)
 {
 	char buf[4096], text[4608];
 	for (size_t i = 0; i < sizeof tricky / sizeof tricky[0]; i++) {
@@ -95,6 +139,8 @@ static void each_tricky(const char *head, const char *first, char **(*pick)(cons
 static void test_list_words(void)
 {
 	each_tricky(INCAST, "senders = host0", senders);
+	/* The same list parser, into a struct the test can read. */
+	each_tricky(STAR "[job.j]\nmodel = bert-large\nglobal_batch = 8\n", "hosts = host0", job_hosts);
 }
 
 static void test_group_words(void)
@@ -110,9 +156,12 @@ static void test_first_word(void)
 	snprintf(text, sizeof text, INCAST "%s", buf);
 	struct config a;
 	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL(a.traffic[0].n_senders, 4 + WORDS + WORDS / 4);
-	CU_ASSERT_STRING_EQUAL(a.traffic[0].senders[0], "#a");
+	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), 0);
+	size_t n;
+	char **v = senders(&a, &n);
+	CU_ASSERT_EQUAL(n, 4 + WORDS + WORDS / 4);
+	CU_ASSERT_STRING_EQUAL(v[0], "#a");
+	units_list_free(v, n);
 	config_free(&a);
 }
 
@@ -132,8 +181,8 @@ static void test_longest_words(void)
 	snprintf(text, sizeof text, INCAST "senders=%s\n %s\n ,%s\n %s\n host1\n", first, alone, hash, alone);
 	struct config a, b;
 	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), 0);
-	if (config_load_text(&b, "r.ini", a.resolved, strlen(a.resolved), NULL, 0, &err) < 0)
+	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), 0);
+	if (scenario_load_text(&b, "r.ini", a.resolved, strlen(a.resolved), NULL, 0, &err) < 0)
 		fprintf(stderr, "\n  %s\n", err);
 	CU_ASSERT_PTR_NULL_FATAL(err);
 	CU_ASSERT_STRING_EQUAL(a.resolved, b.resolved);
@@ -143,9 +192,12 @@ static void test_longest_words(void)
 		l += n + (l[n] == '\n');
 	}
 	const char *want[] = { first, alone, hash, alone, "host1" };
-	CU_ASSERT_EQUAL_FATAL(b.traffic[0].n_senders, 5);
+	size_t n;
+	char **v = senders(&b, &n);
+	CU_ASSERT_EQUAL_FATAL(n, 5);
 	for (int i = 0; i < 5; i++)
-		CU_ASSERT_STRING_EQUAL(b.traffic[0].senders[i], want[i]);
+		CU_ASSERT_STRING_EQUAL(v[i], want[i]);
+	units_list_free(v, n);
 	config_free(&b);
 	config_free(&a);
 }
@@ -156,14 +208,14 @@ static void test_semicolon(void)
 	const char *text = INCAST "senders = host0,;b\n";
 	struct config a;
 	char *err = NULL;
-	CU_ASSERT_EQUAL(config_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), -1);
+	CU_ASSERT_EQUAL(scenario_load_text(&a, "r.ini", text, strlen(text), NULL, 0, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	CU_ASSERT_STRING_EQUAL(err, "r.ini:10: [traffic.in] senders = 'host0,;b': "
 			       "expected a value without ';' (a comment starts at ';')");
 	free(err);
 	err = NULL;
 	struct cfg_override ov = { "simulation", "output", ";x.db" };
-	CU_ASSERT_EQUAL(config_load_text(&a, "r.ini", STAR, strlen(STAR), &ov, 1, &err), -1);
+	CU_ASSERT_EQUAL(scenario_load_text(&a, "r.ini", STAR, strlen(STAR), &ov, 1, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	CU_ASSERT_STRING_EQUAL(err, "--set: [simulation] output = ';x.db': "
 			       "expected a value without ';' (a comment starts at ';')");

@@ -1,0 +1,42 @@
+/*
+ * path.h — the fabric's read-only answers about paths, the door for the
+ * parts that reason about where frames go without moving any: the ports
+ * a flow's frames leave by (the switches' own routing and ECMP choices),
+ * the code a queue pair's frames carry for them (route_path.h), ideal
+ * times over a path (ideal.h), and the addressing every part shares.
+ *
+ * Nothing here changes the fabric or schedules an event.
+ */
+#ifndef ROCESIM_PATH_H
+#define ROCESIM_PATH_H
+
+#include <stdint.h>
+#include "ideal.h"
+#include "route_path.h"
+
+struct world;
+struct port;
+
+/* IPv4 address of a host, as HPCC's ns-3 numbers them (docs/protocol.md
+ * "Addresses and names"). */
+static inline uint32_t host_ip(int id)
+{
+	return 0x0b000001u + (((uint32_t)id >> 8) << 16) + (((uint32_t)id & 255) << 8);
+}
+
+#define ROCE_UDP_PORT 4791
+
+/* The ports a packet from endpoint src to endpoint dst with UDP source port
+ * sport leaves by (psn < 0: flow ECMP; else spraying, with that PSN): the
+ * source's port, then each switch's egress port. Their count, or -1 when
+ * there are more than max or the walk does not reach dst. The one walk of
+ * the switches' choices: ideal times, flow_path rows and route codes. */
+int switch_path_ports(const struct world *w, int src, int dst, uint16_t sport, int64_t psn,
+		      const struct port **hop, int max);
+/* The hops a flow-ECMP packet takes from endpoint src to endpoint dst with
+ * UDP source port sport (rate and delay of each link, for ideal times);
+ * the hop count, or -1 when the path is longer than IDEAL_MAX_HOPS or does
+ * not reach dst. */
+int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * job_keys.c — the [job.NAME] section: the model (a preset of
+ * job_model.c, dimensions overriding it), the parallelism layout, the
+ * GPUs, and the collective algorithms (the collective registry's names,
+ * collective.h), with the rules between them that need no fabric.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "collective.h"
+#include "job.h"
+#include "job_model.h"
+#include "nic.h"
+
+#define JOB(f) offsetof(struct job_cfg, f)
+#define MODEL_DIM(n, what) \
+	{ #n, KT_LLONG, .def_doc = "from the preset", CFG_GE(1), .off = JOB(n), .help = what }
+
+static const enum coll_op op_allreduce = COLL_ALLREDUCE, op_allgather = COLL_ALLGATHER,
+	op_reduce_scatter = COLL_REDUCE_SCATTER, op_broadcast = COLL_BROADCAST,
+	op_alltoall = COLL_ALLTOALL;
+#define ALG(n, def, what) \
+	{ #n, KT_WORD, def, .vocab_fn = coll_alg_name_at, .vocab_arg = &op_##n, .off = JOB(n), .help = what }
+
+static const struct cfg_key job_keys[] = {
+	{ "model", KT_WORD, .required = true, .vocab_fn = job_model_name_at, .off = JOB(model),
+	  .help = "model preset or custom" },
+	MODEL_DIM(layers, "transformer layers"),
+	MODEL_DIM(hidden, "hidden size"),
+	MODEL_DIM(ffn_hidden, "feed-forward hidden size"),
+	MODEL_DIM(heads, "attention heads"),
+	MODEL_DIM(kv_heads, "key/value heads"),
+	MODEL_DIM(seq_len, "sequence length"),
+	MODEL_DIM(vocab, "vocabulary size"),
+	MODEL_DIM(experts, "experts per MoE layer"),
+	MODEL_DIM(top_k, "experts per token"),
+	MODEL_DIM(moe_every, "an MoE layer every n layers"),
+	{ "capacity_factor", KT_NUMBER, "1.0", CFG_POS, .off = JOB(capacity_factor),
+	  .help = "MoE capacity factor" },
+	{ "micro_batch", KT_INT, "1", CFG_GE(1), .off = JOB(micro_batch), .help = "micro-batch size" },
+	{ "global_batch", KT_LLONG, .required = true, CFG_GE(1), .off = JOB(global_batch),
+	  .help = "global batch size" },
+	{ "tp", KT_INT, "1", CFG_GE(1), .off = JOB(tp), .help = "tensor parallelism" },
+	{ "pp", KT_INT, "1", CFG_GE(1), .off = JOB(pp), .help = "pipeline parallelism" },
+	{ "dp", KT_INT, "1", CFG_GE(1), .off = JOB(dp), .help = "data parallelism" },
+	{ "ep", KT_INT, "1", CFG_GE(1), .off = JOB(ep), .help = "expert parallelism (divides dp)" },
+	{ "zero", KT_INT, "0", CFG_IN(0, 3), .off = JOB(zero), .help = "ZeRO stage" },
+	{ "sequence_parallel", KT_BOOL, "off", .off = JOB(sequence_parallel),
+	  .help = "Megatron sequence parallelism" },
+	{ "iterations", KT_INT, "1", CFG_GE(1), .off = JOB(iterations), .help = "training iterations" },
+	{ "gpu", KT_WORD, "h100", .vocab_fn = job_gpu_name_at, .off = JOB(gpu), .help = "GPU preset" },
+	{ "mfu", KT_NUMBER, "0.5", CFG_UNIT, .off = JOB(mfu), .help = "model FLOPs utilisation" },
+	{ "grad_bytes", KT_INT, "2", CFG_IN(2, 4), .off = JOB(grad_bytes),
+	  .help = "bytes per gradient element (2 or 4)" },
+	{ "hosts", KT_LIST, .def_doc = "all", .off = JOB(hosts), .off2 = JOB(n_hosts),
+	  .help = "hosts the job runs on" },
+	{ "placement", KT_LIST, "tp,ep,dp,pp", .off = JOB(placement), .off2 = JOB(n_placement),
+	  .help = "rank order, innermost first" },
+	ALG(allreduce, "ring", "all-reduce algorithm"),
+	ALG(allgather, "ring", "all-gather algorithm"),
+	ALG(reduce_scatter, "ring", "reduce-scatter algorithm"),
+	ALG(broadcast, "ring", "broadcast algorithm"),
+	ALG(alltoall, "direct", "all-to-all algorithm"),
+	{ "moe_skew", KT_NUMBER, "0", CFG_GE(0), .off = JOB(moe_skew),
+	  .help = "Zipf exponent of expert popularity" },
+	{ "chunk", KT_SIZE, "512KiB", CFG_POS, .off = JOB(chunk_b), .help = "pipelining chunk" },
+	{ "channels", KT_INT, "2", CFG_GE(1), .off = JOB(channels), .help = "parallel rings" },
+	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
+};
+
+/* The algorithm keys (their defaults: the op's first algorithm in the registry). */
+static const char *const alg_keys[] = { "allreduce", "allgather", "reduce_scatter", "broadcast", "alltoall" };
+
+static int job_rules(struct cfg_check *c)
+{
+	struct job_cfg *j = c->data;
+	static const char *const custom_needs[] = { "layers", "hidden", "seq_len" };
+	if (strcmp(j->model, "custom") == 0)
+		for (int i = 0; i < 3; i++)
+			if (!cfg_given(c, custom_needs[i]))
+				return cfg_fail_missing(c, custom_needs[i], " for model custom");
+	if (j->dp % j->ep != 0)
+		return cfg_fail(c, "ep", "a divisor of dp (%d): expert parallelism is carved out of data parallelism",
+				j->dp);
+	if (j->grad_bytes != 2 && j->grad_bytes != 4)
+		return cfg_fail(c, "grad_bytes", "2 (bf16) or 4 (fp32)");
+	static const char *const dims[] = { "tp", "ep", "dp", "pp" };
+	bool ok = j->n_placement == 4;
+	for (int d = 0; d < 4 && ok; d++) {
+		int seen = 0;
+		for (size_t i = 0; i < j->n_placement; i++)
+			seen += strcmp(j->placement[i], dims[d]) == 0;
+		ok = seen == 1;
+	}
+	if (!ok)
+		return cfg_fail(c, "placement", "a permutation of tp, ep, dp, pp");
+	long long per_step = (long long)j->micro_batch * j->dp;
+	if (j->global_batch % per_step != 0)
+		return cfg_fail(c, "global_batch", "a multiple of micro_batch x dp (%lld)", per_step);
+	/* Multicast collectives need the groups, and every byte: an
+	 * unreliable (UD) group never recovers a lost one (coll_mcast.c). */
+	const struct mcast_cfg *mc = mcast_cfg_of(c->cfg);
+	for (size_t k = 0; k < sizeof alg_keys / sizeof *alg_keys; k++) {
+		const char *v = cfg_given_value(c, alg_keys[k]);
+		if (!v || strcmp(v, "multicast") != 0)
+			continue;
+		if (!mc->enabled)
+			return cfg_fail(c, alg_keys[k], "ring (or another unicast algorithm) while [multicast] enabled = off");
+		if (!mc->reliable)
+			return cfg_fail(c, alg_keys[k], "a unicast algorithm while [multicast] reliable = off "
+					"(a collective needs every byte; an unreliable group loses some)");
+	}
+	return 0;
+}
+
+const struct cfg_section job_section = {
+	.name = "job", .named = true, .help = "a training job: model, parallelism, GPUs, collectives",
+	CFG_KEYS(job_keys), .size = sizeof(struct job_cfg), .rules = job_rules,
+};

@@ -1,0 +1,55 @@
+/*
+ * traffic_all_to_all.c — `[traffic.NAME] type = all_to_all`: every host
+ * sends `size` bytes to every other host at `start`, posted by source
+ * then destination.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include "traffic_internal.h"
+#include "world.h"
+
+struct all_to_all_cfg {
+	simtime_t start;               /* [0] */
+	uint64_t size_b;               /* required */
+};
+
+static const struct cfg_key keys[] = {
+	{ "start", KT_TIME, "0s", .off = offsetof(struct all_to_all_cfg, start), .help = "start time" },
+	{ "size", KT_SIZE, .required = true, CFG_POS, .off = offsetof(struct all_to_all_cfg, size_b),
+	  .help = "bytes per flow" },
+};
+
+static struct traffic_src *create(struct world *w, const void *own, size_t index, const char *section,
+				  char **err)
+{
+	(void)index;
+	const struct all_to_all_cfg *ct = own;
+	int *ids;
+	if (traffic_size_start(w, ct->size_b, ct->start, section, err) < 0)
+		return NULL;
+	int n = traffic_participants(w, NULL, 0, section, "all_to_all", &ids, err);
+	if (n < 0)
+		return NULL;
+	struct static_flow *v;
+	struct traffic_src *s = traffic_static_new((size_t)n * (size_t)(n - 1), &v, NULL);
+	size_t k = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (i != j)
+				v[k++] = (struct static_flow){ ct->start, ct->size_b, ids[i], ids[j], NULL };
+	free(ids);
+	return s;
+}
+
+static bool flows_known(const void *own, int n_hosts, uint64_t *n)
+{
+	(void)own;
+	*n = (uint64_t)n_hosts * (uint64_t)(n_hosts ? n_hosts - 1 : 0);
+	return true;
+}
+
+const struct traffic_kind traffic_all_to_all = {
+	.cfg = { .name = "all_to_all", .help = "every host to every other host", CFG_KEYS(keys),
+		 .size = sizeof(struct all_to_all_cfg) },
+	.create = create, .flows_known = flows_known,
+};

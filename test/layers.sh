@@ -1,0 +1,122 @@
+#!/bin/sh
+# layers.sh — the arrows between the parts of rocesim, checked on every
+# #include "..." of kernel/ and models/ (docs/architecture.md draws them).
+#
+# Each folder of models/ is a part; a part may include the kernel, its own
+# headers and the public headers of the parts it is allowed to see, and
+# nothing else. The allowed arrows and each part's public headers are the
+# two tables below: changing an arrow is a change of this file, said in
+# its commit. A violation is printed as FILE:LINE and what is wrong, and
+# the script exits 1.
+#   layers.sh             check (make check runs it)
+# Environment: SRCDIR (the source tree; default: this script's parent).
+set -eu
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$SRCDIR"
+
+# Part: the parts it may include, besides the kernel and itself.
+allowed() {
+	case $1 in
+	kernel) echo "" ;;
+	topo) echo "" ;;
+	cc) echo "" ;;
+	fabric) echo "topo" ;;
+	nic) echo "fabric topo cc" ;;
+	coll) echo "nic" ;;
+	job) echo "coll nic" ;;
+	traffic) echo "coll nic" ;;
+	observe) echo "fabric nic cc topo traffic" ;;
+	run) echo "fabric topo nic cc coll job traffic observe" ;;
+	*) echo "?" ;;
+	esac
+}
+# Part: its public headers (what other parts may include). The kernel's
+# headers are all public but the ones its own files share.
+public() {
+	case $1 in
+	kernel) echo "*" ;;
+	fabric) echo "fabric.h path.h" ;;
+	topo) echo "topology.h" ;;
+	nic) echo "nic.h" ;;
+	cc) echo "cc.h" ;;
+	coll) echo "collective.h" ;;
+	job) echo "job.h" ;;
+	traffic) echo "traffic.h" ;;
+	observe) echo "observe.h" ;;
+	run) echo "run.h" ;;
+	esac
+}
+kernel_private="results_internal.h config_keys.h"
+
+parts="kernel $(cd models && for d in */; do printf '%s ' "${d%/}"; done)"
+
+# The part a header name resolves to, as the compiler's search would find
+# it: beside the including file, then "part/name.h" under models/, then the
+# kernel, then any part (bare names of other parts' headers).
+resolve() { # FROM_DIR NAME -> "part header" or nothing
+	from=$1 name=$2
+	if [ -f "$from/$name" ]; then
+		echo "$(part_of "$from/$name") $(basename "$name")"
+	elif [ -f "models/$name" ]; then
+		echo "$(part_of "models/$name") $(basename "$name")"
+	elif [ -f "kernel/$name" ]; then
+		echo "kernel $name"
+	else
+		for d in models/*/; do
+			if [ -f "$d$name" ]; then echo "$(part_of "$d$name") $name"; return; fi
+		done
+	fi
+}
+part_of() {
+	case $1 in
+	kernel/*) echo kernel ;;
+	models/*/*) p=${1#models/}; echo "${p%%/*}" ;;
+	*) echo "?" ;;
+	esac
+}
+
+fail=0
+out=$(mktemp "${TMPDIR:-/tmp}/rocesim-layers.XXXXXX")
+stray=$(find models -maxdepth 1 -name '*.[ch]')
+if [ -n "$stray" ]; then
+	for f in $stray; do echo "$f: a source file directly in models/; it belongs to a part's folder"; done
+	fail=1
+fi
+for f in $(find kernel models -name '*.[ch]' | sort); do
+	me=$(part_of "$f")
+	ok=$(allowed "$me")
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r line; do
+		n=${line%%:*}
+		name=$(echo "$line" | sed 's/.*include[[:space:]]*"\([^"]*\)".*/\1/')
+		r=$(resolve "$(dirname "$f")" "$name")
+		[ -z "$r" ] && continue # generated (autoconfig.h) or a system header
+		them=${r% *} hdr=${r#* }
+		[ "$them" = "$me" ] && continue
+		if [ "$them" = kernel ]; then
+			case " $kernel_private " in
+			*" $hdr "*) echo "$f:$n: $me includes kernel/$hdr, which only kernel/ files may include" ;;
+			esac
+			[ "$me" = kernel ] || continue
+		fi
+		if [ "$me" = kernel ]; then
+			echo "$f:$n: the kernel includes $them/$hdr: kernel/ may include no model header"
+			continue
+		fi
+		case " $ok " in
+		*" $them "*) ;;
+		*) echo "$f:$n: $me includes $them/$hdr: $me may include ${ok:-only the kernel}${ok:+ (and the kernel)}"; continue ;;
+		esac
+		case " $(public "$them") " in
+		*" $hdr "*) ;;
+		*) echo "$f:$n: $me includes $them/$hdr, which is not a public header of $them ($(public "$them"))" ;;
+		esac
+	done
+done >"$out" 2>&1 || true
+if [ -s "$out" ]; then
+	cat "$out"
+	echo "layers: $(wc -l <"$out") include(s) cross the parts' arrows (test/layers.sh lists the arrows)"
+	fail=1
+fi
+rm -f "$out"
+[ $fail -eq 0 ] && echo "layers: $(echo $parts | wc -w) parts, every include within the arrows"
+exit $fail
