@@ -145,7 +145,7 @@ static void test_route_path_is_the_switches_choice(void)
 				continue;
 			for (int k = 0; k < 64; k++) {
 				uint16_t sport = (uint16_t)(0xC000 + 97 * k + src);
-				uint32_t code = route_path_code(w, src, dst, sport);
+				uint32_t code = route_path_code(&w->fab, src, dst, sport);
 				CU_ASSERT_FATAL(code >> 31 == 1);
 				const struct port *p = w->eps[src].port;
 				int n = 0;
@@ -159,7 +159,7 @@ static void test_route_path_is_the_switches_choice(void)
 				}
 				CU_ASSERT_PTR_EQUAL(p->peer, w->eps[dst].port);
 				struct ideal_hop h[IDEAL_MAX_HOPS];
-				CU_ASSERT_EQUAL(switch_path(w, src, dst, sport, h), n + 1);
+				CU_ASSERT_EQUAL(switch_path(&w->fab, src, dst, sport, h), n + 1);
 				CU_ASSERT_FATAL(n <= ROUTE_PATH_HOPS);
 				hops_seen[n]++;
 			}
@@ -168,11 +168,11 @@ static void test_route_path_is_the_switches_choice(void)
 	CU_ASSERT(hops_seen[1] > 0 && hops_seen[3] > 0 && hops_seen[5] > 0);
 	bed_close(&b);
 	CU_ASSERT_EQUAL_FATAL(bed_open(&b, FAT_TREE_K4 "[switch]\necmp = packet\n"), 0);
-	CU_ASSERT_EQUAL(route_path_code(&b.w, 0, 15, 0xC000), 0);
+	CU_ASSERT_EQUAL(route_path_code(&b.w.fab, 0, 15, 0xC000), 0);
 	bed_close(&b);
 	CU_ASSERT_EQUAL_FATAL(bed_open(&b, "[topology]\ntype = star\nhosts = 70\nlink_rate = 100Gbps\nlink_delay = 1us\n"), 0);
-	CU_ASSERT_EQUAL(route_path_code(&b.w, 0, 63, 0xC000) >> 31, 1);
-	CU_ASSERT_EQUAL(route_path_code(&b.w, 0, 64, 0xC000), 0);
+	CU_ASSERT_EQUAL(route_path_code(&b.w.fab, 0, 63, 0xC000) >> 31, 1);
+	CU_ASSERT_EQUAL(route_path_code(&b.w.fab, 0, 64, 0xC000), 0);
 	bed_close(&b);
 }
 

@@ -84,13 +84,13 @@ static void send_one(struct bed *b, struct sent *s, int src, int dst, uint64_t s
 
 static const struct port *host_port(const struct bed *b, int host, int i)
 {
-	return &b->w.nodes[host].ports[i];
+	return &b->w.fab.nodes[host].ports[i];
 }
 
 /* Only port `only` of host carries frames in the direction asked. */
 static void check_only_port(const struct bed *b, int host, int only, bool tx)
 {
-	for (int i = 0; i < b->w.nodes[host].n_ports; i++) {
+	for (int i = 0; i < b->w.fab.nodes[host].n_ports; i++) {
 		const struct port *p = host_port(b, host, i);
 		uint64_t v = tx ? p->tx_packets : port_rx_bytes(p);
 		if (i == only) {
@@ -116,7 +116,7 @@ static void test_star_gpu_to_gpu(void)
 	CU_ASSERT_EQUAL_FATAL(bed_open(&b, STAR_8x8), 0);
 	CU_ASSERT_EQUAL(b.w.n_eps, 16);
 	CU_ASSERT_EQUAL(b.w.n_gpus, 16);
-	CU_ASSERT_EQUAL(b.w.nodes[0].n_ports, 8);
+	CU_ASSERT_EQUAL(b.w.fab.nodes[0].n_ports, 8);
 	CU_ASSERT_PTR_NOT_NULL(b.w.nvlink);
 	send_one(&b, &s, 3, 13, 1000000);
 	CU_ASSERT_FALSE(s.on_nvlink);
@@ -127,7 +127,7 @@ static void test_star_gpu_to_gpu(void)
 	CU_ASSERT_EQUAL(host_port(&b, 0, 3)->tx_packets, 1000);  /* every data frame */
 	CU_ASSERT_EQUAL(host_port(&b, 1, 5)->tx_packets, 1000);  /* one ACK each */
 	/* sw0 port e faces endpoint e. */
-	const struct node *sw = &b.w.nodes[2];
+	const struct node *sw = &b.w.fab.nodes[2];
 	CU_ASSERT_EQUAL(sw->ports[13].tx_packets, 1000);
 	CU_ASSERT_EQUAL(port_rx_bytes(&sw->ports[3]), host_port(&b, 0, 3)->tx_bytes);
 	const int64_t n = 1000, ps_per_b = 80, d = 1000000;
@@ -152,9 +152,9 @@ static void test_intra_host_nvlink(void)
 	CU_ASSERT_EQUAL(s.recv - s.start, US + 200 * SIMTIME_NS);
 	CU_ASSERT_EQUAL(s.end, s.recv);
 	CU_ASSERT_EQUAL(s.ideal, US + 200 * SIMTIME_NS);
-	for (int i = 0; i < b.w.n_ports; i++) {
-		CU_ASSERT_EQUAL(b.w.ports[i].tx_packets, 0);
-		CU_ASSERT_EQUAL(port_rx_bytes(&b.w.ports[i]), 0);
+	for (int i = 0; i < b.w.fab.n_ports; i++) {
+		CU_ASSERT_EQUAL(b.w.fab.ports[i].tx_packets, 0);
+		CU_ASSERT_EQUAL(port_rx_bytes(&b.w.fab.ports[i]), 0);
 	}
 	CU_ASSERT_EQUAL(b.sim.packets_sent, 0);
 	bed_close(&b);
@@ -187,10 +187,10 @@ static void test_gpu_nic_mapping(void)
 static uint64_t spine_tx(const struct bed *b)
 {
 	uint64_t tx = 0;
-	for (int u = 0; u < b->w.n_nodes; u++)
-		if (b->w.nodes[u].tier == 2)
-			for (int i = 0; i < b->w.nodes[u].n_ports; i++)
-				tx += b->w.nodes[u].ports[i].tx_packets;
+	for (int u = 0; u < b->w.fab.n_nodes; u++)
+		if (b->w.fab.nodes[u].tier == 2)
+			for (int i = 0; i < b->w.fab.nodes[u].n_ports; i++)
+				tx += b->w.fab.nodes[u].ports[i].tx_packets;
 	return tx;
 }
 

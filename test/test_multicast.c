@@ -301,7 +301,7 @@ static void test_api_groups(void)
 	/* 16 groups host0 -> {host2, host4}: each leaves leaf0 by one uplink
 	 * (a tree), and not all by the same one (groups spread). */
 	int used[2] = { 0, 0 };
-	const struct node *leaf0 = &w->nodes[w->n_hosts];
+	const struct node *leaf0 = &w->fab.nodes[w->fab.n_hosts];
 	for (int i = 0; i < 16; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "s%d", i);
@@ -382,8 +382,8 @@ static void test_slow_member(void)
 		CU_ASSERT(t <= 1.1 * slow);
 	}
 	uint64_t drops = 0;
-	for (int i = 0; i < w->n_ports; i++)
-		drops += w->ports[i].drops;
+	for (int i = 0; i < w->fab.n_ports; i++)
+		drops += w->fab.ports[i].drops;
 	CU_ASSERT_EQUAL(drops, 0);
 	CU_ASSERT_EQUAL(b.sim.packets_dropped, 0);
 	CU_ASSERT(w->eps[0].port->pause_rx > 0);       /* the source was paused */

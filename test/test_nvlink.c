@@ -112,8 +112,8 @@ static void run_specs(const struct spec *sp, int n, simtime_t *arrive)
 		arrive[i] = seen[i].arrive;
 	}
 	/* No port saw a frame: NVLink stays off the network. */
-	for (int p = 0; p < b.w.n_ports; p++)
-		CU_ASSERT_EQUAL(b.w.ports[p].tx_packets + port_rx_bytes(&b.w.ports[p]), 0);
+	for (int p = 0; p < b.w.fab.n_ports; p++)
+		CU_ASSERT_EQUAL(b.w.fab.ports[p].tx_packets + port_rx_bytes(&b.w.fab.ports[p]), 0);
 	bed_close(&b);
 }
 

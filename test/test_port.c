@@ -187,7 +187,7 @@ static void test_paused_class_waits(void)
 }
 
 /* PFC between two ports of a world (pfc frames come from its pool). */
-static struct world pw;
+static struct fabric pw;
 
 static void pfc_record(struct sim *sim, void *ctx, struct port *in, struct packet *pkt)
 {
@@ -204,7 +204,7 @@ static void pfc_setup(struct link_fixture *f)
 	setup(f);
 	memset(&pw, 0, sizeof pw);
 	pool_init(&pw.pkt_pool, sizeof(struct packet), 64);
-	f->a.w = f->b.w = &pw;
+	f->a.fab = f->b.fab = &pw;
 	f->a.receive = f->b.receive = pfc_record;
 }
 

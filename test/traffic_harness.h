@@ -108,10 +108,10 @@ static inline void h_init_sim(struct harness *h, int n_hosts, uint64_t seed, con
 		fprintf(stderr, "\n  world_build: %s\n", err);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	/* The star: hosts 0..n-1 named host<i>, then the switch sw0. */
-	CU_ASSERT_EQUAL_FATAL(h->w.n_hosts, n_hosts);
-	CU_ASSERT_EQUAL_FATAL(h->w.n_nodes, n_hosts + 1);
+	CU_ASSERT_EQUAL_FATAL(h->w.fab.n_hosts, n_hosts);
+	CU_ASSERT_EQUAL_FATAL(h->w.fab.n_nodes, n_hosts + 1);
 	CU_ASSERT_EQUAL_FATAL(world_host_id(&h->w, "host0"), 0);
-	CU_ASSERT_EQUAL_FATAL(topo_find(&h->w.topo, "sw0"), n_hosts);
+	CU_ASSERT_EQUAL_FATAL(topo_find(&h->w.fab.topo, "sw0"), n_hosts);
 	h->w.post = rec_post;
 	h->elems_built = h->sim.n_elems;
 	n_recs = 0;

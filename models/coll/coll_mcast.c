@@ -223,7 +223,7 @@ static struct mcast_group *mc_group(struct coll *c, int src)
 		/* The creator's section, op and source GPU: "traffic.ag:allgather:host3.gpu1". */
 		int gph = c->w->gpus_per_host;
 		snprintf(name, sizeof name, "%s:%s:%s.gpu%d", c->source ? c->source : "coll", coll_op_name(c->op),
-			 c->w->nodes[c->gpus[src] / gph].name, c->gpus[src] % gph);
+			 c->w->fab.nodes[c->gpus[src] / gph].name, c->gpus[src] % gph);
 		g = mcast_group_create(c->w, name, src_ep, eps, n, &err);
 		if (!g)
 			die_internal("collective %lld: multicast group from GPU %d to %d NICs: %s", (long long)c->id,

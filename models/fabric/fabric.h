@@ -1,17 +1,146 @@
 /*
- * fabric.h — the network part of rocesim, its one door for the other
- * parts: nodes and ports, frames (packet.h), switches with their MMU,
- * routing and ECMP, multicast replication, and the [switch] keys.
+ * fabric.h — the network part of rocesim, its one door for the parts that
+ * build or drive it: nodes and ports, frames (packet.h), switches with
+ * their MMU, routing and ECMP, multicast replication, and the [switch]
+ * keys. Read-only questions about paths go through path.h.
  *
- * The fabric moves frames between ports; it knows nothing of what a NIC
- * does with them, nor of traffic or training. Read-only questions about
- * paths (the ports a flow crosses, ideal times) go through path.h.
+ * The fabric moves frames between ports. It knows nothing of what a NIC
+ * does with them, nor of traffic or training: a host node is a port per
+ * NIC and a receive hook that whoever attaches the NICs sets
+ * (fabric_attach_host), and endpoint e is port e mod nics_per_host of host
+ * e / nics_per_host.
+ *
+ * fabric_build turns the scenario's topology into live objects, registers
+ * every element with the kernel in node order (nodes by id, then each
+ * node's ports by index, so ids never depend on anything but the
+ * scenario), builds routing, and sets up each switch's buffer.
  */
 #ifndef ROCESIM_FABRIC_H
 #define ROCESIM_FABRIC_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include "packet.h"
+#include "pool.h"
 #include "port.h"
+#include "routing.h"
+#include "sim.h"
 #include "switch.h"
+#include "topology.h"
+
+struct config;
+struct mcast_fabric;
+
+struct node {
+	/* Line 0: what a frame landing at or leaving the node reads. */
+	enum node_kind kind;
+	uint32_t ecmp_seed;        /* per-switch seed of the ECMP hash */
+	bool ecmp_packet;          /* [switch] ecmp = packet (spraying) */
+	int n_ports;
+	struct port *ports;        /* n_ports consecutive entries of fabric.ports */
+	const uint16_t *set_of_dst; /* switches: rt's arrays, one load nearer */
+	const struct route_set *sets;
+	const uint16_t *rt_ports;
+	struct mmu *mmu;           /* switches: the shared buffer (mmu.h) */
+	/* Hosts: a frame arrived on port `in`, whose pull context (its NIC)
+	 * is ctx (the NIC's receive). A frame landing at a switch runs its
+	 * pipeline inline (switch_fwd.h), and a switch port runs its release
+	 * when a frame leaves a queue. */
+	void (*receive)(struct sim *sim, void *ctx, struct port *in, struct packet *pkt);
+	/* Line 1. */
+	const struct route_table *rt; /* switches: forwarding table */
+	struct fabric *fab;
+	struct sim_elem elem;      /* the node as scheduler (NIC, switch pipeline) */
+	int id;
+	int tier;
+	const char *name;          /* topo.nodes[id].name */
+} __attribute__((aligned(64)));
+
+/* What the fabric needs to know of the NICs that will sit at its hosts. */
+struct fabric_params {
+	uint8_t lossless;          /* classes PFC keeps lossless (bit c: class c) */
+	uint32_t max_frame_b;      /* the largest data frame a NIC sends */
+	simtime_t cnp_interval;    /* least spacing of the CNPs a multicast entry sends upstream */
+};
+
+struct fabric {
+	struct sim *sim;
+	const struct config *cfg;  /* for located errors */
+	const struct switch_cfg *sw_cfg;
+	struct fabric_params params;
+	struct topo topo;
+	struct node *nodes; int n_nodes;
+	int n_hosts;               /* nodes [0, n_hosts) are hosts */
+	int nics_per_host;         /* ports per host, >= 1 */
+	struct port *ports; int n_ports;
+	struct route_table *routes; /* [n_nodes] */
+	struct pool pkt_pool;      /* struct packet */
+	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
+	char *setup_err;           /* set by a builder step that found bad input (switch_setup) */
+};
+
+/* Builds the fabric of cfg's [topology] and [switch] into f (sim must be
+ * initialised). Returns 0, or -1 with *err (malloc'd) for a topology,
+ * routing or buffer error; f is then freed. */
+int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
+		 const struct fabric_params *p, char **err);
+void fabric_free(struct fabric *f);
+
+/* The port of endpoint ep (port ep mod nics_per_host of its host). */
+static inline struct port *fabric_ep_port(const struct fabric *f, int ep)
+{
+	return &f->nodes[ep / f->nics_per_host].ports[ep % f->nics_per_host];
+}
+/* Host ep's frames land through recv(ctx) (the NIC behind that port). */
+void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_ctx,
+			void (*recv)(struct sim *, void *, struct port *, struct packet *));
+
+/* After a run that ran dry: every queue, link and buffer is empty and every
+ * packet is back in the pool. Aborts naming the element otherwise. */
+void fabric_check_drained(struct fabric *f);
+/* No frame queued, on a link or owed as PFC anywhere. */
+bool fabric_quiet(const struct fabric *f);
+/* Frames of the lossless class dropped by switches, and at how many. */
+uint64_t fabric_lossless_drops(const struct fabric *f, int *switches);
+/* Data packets queued or on links (conservation: sent = delivered +
+ * dropped + these). */
+uint64_t fabric_data_in_flight(const struct fabric *f);
+/* Whether switch sw keeps class c of its ingress port `port` paused
+ * (XOFF) because it holds that port's bytes. */
+bool fabric_holds_pause(const struct node *sw, int port, int c);
+/* Aborts (SIM_ASSERT, naming the element) when a switch buffer's counters
+ * disagree with the frames its queues hold (debug builds: every watchdog
+ * tick and the end of the run). */
+void fabric_check_buffers(struct fabric *f);
+/* Bytes the nodes, ports and buffers of topology t take (the memory
+ * estimate at --check, before anything is built). */
+uint64_t fabric_estimate_b(const struct topo *t);
+/* ---- Multicast trees (mcast_tree.c) ---- */
+
+struct mcast_tree;
+#define MCAST_MAX_GROUPS 65535   /* packet.mgroup is 16 bits */
+/* The tree of a new group (its id: the number of trees before it) rooted
+ * at endpoint src_ep and reaching dst_eps[0..n_dst) (distinct, valid,
+ * != src_ep): the switches' entries are installed, its address and UDP
+ * source port assigned. NULL with *err (malloc'd) when a member cannot be
+ * reached within IDEAL_MAX_HOPS links. */
+struct mcast_tree *mcast_tree_build(struct fabric *f, int src_ep, const int *dst_eps, int n_dst, char **err);
+/* The member's responder QP, which the last switch rewrites copies to. */
+void mcast_tree_set_qpn(struct mcast_tree *t, int member, uint32_t qpn);
+int mcast_tree_id(const struct mcast_tree *t);
+uint32_t mcast_tree_ip(const struct mcast_tree *t);
+uint16_t mcast_tree_sport(const struct mcast_tree *t);
+/* Links of the tree, the source's own link included. */
+int mcast_tree_links(const struct mcast_tree *t);
+/* The tree path to a member: hops source -> member (fwd) and back (rev),
+ * as ideal.h takes them; their count. */
+int mcast_tree_path(const struct mcast_tree *t, int member, const struct ideal_hop **fwd,
+		    const struct ideal_hop **rev);
+void mcast_fabric_free(struct fabric *f);
+
+/* Node id of a name, -1 when none. */
+static inline int fabric_node(const struct fabric *f, const char *name) { return topo_find(&f->topo, name); }
+/* "host", "gpu", "switch" or "nvswitch" (node.kind of the results). */
+const char *fabric_kind_name(enum node_kind k);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * mcast_switch.c — a switch on a group's tree: replication of data and
  * aggregation of the members' feedback (Cepheus, Li et al., HPCA'24;
- * REFERENCE.md "Multicast").
+ * docs/protocol.md "Multicast").
  *
  * Data: one frame in, one copy per egress slot of the group's entry. Each
  * copy is its own packet from the pool, admitted by the MMU against its
@@ -23,16 +23,13 @@
  * its slot and goes upstream carrying the entry's minimum: go-back-N then
  * restarts the group from the oldest PSN some member lacks, and members
  * that have the packets again discard them. CNPs go upstream, at most one
- * per entry per [dcqcn] cnp_interval (the members' own limit), so DCQCN
- * follows the most congested branch.
+ * per entry per CNP interval of the controller (fabric_params: the
+ * members' own limit), so the sender's rate follows the most congested
+ * branch.
  */
-#include "config.h"
 #include "log.h"
-#include "mcast_internal.h"
+#include "mcast_tree.h"
 #include "mmu.h"
-#include "port.h"
-#include "qp.h"
-#include "world.h"
 
 /* Admission to out's queue, PFC toward in, then the queue (or a drop). */
 static void forward(struct sim *sim, struct node *sw, struct port *in, struct port *out, struct packet *pkt)
@@ -42,7 +39,7 @@ static void forward(struct sim *sim, struct node *sw, struct port *in, struct po
 		out->drops++;
 		if (pkt->type == PKT_DATA)
 			sim->packets_dropped++;
-		pool_put(&sw->w->pkt_pool, pkt);
+		pool_put(&sw->fab->pkt_pool, pkt);
 		return;
 	}
 	pkt->in_port = (uint16_t)in->idx;
@@ -52,20 +49,20 @@ static void forward(struct sim *sim, struct node *sw, struct port *in, struct po
 }
 
 static void replicate(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt,
-		      const struct mcast_group *g, const struct mcast_entry *e)
+		      const struct mcast_tree *g, const struct mcast_entry *e)
 {
-	struct world *w = sw->w;
+	struct fabric *f = sw->fab;
 	for (int k = 0; k < e->n_out; k++) {
 		struct packet *c = pkt;
 		if (k + 1 < e->n_out) {
-			c = pool_get(&w->pkt_pool);
+			c = pool_get(&f->pkt_pool);
 			*c = *pkt;
 			sim->packets_sent++;
 		}
 		const struct mcast_out *o = &e->out[k];
 		if (o->member >= 0) { /* last hop: the member's own address and QP */
 			c->dst = g->dst[o->member];
-			c->dqpn = g->rq[o->member]->qpn;
+			c->dqpn = g->dqpn[o->member];
 			c->flags &= (uint8_t)~PKT_F_MCAST;
 		}
 		forward(sim, sw, in, &sw->ports[o->port], c);
@@ -84,12 +81,12 @@ static uint32_t min_una(const struct mcast_entry *e)
 static void feedback(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt,
 		     struct mcast_entry *e)
 {
-	struct world *w = sw->w;
+	struct fabric *f = sw->fab;
 	struct port *up = &sw->ports[e->parent];
 	if (pkt->type == PKT_CNP) {
-		simtime_t iv = w->cnp_interval;
+		simtime_t iv = f->params.cnp_interval;
 		if (iv && e->last_cnp >= 0 && sim->now - e->last_cnp < iv) {
-			pool_put(&w->pkt_pool, pkt);
+			pool_put(&f->pkt_pool, pkt);
 			return;
 		}
 		e->last_cnp = sim->now;
@@ -114,7 +111,7 @@ static void feedback(struct sim *sim, struct node *sw, struct port *in, struct p
 		return;
 	}
 	if (m <= e->una) { /* absorbed: another branch has not acknowledged as far */
-		pool_put(&w->pkt_pool, pkt);
+		pool_put(&f->pkt_pool, pkt);
 		return;
 	}
 	e->una = m;
@@ -124,12 +121,12 @@ static void feedback(struct sim *sim, struct node *sw, struct port *in, struct p
 
 void mcast_switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
 {
-	struct world *w = sw->w;
-	SIM_ASSERT(sim, &sw->elem, w->mcast && pkt->mgroup < w->mcast->n, "frame of unknown group %d",
+	struct fabric *f = sw->fab;
+	SIM_ASSERT(sim, &sw->elem, f->mcast && pkt->mgroup < f->mcast->n, "frame of unknown group %d",
 		   pkt->mgroup);
-	const struct mcast_group *g = mcast_of(w, pkt->mgroup);
+	const struct mcast_tree *g = f->mcast->t[pkt->mgroup];
 	struct mcast_entry *e = g->ent[sw->id];
-	SIM_ASSERT(sim, &sw->elem, e, "frame of group %s off its tree", g->name);
+	SIM_ASSERT(sim, &sw->elem, e, "frame of group %d off its tree", g->id);
 	pkt->ttl--;
 	if (pkt->type == PKT_DATA)
 		replicate(sim, sw, in, pkt, g, e);

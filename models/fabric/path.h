@@ -14,7 +14,7 @@
 #include "ideal.h"
 #include "route_path.h"
 
-struct world;
+struct fabric;
 struct port;
 
 /* IPv4 address of a host, as HPCC's ns-3 numbers them (docs/protocol.md
@@ -26,17 +26,22 @@ static inline uint32_t host_ip(int id)
 
 #define ROCE_UDP_PORT 4791
 
+/* The IPv4 address of multicast group id gid: 239.1.0.0 + gid + 1
+ * (administratively scoped, RFC 2365); what its frames carry on fabric
+ * links; the MAC is 01:00:5e + its low 23 bits. */
+static inline uint32_t mcast_ip_of_id(int gid) { return 0xEF010000u | (uint32_t)(gid + 1); }
+
 /* The ports a packet from endpoint src to endpoint dst with UDP source port
  * sport leaves by (psn < 0: flow ECMP; else spraying, with that PSN): the
  * source's port, then each switch's egress port. Their count, or -1 when
  * there are more than max or the walk does not reach dst. The one walk of
  * the switches' choices: ideal times, flow_path rows and route codes. */
-int switch_path_ports(const struct world *w, int src, int dst, uint16_t sport, int64_t psn,
+int switch_path_ports(const struct fabric *f, int src, int dst, uint16_t sport, int64_t psn,
 		      const struct port **hop, int max);
 /* The hops a flow-ECMP packet takes from endpoint src to endpoint dst with
  * UDP source port sport (rate and delay of each link, for ideal times);
  * the hop count, or -1 when the path is longer than IDEAL_MAX_HOPS or does
  * not reach dst. */
-int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h);
+int switch_path(const struct fabric *f, int src, int dst, uint16_t sport, struct ideal_hop *h);
 
 #endif

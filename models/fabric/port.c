@@ -13,7 +13,7 @@
 #include "results.h"
 #include "sim_loop.h"
 #include "switch_fwd.h"
-#include "world.h"
+#include "fabric.h"
 
 static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg);
 
@@ -130,8 +130,7 @@ static struct packet *dwrr_pick(struct port *p)
  * before it learns of any resume). */
 static __attribute__((noinline, cold)) struct packet *pfc_frame(struct port *p)
 {
-	struct world *w = p->node->w;
-	struct packet *pkt = pool_get(&w->pkt_pool);
+	struct packet *pkt = pool_get(&p->node->fab->pkt_pool);
 	uint8_t classes;
 	uint32_t quanta;
 	if (p->pfc_pend_off) {

@@ -4,12 +4,12 @@
 #include "port.h"
 #include "route_path.h"
 #include "switch.h"
-#include "world.h"
+#include "fabric.h"
 
-uint32_t route_path_code(const struct world *w, int src, int dst, uint16_t sport)
+uint32_t route_path_code(const struct fabric *f, int src, int dst, uint16_t sport)
 {
 	const struct port *hop[ROUTE_PATH_HOPS + 1]; /* the source's port, then the switches' */
-	int n = switch_path_ports(w, src, dst, sport, -1, hop, ROUTE_PATH_HOPS + 1);
+	int n = switch_path_ports(f, src, dst, sport, -1, hop, ROUTE_PATH_HOPS + 1);
 	if (n < 0)
 		return 0;
 	uint32_t code = 1u << 31;

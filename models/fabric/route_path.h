@@ -28,11 +28,11 @@
 #define ROUTE_PATH_BITS 6
 #define ROUTE_PATH_PORTS (1 << ROUTE_PATH_BITS)
 
-struct world;
+struct fabric;
 
 /* The code of the path from endpoint src to endpoint dst with UDP source
  * port sport, or 0 when its frames must be routed hop by hop. */
-uint32_t route_path_code(const struct world *w, int src, int dst, uint16_t sport);
+uint32_t route_path_code(const struct fabric *f, int src, int dst, uint16_t sport);
 
 /* The egress port at the next switch of a frame whose code is *code (what
  * it has not yet taken), taken out of it: the n-th call on a code returns

@@ -7,7 +7,7 @@
 #include "config.h"
 #include "ideal.h"
 #include "log.h"
-#include "mcast_internal.h"
+#include "mcast_tree.h"
 #include "mmu.h"
 #include "port.h"
 #include "rng.h"
@@ -15,8 +15,7 @@
 #include "routing.h"
 #include "switch.h"
 #include "switch_fwd.h"
-#include "nic.h"
-#include "world.h"
+#include "fabric.h"
 #include "xalloc.h"
 
 /* ---- [switch] ---- */
@@ -62,24 +61,24 @@ const struct cfg_section switch_section = {
 	CFG_KEYS(switch_keys), .size = sizeof(struct switch_cfg), .rules = switch_rules,
 };
 
-int switch_path_ports(const struct world *w, int src, int dst, uint16_t sport, int64_t psn,
+int switch_path_ports(const struct fabric *f, int src, int dst, uint16_t sport, int64_t psn,
 		      const struct port **hop, int max)
 {
-	const struct port *p = w->eps[src].port;
+	const struct port *p = fabric_ep_port(f, src);
 	for (int n = 0; n < max;) {
 		hop[n++] = p;
 		const struct node *next = p->peer->node;
 		if (next->kind != NODE_SWITCH)
-			return p->peer == w->eps[dst].port ? n : -1;
+			return p->peer == fabric_ep_port(f, dst) ? n : -1;
 		p = &next->ports[route_port(next, src, dst, sport, psn)];
 	}
 	return -1;
 }
 
-int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct ideal_hop *h)
+int switch_path(const struct fabric *f, int src, int dst, uint16_t sport, struct ideal_hop *h)
 {
 	const struct port *hop[IDEAL_MAX_HOPS];
-	int n = switch_path_ports(w, src, dst, sport, -1, hop, IDEAL_MAX_HOPS);
+	int n = switch_path_ports(f, src, dst, sport, -1, hop, IDEAL_MAX_HOPS);
 	for (int i = 0; i < n; i++)
 		h[i] = (struct ideal_hop){ .rate_bps = hop[i]->rate_bps,
 					   .delay_ps = hop[i]->delay_ps + hop[i]->peer_latency_ps };
@@ -87,7 +86,7 @@ int switch_path(const struct world *w, int src, int dst, uint16_t sport, struct 
 }
 
 /* A per-rate value of [switch]; an error names the rate (checked at build). */
-static int rate_value(struct world *w, const struct cfg_rate_map *m, uint64_t rate_bps, double *out)
+static int rate_value(struct fabric *w, const struct cfg_rate_map *m, uint64_t rate_bps, double *out)
 {
 	char *e = NULL;
 	if (cfg_rate_map_get(m, rate_bps, out, &e) == 0)
@@ -97,14 +96,15 @@ static int rate_value(struct world *w, const struct cfg_rate_map *m, uint64_t ra
 	return -1;
 }
 
-void switch_setup(struct world *w, struct node *sw)
+void switch_setup(struct fabric *w, struct node *sw)
 {
 	const struct config *cfg = w->cfg;
 	const struct switch_cfg *c = w->sw_cfg;
 	struct mmu *m = xcalloc_lines(1, sizeof *m);
-	/* Lossless: the data class when PFC is on (ACK/CNP ride a lossy strict class). */
-	uint8_t lossless = c->pfc ? (uint8_t)(1u << w->nic_cfg->priority) : 0;
-	uint32_t max_frame = pkt_data_frame_b((uint32_t)w->nic_cfg->mtu, 1);
+	/* Lossless: the NICs' data class when PFC is on (ACK/CNP ride a lossy
+	 * strict class). */
+	uint8_t lossless = c->pfc ? w->params.lossless : 0;
+	uint32_t max_frame = w->params.max_frame_b;
 	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(w->sim->seed, RNG_ECN, (uint64_t)sw->id),
 		 (uint16_t)(max_frame < UINT16_MAX ? max_frame : UINT16_MAX));
 	sw->mmu = m;
@@ -154,29 +154,29 @@ void switch_check_drained(struct node *sw)
 	struct mmu *m = sw->mmu;
 	if (!m)
 		return;
-	SIM_ASSERT(sw->w->sim, &sw->elem, m->used_b == 0 && m->shared_used_b == 0,
+	SIM_ASSERT(sw->fab->sim, &sw->elem, m->used_b == 0 && m->shared_used_b == 0,
 		   "buffer not drained: %llu bytes held, %llu shared", (unsigned long long)m->used_b,
 		   (unsigned long long)m->shared_used_b);
 	for (int i = 0; i < m->n_ports; i++)
 		for (int c = 0; c < MMU_CLASSES; c++)
-			SIM_ASSERT(sw->w->sim, &sw->elem, !m->port[i].ingress_b[c] && !m->port[i].hdrm_b[c],
+			SIM_ASSERT(sw->fab->sim, &sw->elem, !m->port[i].ingress_b[c] && !m->port[i].hdrm_b[c],
 				   "port %d class %d holds %u + %u bytes after drain", i, c,
 				   m->port[i].ingress_b[c], m->port[i].hdrm_b[c]);
 }
 
-void switch_drop(struct sim *sim, struct world *w, struct port *out, struct packet *pkt)
+void switch_drop(struct sim *sim, struct fabric *f, struct port *out, struct packet *pkt)
 {
 	out->drops++;
 	if (pkt->type == PKT_DATA)
 		sim->packets_dropped++;
-	pool_put(&w->pkt_pool, pkt);
+	pool_put(&f->pkt_pool, pkt);
 }
 
 void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)
 {
 	if (pkt->type == PKT_PFC) {
 		port_pfc_receive(sim, in, pkt);
-		pool_put(&sw->w->pkt_pool, pkt);
+		pool_put(&sw->fab->pkt_pool, pkt);
 		return;
 	}
 	mcast_switch_receive(sim, sw, in, pkt); /* replication and feedback aggregation */

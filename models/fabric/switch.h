@@ -25,7 +25,7 @@
 #include "sim.h"
 
 struct node;
-struct world;
+struct fabric;
 struct port;
 
 /* [switch] (switch.c) */
@@ -49,7 +49,7 @@ extern const struct cfg_section switch_section;
  * (route_port) are in switch_fwd.h. */
 
 /* After the switch's ports are linked: buffer and MMU state. */
-void switch_setup(struct world *w, struct node *sw);
+void switch_setup(struct fabric *f, struct node *sw);
 void switch_free(struct node *sw);   /* no-op for other nodes */
 /* Buffer counters all zero (after the fabric drained); aborts naming the switch otherwise. */
 void switch_check_drained(struct node *sw);

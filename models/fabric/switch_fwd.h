@@ -18,7 +18,7 @@
 #include "route_path.h"
 #include "routing.h"
 #include "switch.h"
-#include "world.h"
+#include "fabric.h"
 
 /* The ECMP hash a switch with this seed computes for a packet (psn < 0:
  * flow mode, the 5-tuple only; else packet spraying, the PSN too). */
@@ -46,7 +46,7 @@ static inline int route_port(const struct node *sw, int src, int dst, uint16_t s
 }
 
 /* Drops a frame the buffer refused (switch.c). */
-void switch_drop(struct sim *sim, struct world *w, struct port *out, struct packet *pkt);
+void switch_drop(struct sim *sim, struct fabric *f, struct port *out, struct packet *pkt);
 /* PFC frames (consumed by the port) and multicast frames (mcast_switch.c). */
 void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
 
@@ -86,7 +86,7 @@ static inline void switch_forward(struct sim *sim, struct node *sw, int in, uint
 	}
 	enum mmu_verdict v = mmu_admit(sw->mmu, in, c, pkt->frame_b, &out->q[c].bytes);
 	if (__builtin_expect(v != MMU_ADMIT, 0)) {
-		switch_drop(sim, sw->w, out, pkt);
+		switch_drop(sim, sw->fab, out, pkt);
 		return;
 	}
 	if (mmu_pause_check(sw->mmu, in, c))
@@ -103,7 +103,7 @@ static inline void switch_release(struct node *sw, struct port *out, struct pack
 	int c = pkt->prio;
 	mmu_release(m, pkt->in_port, c, pkt->frame_b);
 	if (m->port[pkt->in_port].xoff && mmu_resume_check(m, pkt->in_port, c))
-		port_pfc_request(sw->w->sim, &sw->ports[pkt->in_port], c, false);
+		port_pfc_request(sw->fab->sim, &sw->ports[pkt->in_port], c, false);
 	if (mmu_ecn_mark(m, out->idx, q_b, pkt->flags & PKT_F_ECT)) {
 		if (!(pkt->flags & PKT_F_CE))
 			out->ecn_marked++;

@@ -59,9 +59,6 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
  * RFC 2365): what its frames carry as destination IP on fabric links; the
  * MAC is 01:00:5e + its low 23 bits (REFERENCE.md). */
 uint32_t mcast_group_ip(const struct mcast_group *g);
-/* The IPv4 address of group id gid: 239.1.0.0 + gid + 1 (administratively
- * scoped, RFC 2365); what frames to the group carry on fabric links. */
-static inline uint32_t mcast_ip_of_id(int gid) { return 0xEF010000u | (uint32_t)(gid + 1); }
 /* Group id (from 0, creation order), name, members. */
 int mcast_group_id(const struct mcast_group *g);
 const char *mcast_group_name(const struct mcast_group *g);

@@ -62,8 +62,10 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
 		struct flow *f = flow_new(w, g->src, g->dst[i], m->size_b, m->source, m->parallelism);
 		f->qp = g->sq;
 		f->n_pkts = n_pkts;
-		f->ideal = ideal_delivery_ps(g->fwd[i], g->n_hops[i], m->size_b, mtu);
-		simtime_t whole = f->ideal + ideal_ack_ps(g->rev[i], g->n_hops[i]);
+		const struct ideal_hop *fwd, *rev;
+		int hops = mcast_tree_path(g->tree, i, &fwd, &rev);
+		f->ideal = ideal_delivery_ps(fwd, hops, m->size_b, mtu);
+		simtime_t whole = f->ideal + ideal_ack_ps(rev, hops);
 		if (whole > slowest)
 			slowest = whole;
 		f->job = m->job;

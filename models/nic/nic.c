@@ -177,8 +177,8 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t
 		req->dqpn = rsp->qpn;
 		rsp->dqpn = req->qpn;
 		req->sport = rsp->sport = roce_sport(req->qpn, rsp->qpn);
-		req->route = route_path_code(w, n->ep, peer, req->sport);
-		rsp->route = route_path_code(w, peer, n->ep, rsp->sport);
+		req->route = route_path_code(&w->fab, n->ep, peer, req->sport);
+		rsp->route = route_path_code(&w->fab, peer, n->ep, rsp->sport);
 		if (n->cc) {
 			req->cc = xcalloc(1, n->cc->state_b);
 			n->cc->init(req->cc, n->cc_params, n->port->rate_bps, w->sim->now);
@@ -426,8 +426,8 @@ void nic_rto_arm(struct sim *sim, struct qp *q)
 static simtime_t flow_ideal(struct world *w, const struct flow *f, uint16_t sport)
 {
 	struct ideal_hop fwd[IDEAL_MAX_HOPS], rev[IDEAL_MAX_HOPS];
-	int nf = switch_path(w, f->src, f->dst, sport, fwd);
-	int nr = switch_path(w, f->dst, f->src, sport, rev);
+	int nf = switch_path(&w->fab, f->src, f->dst, sport, fwd);
+	int nr = switch_path(&w->fab, f->dst, f->src, sport, rev);
 	if (nf < 0 || nr < 0)
 		return 0;
 	return ideal_delivery_ps(fwd, nf, f->size_b, w->nic_cfg->mtu) + ideal_ack_ps(rev, nr);
@@ -437,7 +437,7 @@ void nic_ideal_msg(const struct world *w, int src_ep, int dst_ep, uint64_t size_
 {
 	int mtu = w->nic_cfg->mtu;
 	struct ideal_hop h[IDEAL_MAX_HOPS];
-	int nh = switch_path(w, src_ep, dst_ep, 0xC000, h);
+	int nh = switch_path(&w->fab, src_ep, dst_ep, 0xC000, h);
 	*out = (struct nic_ideal){ 0 };
 	if (nh <= 0)
 		return;
@@ -509,14 +509,14 @@ struct packet *nic_pull(struct sim *sim, void *ctx)
 
 void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux)
 {
-	struct packet *a = pool_get(&n->w->pkt_pool);
+	struct packet *a = pool_get(&n->w->fab.pkt_pool);
 	bool cnp = type == PKT_CNP;
 	*a = (struct packet){ .psn = psn, .aux = aux, .dqpn = q->dqpn, .src = n->ep, .dst = q->peer,
 			      .sport = q->sport, .frame_b = cnp ? PKT_CNP_FRAME_B : PKT_ACK_FRAME_B,
 			      .type = (uint8_t)type, .opcode = cnp ? OP_CNP : OP_ACK,
 			      .prio = PORT_CTRL_PRIO, .ttl = PKT_TTL0, .route = q->route };
 	if (q->mgroup >= 0 && !mcast_feedback_stamp(n->w, q, a)) {
-		pool_put(&n->w->pkt_pool, a);
+		pool_put(&n->w->fab.pkt_pool, a);
 		return;
 	}
 	port_enqueue(sim, n->port, a);
@@ -529,7 +529,7 @@ static void take_data(struct sim *sim, void *ctx, struct packet *p)
 	SIM_ASSERT(sim, &n->host->elem, p->dqpn >= QPN_BASE && p->dqpn - QPN_BASE < n->n_qps,
 		   "frame for unknown QP %u", p->dqpn);
 	qp_on_data(sim, n->qps[p->dqpn - QPN_BASE], p);
-	pool_put(&n->w->pkt_pool, p);
+	pool_put(&n->w->fab.pkt_pool, p);
 }
 
 void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
@@ -538,7 +538,7 @@ void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 	struct world *w = n->w;
 	if (p->type == PKT_PFC) {
 		port_pfc_receive(sim, in, p);
-		pool_put(&w->pkt_pool, p);
+		pool_put(&w->fab.pkt_pool, p);
 		return;
 	}
 	SIM_DEBUG_ASSERT(sim, &n->host->elem, p->dst == n->ep, "frame for endpoint %d at endpoint %d",
@@ -571,7 +571,7 @@ void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 	default:
 		break;
 	}
-	pool_put(&w->pkt_pool, p);
+	pool_put(&w->fab.pkt_pool, p);
 }
 
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx)

@@ -62,7 +62,7 @@ void nic_rx_push(struct sim *sim, struct nic_rx *rx, struct packet *p)
 		sim->packets_dropped++;
 		if (lossless)
 			rx->lossless_drops++;
-		pool_put(&rx->port->node->w->pkt_pool, p);
+		pool_put(&rx->port->node->fab->pkt_pool, p);
 		return;
 	}
 	p->next = NULL;

@@ -100,11 +100,11 @@ struct nvlink *nvlink_create(struct world *w)
 	nv->gpus = w->gpus_per_host;
 	nv->rate_bps = c->nvlink_rate_bps;
 	nv->delay_ps = c->nvlink_delay;
-	nv->hosts = xcalloc((size_t)w->n_hosts, sizeof *nv->hosts);
-	for (int h = 0; h < w->n_hosts; h++) {
+	nv->hosts = xcalloc((size_t)w->fab.n_hosts, sizeof *nv->hosts);
+	for (int h = 0; h < w->fab.n_hosts; h++) {
 		struct nvlink_host *nh = &nv->hosts[h];
 		nh->nv = nv;
-		nh->node = &w->nodes[h];
+		nh->node = &w->fab.nodes[h];
 		sim_timer_init(&nh->timer, &nh->node->elem, nvlink_wake, nh);
 	}
 	pool_init(&nv->msg_pool, sizeof(struct nvlink_msg), 1024);
@@ -120,7 +120,7 @@ void nvlink_free(struct world *w)
 	struct nvlink *nv = w->nvlink;
 	if (!nv)
 		return;
-	for (int h = 0; h < w->n_hosts; h++) {
+	for (int h = 0; h < w->fab.n_hosts; h++) {
 		free(nv->hosts[h].pairs);
 		free(nv->hosts[h].active);
 	}

@@ -155,7 +155,7 @@ static struct packet *build(struct sim *sim, struct qp *q, struct flow *f, uint3
 	uint32_t idx = psn - f->first_psn;
 	bool first = idx == 0, last = idx == f->n_pkts - 1;
 	uint32_t payload = pkt_payload_b(f->size_b, nic_mtu(q->nic), idx, f->n_pkts);
-	struct packet *p = pool_get(&w->pkt_pool);
+	struct packet *p = pool_get(&w->fab.pkt_pool);
 	*p = (struct packet){ .flow = f, .psn = psn, .dqpn = q->dqpn, .src = f->src, .dst = f->dst,
 			      .sport = q->sport, .payload_b = (uint16_t)payload, .type = PKT_DATA,
 			      .prio = q->prio, .ttl = PKT_TTL0, .route = q->route,

@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "fabric.h"
 #include "pool.h"
-#include "routing.h"
 #include "sim.h"
 #include "topology.h"
 
@@ -46,32 +46,8 @@ struct endpoint {
 	struct nic *nic;
 };
 
-struct node {
-	/* Line 0: what a frame landing at or leaving the node reads. */
-	enum node_kind kind;
-	uint32_t ecmp_seed;        /* per-switch seed of the ECMP hash */
-	bool ecmp_packet;          /* [switch] ecmp = packet (spraying) */
-	int n_ports;
-	struct port *ports;        /* n_ports consecutive entries of world.ports */
-	const uint16_t *set_of_dst; /* switches: rt's arrays, one load nearer */
-	const struct route_set *sets;
-	const uint16_t *rt_ports;
-	struct mmu *mmu;           /* switches: the shared buffer (mmu.h) */
-	/* Hosts: a frame arrived on port `in`, whose pull context (its NIC)
-	 * is ctx (the NIC's receive). A frame landing at a switch runs its
-	 * pipeline inline (switch_fwd.h), and a switch port runs its release
-	 * when a frame leaves a queue. */
-	void (*receive)(struct sim *sim, void *ctx, struct port *in, struct packet *pkt);
-	/* Line 1. */
-	const struct route_table *rt; /* switches: forwarding table */
-	struct world *w;
-	struct nic *nic;           /* hosts: the NIC behind port 0 (endpoint host x nics_per_host);
-				    * NIC i is w->eps[host x nics_per_host + i].nic */
-	struct sim_elem elem;      /* the node as scheduler (NIC, switch pipeline) */
-	int id;
-	int tier;
-	const char *name;          /* topo.nodes[id].name */
-} __attribute__((aligned(64)));
+
+struct world;
 
 /* An observer of flow records (flow rows, FCT files, paths): called once
  * per record, when it ended (f->end >= 0), or when the run ends with it
@@ -80,6 +56,7 @@ typedef void (*world_flow_fn)(void *ctx, const struct world *w, const struct flo
 #define WORLD_MAX_SINKS 8
 
 struct world {
+	struct fabric fab;         /* the network the hosts sit on (fabric.h) */
 	struct sim *sim;
 	const struct config *cfg;
 	/* Sections read while running (cached: cfg_get walks the sections). */
@@ -87,12 +64,6 @@ struct world {
 	const struct switch_cfg *sw_cfg;
 	const struct nic_cfg *nic_cfg;
 	simtime_t cnp_interval;    /* the controller's CNP spacing (cc.h), 0: one per mark */
-	struct topo topo;
-	struct node *nodes; int n_nodes;
-	int n_hosts;               /* nodes [0, n_hosts) are hosts */
-	struct port *ports; int n_ports;
-	struct route_table *routes; /* [n_nodes] */
-	struct pool pkt_pool;      /* struct packet */
 	struct pool flow_pool;     /* struct flow */
 	uint64_t next_flow_id;     /* last id handed out */
 	uint64_t flows_posted, flows_done;
@@ -130,7 +101,7 @@ static inline int world_gpu_ep(const struct world *w, int gpu)
 	return world_ep(w, gpu / w->gpus_per_host, (gpu % w->gpus_per_host) % w->nics_per_host);
 }
 /* The node_id of GPU `gpu` in results: after every network node. */
-static inline int world_gpu_node_id(const struct world *w, int gpu) { return w->n_nodes + gpu; }
+static inline int world_gpu_node_id(const struct world *w, int gpu) { return w->fab.n_nodes + gpu; }
 /* "host3.gpu5" into buf (at least 40 bytes); returns buf. */
 char *world_gpu_name(const struct world *w, int gpu, char *buf, size_t size);
 /* nic_post from NIC 0 of host src to NIC 0 of host dst (w->post's default). */

@@ -33,7 +33,7 @@ void flow_path_write(void *sampler, const struct world *w, const struct flow *f)
 		return;                     /* no packet sent: no path taken */
 	int64_t psn = spray ? (int64_t)f->first_psn : -1;
 	const struct port *hop[IDEAL_MAX_HOPS];
-	int n = switch_path_ports(w, f->src, f->dst, f->qp->sport, psn, hop, IDEAL_MAX_HOPS);
+	int n = switch_path_ports(&w->fab, f->src, f->dst, f->qp->sport, psn, hop, IDEAL_MAX_HOPS);
 	SIM_ASSERT(w->sim, &w->eps[f->src].port->elem, n > 0,
 		   "flow %llu: no path of at most %d hops to its destination", (unsigned long long)f->id,
 		   IDEAL_MAX_HOPS);

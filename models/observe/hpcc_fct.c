@@ -63,7 +63,7 @@ static void fct_line(void *ctx, const struct world *w, const struct flow *f)
 	if (!f->qp || f->end < 0 || f->dst_name)
 		return;  /* NVLink, unfinished, a multicast sender's record */
 	int src = w->eps[f->src].host->id, dst = w->eps[f->dst].host->id;
-	const int *hid = w->topo.hpcc_id;
+	const int *hid = w->fab.topo.hpcc_id;
 	uint32_t sip = hpcc_node_ip((uint32_t)(hid ? hid[src] : src));
 	uint32_t dip = hpcc_node_ip((uint32_t)(hid ? hid[dst] : dst));
 	uint32_t sport = f->qp->sport, dport = ROCEV2_UDP_DPORT;

@@ -33,18 +33,18 @@
 
 static const struct node *node_named(const struct world *w, const char *name, size_t len)
 {
-	for (int i = 0; i < w->n_nodes; i++)
-		if (strlen(w->nodes[i].name) == len && !memcmp(w->nodes[i].name, name, len))
-			return &w->nodes[i];
+	for (int i = 0; i < w->fab.n_nodes; i++)
+		if (strlen(w->fab.nodes[i].name) == len && !memcmp(w->fab.nodes[i].name, name, len))
+			return &w->fab.nodes[i];
 	return NULL;
 }
 
-/* sel[i] = port i of w->ports is in [output] sample_ports (all when absent). */
+/* sel[i] = port i of w->fab.ports is in [output] sample_ports (all when absent). */
 static int select_ports(const struct world *w, bool *sel, char **err)
 {
 	const struct output_cfg *o = cfg_get(w->cfg, &output_section);
 	if (!o->n_sample_ports) {
-		for (int i = 0; i < w->n_ports; i++)
+		for (int i = 0; i < w->fab.n_ports; i++)
 			sel[i] = true;
 		return 0;
 	}
@@ -56,11 +56,11 @@ static int select_ports(const struct world *w, bool *sel, char **err)
 		if (!n) {
 			*err = cfg_error_at(w->cfg, "output", "sample_ports", 0,
 					    "no network node named '%.*s' (expected a node of the topology, "
-					    "e.g. %s or %s, or node:port)", (int)len, e, w->nodes[0].name,
-					    w->nodes[w->n_nodes - 1].name);
+					    "e.g. %s or %s, or node:port)", (int)len, e, w->fab.nodes[0].name,
+					    w->fab.nodes[w->fab.n_nodes - 1].name);
 			return -1;
 		}
-		int first = (int)(n->ports - w->ports);
+		int first = (int)(n->ports - w->fab.ports);
 		if (!colon) {
 			for (int p = 0; p < n->n_ports; p++)
 				sel[first + p] = true;
@@ -89,7 +89,7 @@ int sampler_setup(struct world *w, struct sampler **out, char **err)
 {
 	*out = NULL;
 	const struct output_cfg *o = cfg_get(w->cfg, &output_section);
-	bool *sel = xcalloc(w->n_ports ? (size_t)w->n_ports : 1, sizeof *sel);
+	bool *sel = xcalloc(w->fab.n_ports ? (size_t)w->fab.n_ports : 1, sizeof *sel);
 	if (select_ports(w, sel, err) < 0) {
 		free(sel);
 		return -1;
@@ -106,10 +106,10 @@ int sampler_setup(struct world *w, struct sampler **out, char **err)
 	series_init(&s->link, o->link_sample_interval);
 	series_init(&s->cc, cc ? o->cc_sample_interval : 0);
 	if (ports_on) {
-		s->ports = xcalloc(w->n_ports ? (size_t)w->n_ports : 1, sizeof *s->ports);
-		for (int i = 0; i < w->n_ports; i++)
+		s->ports = xcalloc(w->fab.n_ports ? (size_t)w->fab.n_ports : 1, sizeof *s->ports);
+		for (int i = 0; i < w->fab.n_ports; i++)
 			if (sel[i])
-				s->ports[s->n_ports++] = &w->ports[i];
+				s->ports[s->n_ports++] = &w->fab.ports[i];
 		s->tx_last = xcalloc(s->n_ports ? (size_t)s->n_ports : 1, sizeof *s->tx_last);
 	}
 	if (cc) {

@@ -23,7 +23,7 @@ struct taps {
 	struct world *w;
 	const char *cli_dir;       /* --pcap DIR, or NULL */
 	char *dir;                 /* the folder in use (after tap_open) */
-	int *ports;                /* indices into w->ports, ascending */
+	int *ports;                /* indices into w->fab.ports, ascending */
 	struct tap *tap;           /* [n] */
 	int n;
 	char **made;               /* folders and files tap_open created, in order */
@@ -33,9 +33,9 @@ struct taps {
 
 static struct node *node_named(struct world *w, const char *name, size_t len)
 {
-	for (int u = 0; u < w->n_nodes; u++)
-		if (strlen(w->nodes[u].name) == len && memcmp(w->nodes[u].name, name, len) == 0)
-			return &w->nodes[u];
+	for (int u = 0; u < w->fab.n_nodes; u++)
+		if (strlen(w->fab.nodes[u].name) == len && memcmp(w->fab.nodes[u].name, name, len) == 0)
+			return &w->fab.nodes[u];
 	return NULL;
 }
 
@@ -63,7 +63,7 @@ static int mark_tap(struct world *w, const char *name, bool *want, char **err)
 		first = last = (int)p;
 	}
 	for (int i = first; i <= last; i++)
-		want[nd->ports + i - w->ports] = true;
+		want[nd->ports + i - w->fab.ports] = true;
 	return 0;
 }
 
@@ -73,7 +73,7 @@ int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **er
 	*out = NULL;
 	if (!cli_dir && !pc->dir && !pc->n_taps)
 		return 0;
-	bool *want = xcalloc((size_t)w->n_ports, sizeof *want);
+	bool *want = xcalloc((size_t)w->fab.n_ports, sizeof *want);
 	for (size_t i = 0; i < pc->n_taps; i++) {
 		if (mark_tap(w, pc->taps[i], want, err) < 0) {
 			free(want);
@@ -81,13 +81,13 @@ int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **er
 		}
 	}
 	if (!pc->n_taps)           /* every host port */
-		for (int i = 0; i < w->n_ports; i++)
-			want[i] = w->ports[i].node->kind == NODE_HOST;
+		for (int i = 0; i < w->fab.n_ports; i++)
+			want[i] = w->fab.ports[i].node->kind == NODE_HOST;
 	struct taps *t = xcalloc(1, sizeof *t);
 	t->w = w;
 	t->cli_dir = cli_dir;
-	t->ports = xcalloc((size_t)w->n_ports, sizeof *t->ports);
-	for (int i = 0; i < w->n_ports; i++)
+	t->ports = xcalloc((size_t)w->fab.n_ports, sizeof *t->ports);
+	for (int i = 0; i < w->fab.n_ports; i++)
 		if (want[i])
 			t->ports[t->n++] = i;
 	free(want);
@@ -167,7 +167,7 @@ int tap_open(struct taps *t, const char *db_path, char **err)
 	t->tap = xcalloc((size_t)t->n, sizeof *t->tap);
 	uint32_t snap = pc->snaplen_b > PCAPW_MAX_SNAPLEN ? 0 : (uint32_t)pc->snaplen_b;
 	for (int i = 0; i < t->n; i++) {
-		struct port *p = &w->ports[t->ports[i]];
+		struct port *p = &w->fab.ports[t->ports[i]];
 		char *path = str_printf("%s/%s-p%d.pcap", t->dir, p->node->name, p->idx);
 		char *e2 = NULL;
 		t->tap[i].file = pcapw_open(path, snap, &e2);
@@ -199,7 +199,7 @@ static void release(struct taps *t, bool discard)
 	for (int i = 0; t->tap && i < t->n; i++) {
 		if (!t->tap[i].file)
 			continue;
-		port_set_tap(&t->w->ports[t->ports[i]], NULL);
+		port_set_tap(&t->w->fab.ports[t->ports[i]], NULL);
 		char *err = NULL;
 		if (pcapw_close(t->tap[i].file, &err) < 0 && !discard)
 			warnx_sim("%s", err);

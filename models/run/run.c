@@ -75,16 +75,13 @@ static void warn_choices(const struct config *cfg)
 			  "use loss_recovery = sr with spraying");
 }
 
-/* No frame queued, on a link or owed as PFC anywhere. */
-static bool fabric_quiet(struct sim *sim, void *ctx)
+/* No frame queued, on a link, owed as PFC or held by a NIC anywhere. */
+static bool run_quiet(struct sim *sim, void *ctx)
 {
 	struct world *w = ctx;
 	(void)sim;
-	for (int i = 0; i < w->n_ports; i++) {
-		const struct port *p = &w->ports[i];
-		if (p->queued_bytes || p->fly_head || p->pfc_pend_off || p->pfc_pend_on)
-			return false;
-	}
+	if (!fabric_quiet(&w->fab))
+		return false;
 	for (int e = 0; e < w->n_eps; e++)
 		if (!nic_quiet(w->eps[e].nic))
 			return false;
@@ -95,15 +92,8 @@ static bool fabric_quiet(struct sim *sim, void *ctx)
  * headroom (DESIGN.md §2): reported, never hidden. */
 static void warn_lossless_drops(const struct world *w)
 {
-	uint64_t drops = 0;
-	int switches = 0;
-	for (int u = 0; u < w->n_nodes; u++) {
-		const struct mmu *m = w->nodes[u].mmu;
-		if (m && m->lossless_drops) {
-			drops += m->lossless_drops;
-			switches++;
-		}
-	}
+	int switches;
+	uint64_t drops = fabric_lossless_drops(&w->fab, &switches);
 	if (drops)
 		warnx_sim("%llu frames of the lossless class dropped at %d switch%s: "
 			  "[switch] pfc_headroom is too small for the links' rate and delay (try auto)",
@@ -147,10 +137,10 @@ static int check_memory(const struct config *cfg, struct run_report *rep, char *
 
 static void fill_world(struct run_report *rep, const struct world *w)
 {
-	rep->hosts = w->n_hosts;
-	rep->switches = w->n_nodes - w->n_hosts;
-	rep->links = w->topo.n_links;
-	rep->ports = w->n_ports;
+	rep->hosts = w->fab.n_hosts;
+	rep->switches = w->fab.n_nodes - w->fab.n_hosts;
+	rep->links = w->fab.topo.n_links;
+	rep->ports = w->fab.n_ports;
 }
 
 int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err)
@@ -248,7 +238,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		/* Every message is complete; let the last control frames (ACKs of
 		 * duplicates, PFC resumes) land so the fabric is empty, without
 		 * counting that tail as simulated time of the run. */
-		sim.done = fabric_quiet;
+		sim.done = run_quiet;
 		sim.progress = NULL;
 		stopped = port_run(&sim);
 		if (stopped == SIM_RAN_DRY)
@@ -271,8 +261,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 			  "in the network %llu", (unsigned long long)sim.packets_sent,
 			  (unsigned long long)sim.packets_delivered, (unsigned long long)sim.packets_dropped,
 			  (unsigned long long)rep->packets_in_network);
-	for (int i = 0; i < w.n_ports; i++)
-		port_pfc_close(&sim, &w.ports[i]);
+	for (int i = 0; i < w.fab.n_ports; i++)
+		port_pfc_close(&sim, &w.fab.ports[i]);
 	tap_close(taps);   /* after the drain, so the last control frames are in */
 	taps = open_taps = NULL;
 	warn_lossless_drops(&w);
@@ -289,9 +279,9 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status : "complete";
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
-	rep->packet_hops = port_tx_packets_sum(w.ports, w.n_ports);
-	rep->pkt_peak = w.pkt_pool.peak;
-	rep->pkt_bytes = w.pkt_pool.obj_size;
+	rep->packet_hops = port_tx_packets_sum(w.fab.ports, w.fab.n_ports);
+	rep->pkt_peak = w.fab.pkt_pool.peak;
+	rep->pkt_bytes = w.fab.pkt_pool.obj_size;
 	rep->packets_sent = sim.packets_sent;
 	rep->packets_delivered = sim.packets_delivered;
 	rep->packets_dropped = sim.packets_dropped;

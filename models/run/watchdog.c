@@ -93,7 +93,7 @@ static int wd_next_succ(const struct wd_graph *g, const struct port *p, int c, i
 	for (; *it < sw->n_ports; (*it)++) {
 		const struct port *o = &sw->ports[*it];
 		if (wd_vertex(g, o, c) && wd_holds_from(o, c, in->idx)) {
-			int v = (int)(o - g->w->ports) * PORT_PRIOS + c;
+			int v = (int)(o - g->w->fab.ports) * PORT_PRIOS + c;
 			(*it)++;
 			return v;
 		}
@@ -124,7 +124,7 @@ static void wd_record(const struct world *w, struct wd_cycles *out, const int *s
 	out->start[out->n] = out->n_hops;
 	for (int i = 0; i < len; i++) {
 		int v = stack[from + (low + i) % len];
-		wd_push_hop(out, &w->ports[v / PORT_PRIOS], v % PORT_PRIOS);
+		wd_push_hop(out, &w->fab.ports[v / PORT_PRIOS], v % PORT_PRIOS);
 	}
 	out->n++;
 	out->start[out->n] = out->n_hops;
@@ -134,7 +134,7 @@ int watchdog_find_cycles(const struct world *w, simtime_t since, struct wd_cycle
 {
 	memset(out, 0, sizeof *out);
 	struct wd_graph g = { .w = w, .since = since };
-	int nv = w->n_ports * PORT_PRIOS;
+	int nv = w->fab.n_ports * PORT_PRIOS;
 	/* Iterative DFS: colour 0 new, 1 on the stack, 2 finished; pos[v] its
 	 * stack slot; it[slot] the next peer port to try. */
 	uint8_t *colour = xcalloc((size_t)nv + 1, 1);
@@ -142,7 +142,7 @@ int watchdog_find_cycles(const struct world *w, simtime_t since, struct wd_cycle
 	int *stack = xmalloc(((size_t)nv + 1) * sizeof *stack);
 	int *it = xmalloc(((size_t)nv + 1) * sizeof *it);
 	for (int root = 0; root < nv && out->n < WD_MAX_CYCLES; root++) {
-		if (colour[root] || !wd_vertex(&g, &w->ports[root / PORT_PRIOS], root % PORT_PRIOS))
+		if (colour[root] || !wd_vertex(&g, &w->fab.ports[root / PORT_PRIOS], root % PORT_PRIOS))
 			continue;
 		int top = 0;
 		stack[0] = root;
@@ -151,7 +151,7 @@ int watchdog_find_cycles(const struct world *w, simtime_t since, struct wd_cycle
 		pos[root] = 0;
 		while (top >= 0) {
 			int v = stack[top];
-			int u = wd_next_succ(&g, &w->ports[v / PORT_PRIOS], v % PORT_PRIOS, &it[top]);
+			int u = wd_next_succ(&g, &w->fab.ports[v / PORT_PRIOS], v % PORT_PRIOS, &it[top]);
 			if (u < 0) {
 				colour[v] = 2;
 				top--;
@@ -300,8 +300,8 @@ void watchdog_report(struct watchdog *wd, FILE *f)
 	if (l.shown > WD_REPORT_MAX)
 		fprintf(f, "  ... and %d more flows\n", l.shown - WD_REPORT_MAX);
 	int ports = 0;
-	for (int i = 0; i < w->n_ports; i++) {
-		const struct port *p = &w->ports[i];
+	for (int i = 0; i < w->fab.n_ports; i++) {
+		const struct port *p = &w->fab.ports[i];
 		if (!p->queued_bytes && !p->paused)
 			continue;
 		if (ports++ < WD_REPORT_MAX)

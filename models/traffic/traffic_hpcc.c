@@ -28,9 +28,9 @@
 /* Our host id of HPCC node id `id`, or -1 (a switch, or no such node). */
 static int hpcc_host(const struct world *w, const int *host_of, int id)
 {
-	if (!w->topo.hpcc_id)
-		return id < w->topo.n_hosts ? id : -1;
-	return id < w->topo.n_nodes ? host_of[id] : -1;
+	if (!w->fab.topo.hpcc_id)
+		return id < w->fab.topo.n_hosts ? id : -1;
+	return id < w->fab.topo.n_nodes ? host_of[id] : -1;
 }
 
 struct hpcc_traffic_cfg {
@@ -62,7 +62,7 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 		*err = cfg_error_at(w->cfg, section, "file", 0, "%s", msg);
 		goto out;
 	}
-	const struct topo *t = &w->topo;
+	const struct topo *t = &w->fab.topo;
 	if (t->hpcc_id) {
 		/* Inverse of hpcc_id, for hosts only (switches stay -1). */
 		host_of = xmalloc((size_t)t->n_nodes * sizeof *host_of);

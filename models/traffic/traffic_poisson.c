@@ -194,7 +194,7 @@ static const struct traffic_src_ops poisson_ops = {
  * files give every link its own rate), else the configured host rate. */
 static uint64_t poisson_host_rate(const struct world *w, int h)
 {
-	const struct topo *t = &w->topo;
+	const struct topo *t = &w->fab.topo;
 	if (t->port_off && t->ports && t->links && topo_n_ports(t, h) > 0)
 		return t->links[t->ports[t->port_off[h]].link].rate_bps;
 	return 0;
