@@ -374,7 +374,8 @@ static void test_alltoall_matrix(void)
 			       .a2a_b = m, .chunk_b = 512 * 1024, .channels = 2, .source = "test.a2a",
 			       .parallelism = "ep", .job = "moe", .iteration = 7,
 			       .on_done = on_a2a_done };
-	struct coll *c = coll_start(&w, &s);
+	struct colls *cs = colls_new(&w);
+	struct coll *c = coll_start(cs, &s);
 	CU_ASSERT_EQUAL(coll_id(c), 1);
 	sim.done = world_done;
 	sim.done_ctx = &w;
@@ -436,16 +437,17 @@ static void test_unfinished(void)
 	struct coll_spec s = { .op = COLL_ALLREDUCE, .algorithm = "ring", .gpus = gpus, .n = 4,
 			       .size_b = 64000000, .chunk_b = 512 * 1024, .channels = 2, .source = "test.ar",
 			       .parallelism = "dp", .job = "j", .iteration = 0, .on_done = on_a2a_done };
-	coll_start(&w, &s);
+	struct colls *cs = colls_new(&w);
+	coll_start(cs, &s);
 	sim.done = world_done;
 	sim.done_ctx = &w;
 	sim_run(&sim);
 	CU_ASSERT_EQUAL(a2a_done, 0);
-	coll_write_unfinished(&w);
+	colls_write_unfinished(cs);
 	world_write_final(&w, res);
 	struct run_summary sum = { .sim_end_ps = sim.now };
 	CU_ASSERT(results_finish(res, "interrupted", &sum) == 0);
-	coll_free_all(&w);
+	colls_free(cs);
 	world_free(&w);
 	sim_free(&sim);
 	config_free(&cfg);

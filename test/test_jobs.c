@@ -110,13 +110,14 @@ static void fake_fire(struct sim *sim, void *obj, uintptr_t arg)
 	free(f);
 }
 
-static struct coll *fake_start(struct world *w, const struct coll_spec *s)
+static struct coll *fake_start(struct colls *cs, const struct coll_spec *s)
 {
 	struct fake *f = xmalloc(sizeof *f);
 	f->fn = s->on_done;
 	f->ctx = s->ctx;
 	fake_calls++;
-	sched_at(w->sim, w->sim->now, &fake_elem, fake_fire, f, 0);
+	struct sim *sim = colls_world(cs)->sim;
+	sched_at(sim, sim->now, &fake_elem, fake_fire, f, 0);
 	return NULL;
 }
 

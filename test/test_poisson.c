@@ -65,7 +65,7 @@ static void test_poisson_errors(void)
 		   poisson_text(buf, sizeof buf, 0.3, "websearch", NULL, NULL, NULL)); /* a built-in name */
 	CU_ASSERT_EQUAL(h.sim.stop_at, 10 * SIMTIME_MS);
 	setup_and_run(&h);
-	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), 0);
+	CU_ASSERT_EQUAL(traffic_flows_expected(h.tr), 0);
 	CU_ASSERT(n_recs > 0); /* ≈ 4 × 10 ms × 2191/s = 88 expected */
 	for (size_t k = 0; k < n_recs; k++)
 		CU_ASSERT(recs[k].t < 10 * SIMTIME_MS);

@@ -24,7 +24,7 @@ static void test_flows(void)
 	       "flow = host1 host2 4000B 0s\n");        /* 6 */
 	uint32_t before = h.sim.n_elems;
 	setup_and_run(&h);
-	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), 4);
+	CU_ASSERT_EQUAL(traffic_flows_expected(h.tr), 4);
 	CU_ASSERT_EQUAL_FATAL(n_recs, 4);
 	const struct rec want[] = {
 		{ 0, 1, 2, 4000, 0, 0 }, { 1 * SIMTIME_US, 2, 3, 2000, 0, 0 },
@@ -78,7 +78,7 @@ static void test_incast(void)
 	       "size = 64000B\n"
 	       "start = 2us\n");
 	setup_and_run(&h);
-	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), 5);
+	CU_ASSERT_EQUAL(traffic_flows_expected(h.tr), 5);
 	CU_ASSERT_EQUAL_FATAL(n_recs, 5);
 	for (int i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(recs[i].t, 2 * SIMTIME_US);
@@ -129,7 +129,7 @@ static void run_permutation(int n, uint64_t seed, int *dst_of)
 	struct harness h;
 	h_init(&h, n, seed, "[traffic.p]\ntype = permutation\nsize = 1000000B\nstart = 7us\n");
 	setup_and_run(&h);
-	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), (uint64_t)n);
+	CU_ASSERT_EQUAL(traffic_flows_expected(h.tr), (uint64_t)n);
 	for (int i = 0; i < n; i++)
 		dst_of[i] = -1;
 	for (size_t k = 0; k < n_recs; k++) {
@@ -219,7 +219,7 @@ static void test_all_to_all(void)
 	struct harness h;
 	h_init(&h, N, 1, "[traffic.a]\ntype = all_to_all\nsize = 4096B\nstart = 1ms\n");
 	setup_and_run(&h);
-	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), N * (N - 1));
+	CU_ASSERT_EQUAL(traffic_flows_expected(h.tr), N * (N - 1));
 	CU_ASSERT_EQUAL_FATAL(n_recs, N * (N - 1));
 	size_t k = 0;
 	for (int s = 0; s < N; s++)
@@ -254,7 +254,7 @@ static void test_failure_undoes_and_counts(void)
 	       "[traffic.f]\ntype = flows\nflow = host0 host1 10B 0s\nflow = host1 host0 10B 0s\n");
 	uint32_t before = h.sim.n_elems;
 	setup_and_run(&h);
-	CU_ASSERT_EQUAL(traffic_flows_expected(&h.w), 4 * 3 + 2);
+	CU_ASSERT_EQUAL(traffic_flows_expected(h.tr), 4 * 3 + 2);
 	CU_ASSERT_EQUAL(n_recs, 4 * 3 + 2);
 	CU_ASSERT_EQUAL(h.sim.n_elems, before + 2);
 	h_free(&h);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "collective.h"
 #include "config.h"
 #include "flow.h"
 #include "run.h"
@@ -61,6 +62,8 @@ struct harness {
 	struct sim sim;
 	struct config cfg;
 	struct world w;
+	struct colls *cs;              /* the collectives of collective sources */
+	struct traffic *tr;            /* the sources, after setup */
 	uint32_t elems_built;          /* sim.n_elems after world_build: the fabric's */
 };
 
@@ -124,8 +127,10 @@ static inline void h_init(struct harness *h, int n_hosts, uint64_t seed, const c
 
 static inline void h_free(struct harness *h)
 {
-	traffic_free(&h->w);
-	CU_ASSERT(h->w.traffic == NULL);
+	traffic_free(h->tr);
+	h->tr = NULL;
+	colls_free(h->cs);
+	h->cs = NULL;
 	world_free(&h->w);
 	sim_free(&h->sim);
 	config_free(&h->cfg);
@@ -161,11 +166,13 @@ static inline void expect_load_error(int n_hosts, const char *text, const char *
 static inline void expect_setup_error(struct harness *h, const char *a, const char *b)
 {
 	char *err = NULL;
-	CU_ASSERT_EQUAL(traffic_setup(&h->w, &err), -1);
+	if (!h->cs)
+		h->cs = colls_new(&h->w);
+	CU_ASSERT_EQUAL(traffic_setup(&h->w, h->cs, &h->tr, &err), -1);
+	CU_ASSERT_PTR_NULL(h->tr);
 	expect_err_text("setup", err, a, b);
 	/* A failed setup leaves nothing behind: no source, nothing scheduled,
 	 * no element beyond the fabric's. */
-	CU_ASSERT(h->w.traffic == NULL);
 	CU_ASSERT_EQUAL(h->w.sources_active, 0);
 	CU_ASSERT_EQUAL(evq_size(&h->sim.q), 0);
 	CU_ASSERT_EQUAL(h->sim.n_elems, h->elems_built);
@@ -176,7 +183,9 @@ static inline void expect_setup_error(struct harness *h, const char *a, const ch
 static inline void setup_and_run(struct harness *h)
 {
 	char *err = NULL;
-	int rc = traffic_setup(&h->w, &err);
+	if (!h->cs)
+		h->cs = colls_new(&h->w);
+	int rc = traffic_setup(&h->w, h->cs, &h->tr, &err);
 	if (rc != 0)
 		fprintf(stderr, "\n  traffic_setup: %s\n", err);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);

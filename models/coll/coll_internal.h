@@ -50,11 +50,33 @@ struct coll_algo {
 };
 
 struct coll_virtual;
+struct coll_slot;
 
-enum coll_mode { COLL_REAL, COLL_VIRTUAL };
+/* A pass over a collective's pieces: the real one posts messages on the
+ * world (collective.c, coll_mcast.c); the virtual one times them on an
+ * idle fabric without posting anything (coll_virtual.c). The engine and
+ * the algorithms are the same for both; only these differ. */
+struct coll_pass {
+	/* One piece of size_b bytes (0: it arrives at once) from rank src to
+	 * rank dst's slot s. */
+	void (*send)(struct coll *c, int src, int dst, struct coll_slot *s, uint64_t size_b);
+	/* One network copy of a multicast piece from rank src to each of the
+	 * ranks dst[0..n_dst), each landing on its host's first rank. */
+	void (*mcast)(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot,
+		      uint64_t size_b);
+};
+extern const struct coll_pass coll_real_pass, coll_virtual_pass;
+
+/* The collectives of a run: ids and the ones running. */
+struct colls {
+	struct world *w;
+	int64_t next_id;            /* last collective id handed out */
+	struct coll *live;          /* started and not finished, newest first */
+};
 
 struct coll {
 	struct world *w;            /* NULL when only planning */
+	struct colls *cs;           /* NULL when only planning */
 	const struct coll_algo *algo;
 	enum coll_op op;
 	int n, channels;
@@ -74,13 +96,14 @@ struct coll {
 	struct coll_pr *pr;         /* [pipes x n] */
 	struct coll_slot *slots;    /* [pipes x n x spr] */
 	/* Engine. */
-	enum coll_mode mode;
+	const struct coll_pass *pass; /* the pass running: real or virtual */
 	uint64_t pending;           /* pieces posted and not yet received */
 	struct coll_slot **work;    /* zero-byte pieces received now (REAL), LIFO */
 	size_t n_work, cap_work;
 	struct coll_virtual *v;     /* VIRTUAL pass state */
 	uint64_t messages, bytes;   /* non-empty pieces posted by this pass */
 	uint64_t plan_messages;     /* messages of the virtual pass (checked at the end) */
+	uint64_t mcasts, plan_mcasts; /* multicast pieces of this pass, and of the virtual one */
 	simtime_t start, end, ideal;
 	struct coll *live_prev, *live_next; /* collectives running (collective.c's list) */
 };
@@ -129,6 +152,10 @@ void coll_mcast_relay(struct coll *c, struct coll_slot *landing, uint64_t size_b
  * coll_virtual.c); and the real pass's arrival of a piece at slot s now. */
 void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot, uint64_t size_b);
 void coll_recv(struct coll *c, struct coll_slot *s);
+/* coll_mcast.c: the real pass's multicast piece (a group, or plain RC to
+ * one other host). */
+void coll_mcast_post(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot,
+		     uint64_t size_b);
 
 /* Engine internals shared by the real pass (collective.c) and the virtual
  * pass (coll_virtual.c): counters back to zero; a piece counted at slot s

@@ -55,7 +55,6 @@
 #include <string.h>
 #include "coll_internal.h"
 #include "mcast.h"
-#include "mcast_internal.h" /* struct mcast_group: a found group's member order */
 #include "msg.h"
 #include "world.h"
 #include "xalloc.h"
@@ -77,8 +76,9 @@ struct mc_a {
 	int *mem_gpu;               /* [n x n]: their GPUs (mcast_msg.dst_gpus) */
 	int *n_mem;                 /* [n] */
 	struct mcast_group **grp;   /* [n] the group of each source rank (real pass, made on first use) */
-	struct mc_post *post;       /* [n_post] network copies of the real pass, in posting order */
-	uint64_t n_post, v_posts;   /* used; posted by the virtual pass (sizes the array) */
+	struct mc_post *post;       /* [n_post] network copies of the real pass, in posting order
+				     * (as many as the virtual pass made: c->plan_mcasts) */
+	uint64_t n_post;
 	struct mc_pipe p[];         /* [channels] */
 };
 
@@ -210,7 +210,7 @@ static struct mcast_group *mc_group(struct coll *c, int src)
 		int *row = &a->mem[(size_t)src * (size_t)c->n], *gpu = &a->mem_gpu[(size_t)src * (size_t)c->n];
 		for (int i = 0; i < n; i++)
 			for (int j = i; j < n; j++)
-				if (ep_of(c, row[j]) == g->dst[i]) {
+				if (ep_of(c, row[j]) == mcast_group_member(g, i)) {
 					int t = row[i];
 					row[i] = row[j];
 					row[j] = t;
@@ -221,9 +221,10 @@ static struct mcast_group *mc_group(struct coll *c, int src)
 	} else {
 		char name[160], *err = NULL;
 		/* The creator's section, op and source GPU: "traffic.ag:allgather:host3.gpu1". */
-		int gph = c->w->gpus_per_host;
-		snprintf(name, sizeof name, "%s:%s:%s.gpu%d", c->source ? c->source : "coll", coll_op_name(c->op),
-			 c->w->fab.nodes[c->gpus[src] / gph].name, c->gpus[src] % gph);
+		char gpu_name[48];
+		world_gpu_name(c->w, c->gpus[src], gpu_name, sizeof gpu_name);
+		snprintf(name, sizeof name, "%s:%s:%s", c->source ? c->source : "coll", coll_op_name(c->op),
+			 gpu_name);
 		g = mcast_group_create(c->w, name, src_ep, eps, n, &err);
 		if (!g)
 			die_internal("collective %lld: multicast group from GPU %d to %d NICs: %s", (long long)c->id,
@@ -255,16 +256,19 @@ void coll_mcast(struct coll *c, int pipe, int src, int slot, uint64_t size_b)
 	uint64_t rows = k == 1 ? 1 : 1 + (uint64_t)k; /* RC: one row; a group: sender + members */
 	c->messages += rows;
 	c->bytes += rows * size_b;
-	if (c->mode == COLL_VIRTUAL) {
-		a->v_posts++;
-		coll_vmcast(c, src, mem, k, pipe, slot, size_b);
-		return;
-	}
+	c->mcasts++;
+	c->pass->mcast(c, src, mem, k, pipe, slot, size_b);
+}
+
+void coll_mcast_post(struct coll *c, int src, const int *mem, int k, int pipe, int slot, uint64_t size_b)
+{
+	struct mc_a *a = c->a;
+	int n = c->n;
 	if (!a->post)
-		a->post = xcalloc(a->v_posts ? a->v_posts : 1, sizeof *a->post);
-	SIM_ASSERT(c->w->sim, &c->w->sim->kernel, a->n_post < a->v_posts,
+		a->post = xcalloc(c->plan_mcasts ? c->plan_mcasts : 1, sizeof *a->post);
+	SIM_ASSERT(c->w->sim, &c->w->sim->kernel, a->n_post < c->plan_mcasts,
 		   "collective %lld posts more multicast copies than its plan (%llu)", (long long)c->id,
-		   (unsigned long long)a->v_posts);
+		   (unsigned long long)c->plan_mcasts);
 	struct mc_post *p = &a->post[a->n_post++];
 	*p = (struct mc_post){ .c = c, .pipe = pipe, .src = src, .slot = slot, .size_b = size_b };
 	if (k == 1) { /* one other host: the tree is the unicast path */

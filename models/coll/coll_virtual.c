@@ -136,6 +136,8 @@ void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64
 	vpush(v, m);
 }
 
+const struct coll_pass coll_virtual_pass = { .send = coll_vsend, .mcast = coll_vmcast };
+
 void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot, uint64_t size_b)
 {
 	struct coll_virtual *v = c->v;
@@ -202,7 +204,7 @@ simtime_t coll_virtual_run(struct coll *c, bool timing)
 			v.memo[r].dst = -1;
 	}
 	c->v = &v;
-	c->mode = COLL_VIRTUAL;
+	c->pass = &coll_virtual_pass;
 	coll_reset(c);
 	coll_start_all(c);
 	while (v.n_heap) {

@@ -20,7 +20,7 @@
  * A piece of zero bytes (buffers smaller than ranks x channels) is not a
  * message: it "arrives" at once, in the same event.
  *
- * Lifetime: coll_start copies the spec, takes ++w->next_collective_id,
+ * Lifetime: coll_start copies the spec, takes the next id of its colls,
  * keeps the run alive (world_source_begin) until the last piece arrived,
  * then writes the row, ends the source, calls on_done and frees itself.
  * Each message's on_recv carries a pointer to the receiver's slot (never
@@ -189,25 +189,26 @@ void coll_reset(struct coll *c)
 	c->pending = 0;
 	c->messages = 0;
 	c->bytes = 0;
+	c->mcasts = 0;
 }
 
-/* Collectives started and not finished (w->colls_live, newest first), so
+/* Collectives started and not finished (cs->live, newest first), so
  * that a run that stops early can write and free them. */
 static void live_add(struct coll *c)
 {
 	c->live_prev = NULL;
-	c->live_next = c->w->colls_live;
-	if (c->w->colls_live)
-		c->w->colls_live->live_prev = c;
-	c->w->colls_live = c;
+	c->live_next = c->cs->live;
+	if (c->cs->live)
+		c->cs->live->live_prev = c;
+	c->cs->live = c;
 }
 
 static void live_remove(struct coll *c)
 {
 	if (c->live_prev)
 		c->live_prev->live_next = c->live_next;
-	else if (c->w->colls_live == c)
-		c->w->colls_live = c->live_next;
+	else if (c->cs && c->cs->live == c)
+		c->cs->live = c->live_next;
 	if (c->live_next)
 		c->live_next->live_prev = c->live_prev;
 	c->live_prev = c->live_next = NULL;
@@ -255,10 +256,12 @@ void coll_send(struct coll *c, int pipe, int src, int dst, int slot, uint64_t si
 		c->messages++;
 		c->bytes += size_b;
 	}
-	if (c->mode == COLL_VIRTUAL) {
-		coll_vsend(c, src, dst, s, size_b);
-		return;
-	}
+	c->pass->send(c, src, dst, s, size_b);
+}
+
+/* The real pass: a message on the world, or at once for no bytes. */
+static void real_send(struct coll *c, int src, int dst, struct coll_slot *s, uint64_t size_b)
+{
 	if (!size_b) {
 		if (c->n_work == c->cap_work) {
 			c->cap_work = c->cap_work ? 2 * c->cap_work : 64;
@@ -275,6 +278,8 @@ void coll_send(struct coll *c, int pipe, int src, int dst, int slot, uint64_t si
 	};
 	msg_send(c->w, &m);
 }
+
+const struct coll_pass coll_real_pass = { .send = real_send, .mcast = coll_mcast_post };
 
 static void drain(struct coll *c)
 {
@@ -353,27 +358,40 @@ static void coll_finish(struct coll *c)
 	coll_free(c);
 }
 
-void coll_write_unfinished(struct world *w)
+struct colls *colls_new(struct world *w)
+{
+	struct colls *cs = xcalloc(1, sizeof *cs);
+	cs->w = w;
+	return cs;
+}
+
+struct world *colls_world(const struct colls *cs) { return cs->w; }
+
+void colls_write_unfinished(struct colls *cs)
 {
 	/* Oldest first: rows in the order the collectives started. */
 	struct coll *last = NULL;
-	for (struct coll *c = w->colls_live; c; c = c->live_next)
+	for (struct coll *c = cs ? cs->live : NULL; c; c = c->live_next)
 		last = c;
 	for (struct coll *c = last; c; c = c->live_prev)
 		write_row(c, -1);
 }
 
-void coll_free_all(struct world *w)
+void colls_free(struct colls *cs)
 {
-	for (struct coll *c = w->colls_live, *next; c; c = next) {
+	if (!cs)
+		return;
+	for (struct coll *c = cs->live, *next; c; c = next) {
 		next = c->live_next;
 		live_remove(c);
 		coll_free(c);
 	}
+	free(cs);
 }
 
-struct coll *coll_start(struct world *w, const struct coll_spec *s)
+struct coll *coll_start(struct colls *cs, const struct coll_spec *s)
 {
+	struct world *w = cs->w;
 	/* Callers validated their groups; a bad one here is a bug. */
 	unsigned char *seen = xcalloc((size_t)w->n_gpus, 1);
 	for (int i = 0; i < s->n; i++) {
@@ -384,13 +402,15 @@ struct coll *coll_start(struct world *w, const struct coll_spec *s)
 	}
 	free(seen);
 	struct coll *c = coll_new(w, s);
-	c->id = ++w->next_collective_id;
+	c->cs = cs;
+	c->id = ++cs->next_id;
 	world_source_begin(w);
 	live_add(c);
 	c->ideal = coll_virtual_run(c, true);
 	c->plan_messages = c->messages;
+	c->plan_mcasts = c->mcasts;
 	coll_reset(c);
-	c->mode = COLL_REAL;
+	c->pass = &coll_real_pass;
 	c->start = c->end = w->sim->now;
 	coll_start_all(c);
 	drain(c);

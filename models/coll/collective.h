@@ -85,8 +85,13 @@ const char *coll_op_name_at(const void *arg, size_t i);
 int coll_op_by_name(const char *name);
 const char *coll_op_name(enum coll_op op);
 
+/* The collectives of a run on w: ids in starting order, and the ones
+ * still running when it stops. */
+struct colls;
+struct colls *colls_new(struct world *w);
+struct world *colls_world(const struct colls *cs);
 /* Starts the collective now; returns its handle (valid until on_done returns). */
-struct coll *coll_start(struct world *w, const struct coll_spec *s);
+struct coll *coll_start(struct colls *cs, const struct coll_spec *s);
 int64_t coll_id(const struct coll *c);
 
 /* ---- Extensions (compatible additions). ---- */
@@ -105,12 +110,12 @@ int coll_rounds(const struct coll_spec *s);
 simtime_t coll_start_ps(const struct coll *c);
 simtime_t coll_ideal_ps(const struct coll *c);
 
-/* A run that stops (stop time, interrupt, deadlock) with collectives of w
- * still running: coll_write_unfinished writes their rows with end_ps NULL
- * (through w->sim->res, when set; call with the other final rows), and
- * coll_free_all frees them without calling on_done (call before the world
- * goes). Both are no-ops when none is running. */
-void coll_write_unfinished(struct world *w);
-void coll_free_all(struct world *w);
+/* A run that stops (stop time, interrupt, deadlock) with collectives
+ * still running: colls_write_unfinished writes their rows with end_ps
+ * NULL (through the world's sim->res, when set; call with the other final
+ * rows), and colls_free frees them without calling on_done, then cs (call
+ * before the world goes). */
+void colls_write_unfinished(struct colls *cs);
+void colls_free(struct colls *cs);
 
 #endif

@@ -14,7 +14,6 @@
 #include "job.h"
 #include "job_exec.h"
 #include "rng.h"
-#include "traffic.h"
 #include "workload.h"
 #include "world.h"
 #include "xalloc.h"
@@ -91,7 +90,7 @@ static void job_destroy(struct job *j)
 }
 
 /* Resolves one job onto the world's GPUs; 0 or -1 with *err. */
-static int job_create(struct world *w, int index, struct job *j, char **err)
+static int job_create(struct world *w, struct colls *cs, int index, struct job *j, char **err)
 {
 	const struct config *cfg = w->cfg;
 	const struct cfg_inst *inst = cfg_next(cfg, &job_section, NULL);
@@ -100,6 +99,7 @@ static int job_create(struct world *w, int index, struct job *j, char **err)
 	const struct job_cfg *c = inst->data;
 	memset(j, 0, sizeof *j);
 	j->w = w;
+	j->colls = cs;
 	j->index = index;
 	j->source = xstrdup(inst->title);
 	int *hosts;
@@ -123,15 +123,16 @@ static int job_create(struct world *w, int index, struct job *j, char **err)
 	return 0;
 }
 
-int jobs_setup(struct world *w, char **err)
+int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
 {
+	*out = NULL;
 	size_t n_jobs = cfg_count(w->cfg, &job_section);
 	if (!n_jobs)
 		return 0;
 	struct jobs *js = xcalloc(1, sizeof *js);
 	js->job = xcalloc(n_jobs, sizeof *js->job);
 	for (size_t i = 0; i < n_jobs; i++) {
-		if (job_create(w, (int)i, &js->job[i], err) < 0) {
+		if (job_create(w, cs, (int)i, &js->job[i], err) < 0) {
 			for (size_t k = 0; k <= i; k++)
 				job_destroy(&js->job[k]);
 			free(js->job);
@@ -140,7 +141,7 @@ int jobs_setup(struct world *w, char **err)
 		}
 		js->n++;
 	}
-	w->jobs = js;
+	*out = js;
 	for (int i = 0; i < js->n; i++) {
 		struct job *j = &js->job[i];
 		sim_elem_register(w->sim, &j->elem, j->source);
@@ -151,9 +152,8 @@ int jobs_setup(struct world *w, char **err)
 	return 0;
 }
 
-void jobs_print_plan(const struct world *w, FILE *out)
+void jobs_print_plan(const struct jobs *js, FILE *out)
 {
-	const struct jobs *js = w->jobs;
 	for (int i = 0; js && i < js->n; i++) {
 		const struct job *j = &js->job[i];
 		struct job_plan_totals t;
@@ -166,14 +166,12 @@ void jobs_print_plan(const struct world *w, FILE *out)
 	}
 }
 
-void jobs_free(struct world *w)
+void jobs_free(struct jobs *js)
 {
-	struct jobs *js = w->jobs;
 	if (!js)
 		return;
 	for (int i = 0; i < js->n; i++)
 		job_destroy(&js->job[i]);
 	free(js->job);
 	free(js);
-	w->jobs = NULL;
 }

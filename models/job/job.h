@@ -51,21 +51,26 @@ struct job_cfg {
 };
 extern const struct cfg_section job_section;
 
-/* Creates every job of w->cfg. Returns 0, or -1 with *err (malloc'd,
- * located with cfg_error_at); nothing is left scheduled on failure. */
-int jobs_setup(struct world *w, char **err);
+struct jobs;
+struct colls;
+
+/* Creates a job per [job.NAME] section, its collectives run by cs.
+ * Returns 0 with *out (NULL when there is no job), or -1 with *err
+ * (malloc'd, located with cfg_error_at); nothing is left scheduled on
+ * failure. */
+int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err);
 /* `plan: job=NAME parallelism=tp bytes=N messages=M` per job and
  * parallelism per iteration (SCENARIO.md --check), from the same code
  * that drives the simulation. */
-void jobs_print_plan(const struct world *w, FILE *out);
-void jobs_free(struct world *w);
+void jobs_print_plan(const struct jobs *js, FILE *out);
+void jobs_free(struct jobs *js);
 
 /* Tests only: replaces coll_start for every job set up afterwards (NULL
  * restores it), e.g. with a collective that completes at once, so the
  * dependency graph can be checked with free communication. */
 struct coll;
 struct coll_spec;
-typedef struct coll *(*job_coll_start_fn)(struct world *w, const struct coll_spec *s);
+typedef struct coll *(*job_coll_start_fn)(struct colls *cs, const struct coll_spec *s);
 void jobs_set_coll_start(job_coll_start_fn fn);
 
 #endif

@@ -65,6 +65,7 @@ struct job_rdv {
 struct job {
 	struct sim_elem elem;
 	struct world *w;
+	struct colls *colls;        /* the run's collectives */
 	struct job_spec spec;
 	char *source;               /* "job.NAME": flows keep it by reference */
 	int index;                  /* in cfg->jobs: its RNG_WORKLOAD stream */

@@ -151,6 +151,7 @@ struct mcast_group *mcast_group_create(struct world *w, const char *name, int sr
 	g->sq->sport = sport;
 	g->sq->sr = false;
 	g->sq->mgroup = g->id;
+	g->sq->ops = &mcast_qp_ops;
 	g->rq = xmalloc((size_t)n_dst * sizeof *g->rq);
 	for (int i = 0; i < n_dst; i++) {
 		struct qp *r = nic_qp_add(w, g->dst[i], src_ep, false);
@@ -158,6 +159,7 @@ struct mcast_group *mcast_group_create(struct world *w, const char *name, int sr
 		r->sport = sport;
 		r->sr = false;
 		r->mgroup = g->id;
+		r->ops = &mcast_qp_ops;
 		r->mmember = i;
 		g->rq[i] = r;
 		mcast_tree_set_qpn(tree, i, r->qpn);

@@ -63,6 +63,8 @@ uint32_t mcast_group_ip(const struct mcast_group *g);
 int mcast_group_id(const struct mcast_group *g);
 const char *mcast_group_name(const struct mcast_group *g);
 int mcast_group_size(const struct mcast_group *g);
+/* Member i's endpoint (members in the order the group was made with). */
+int mcast_group_member(const struct mcast_group *g, int i);
 /* The group of id gid (packets carry the id), NULL when none. */
 struct mcast_group *mcast_group_by_id(const struct world *w, int gid);
 

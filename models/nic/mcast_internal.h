@@ -51,16 +51,9 @@ static inline struct mcast_group *mcast_of(const struct world *w, int gid)
 	return w->mcast->g[gid];
 }
 
-/* ---- Hooks (one branch each in the unicast path). ---- */
-/* qp.c: a group's sender built data packet p (flag and group; UD completion). */
-void mcast_qp_sent(struct sim *sim, struct qp *q, struct packet *p);
-/* qp.c: a group's message fully acknowledged (in place of flow_finish). */
-void mcast_sender_finish(struct sim *sim, struct qp *q, struct flow *f);
-/* qp.c: a member's responder accepted the last packet of a message in order. */
-void mcast_member_received(struct sim *sim, struct qp *q, const struct packet *p);
-/* nic.c: a member's responder sends feedback a: false when the group sends
- * none (UD), else a is marked as the group's. */
-bool mcast_feedback_stamp(struct world *w, const struct qp *q, struct packet *a);
+/* The hooks of a group's queue pairs (mcast_msg.c; qp.h: one branch each
+ * in the unicast path). */
+extern const struct qp_ops mcast_qp_ops;
 /* world.c: multicast_group rows not yet written; rows of unfinished messages. */
 void mcast_write_rows(const struct world *w, struct results *res);
 void mcast_write_unfinished(struct world *w);

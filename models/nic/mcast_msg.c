@@ -114,7 +114,7 @@ static void mark_mcast(struct packet *p, int mgroup)
 	p->route = 0;
 }
 
-void mcast_qp_sent(struct sim *sim, struct qp *q, struct packet *p)
+static void qp_sent(struct sim *sim, struct qp *q, struct packet *p)
 {
 	struct world *w = nic_world(q->nic);
 	struct mcast_group *g = mcast_of(w, q->mgroup);
@@ -124,15 +124,15 @@ void mcast_qp_sent(struct sim *sim, struct qp *q, struct packet *p)
 			 q->elem, ud_sent, q, p->psn);
 }
 
-bool mcast_feedback_stamp(struct world *w, const struct qp *q, struct packet *a)
+static bool qp_feedback(const struct qp *q, struct packet *a)
 {
-	if (!mcast_of(w, q->mgroup)->reliable)
+	if (!mcast_of(nic_world(q->nic), q->mgroup)->reliable)
 		return false; /* UD: members send no ACK, NAK or CNP */
 	mark_mcast(a, q->mgroup);
 	return true;
 }
 
-void mcast_member_received(struct sim *sim, struct qp *q, const struct packet *p)
+static void qp_received(struct sim *sim, struct qp *q, const struct packet *p)
 {
 	struct world *w = nic_world(q->nic);
 	struct mcast_xfer *x = p->flow->on_done_ctx;
@@ -172,7 +172,7 @@ static void sender_release(struct world *w, struct mcast_xfer *x)
 	pool_put(&w->flow_pool, f);
 }
 
-void mcast_sender_finish(struct sim *sim, struct qp *q, struct flow *f)
+static void qp_finished(struct sim *sim, struct qp *q, struct flow *f)
 {
 	struct world *w = nic_world(q->nic);
 	struct mcast_xfer *x = f->on_done_ctx;
@@ -186,6 +186,11 @@ void mcast_sender_finish(struct sim *sim, struct qp *q, struct flow *f)
 	else
 		sender_release(w, x);
 }
+
+/* The hooks of a group's queue pairs (qp.h): the sender's and the members'. */
+const struct qp_ops mcast_qp_ops = {
+	.sent = qp_sent, .finished = qp_finished, .received = qp_received, .feedback = qp_feedback,
+};
 
 void mcast_write_unfinished(struct world *w)
 {

@@ -18,7 +18,6 @@
 #include "config.h"
 #include "ideal.h"
 #include "log.h"
-#include "mcast_internal.h"
 #include "nic.h"
 #include "nic_rx.h"
 #include "port.h"
@@ -515,7 +514,7 @@ void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint3
 			      .sport = q->sport, .frame_b = cnp ? PKT_CNP_FRAME_B : PKT_ACK_FRAME_B,
 			      .type = (uint8_t)type, .opcode = cnp ? OP_CNP : OP_ACK,
 			      .prio = PORT_CTRL_PRIO, .ttl = PKT_TTL0, .route = q->route };
-	if (q->mgroup >= 0 && !mcast_feedback_stamp(n->w, q, a)) {
+	if (q->ops && !q->ops->feedback(q, a)) {
 		pool_put(&n->w->fab.pkt_pool, a);
 		return;
 	}
@@ -577,7 +576,7 @@ void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx)
 {
 	for (uint32_t i = 0; i < n->n_qps; i++)
-		for (struct flow *f = n->qps[i]->mgroup < 0 ? n->qps[i]->head : NULL; f; f = f->next)
+		for (struct flow *f = !n->qps[i]->ops ? n->qps[i]->head : NULL; f; f = f->next)
 			fn(f, ctx); /* a group's sender: mcast_write_unfinished */
 }
 

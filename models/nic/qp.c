@@ -14,7 +14,6 @@
 #include "packet.h"
 #include "port.h"
 #include "qp.h"
-#include "mcast_internal.h"
 #include "nic.h"
 #include "world.h"
 #include "xalloc.h"
@@ -166,8 +165,8 @@ static struct packet *build(struct sim *sim, struct qp *q, struct flow *f, uint3
 	sim->packets_sent++;
 	if (psn < q->snd_max)
 		f->retx_pkts++;
-	if (q->mgroup >= 0)
-		mcast_qp_sent(sim, q, p);
+	if (q->ops)
+		q->ops->sent(sim, q, p);
 	return p;
 }
 
@@ -219,8 +218,8 @@ static void acked_to(struct sim *sim, struct qp *q, uint32_t una)
 			q->tail = NULL;
 		if (q->snd_flow == f)
 			q->snd_flow = f->next;
-		if (q->mgroup >= 0)
-			mcast_sender_finish(sim, q, f);
+		if (q->ops)
+			q->ops->finished(sim, q, f);
 		else
 			flow_finish(sim, nic_world(q->nic), f);
 	}
@@ -342,8 +341,8 @@ void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
 		q->rcv_nxt++;
 		q->nak_sent = false;
 		bool ack = (p->flags & PKT_F_LAST) || ++q->rx_since_ack >= (uint32_t)cfg->ack_every;
-		if ((p->flags & PKT_F_LAST) && q->mgroup >= 0)
-			mcast_member_received(sim, q, p);
+		if ((p->flags & PKT_F_LAST) && q->ops)
+			q->ops->received(sim, q, p);
 		else if (p->flags & PKT_F_LAST)
 			flow_received(sim, p->flow);
 		if (q->sr && pset_has(&q->ooo, q->rcv_nxt)) {

@@ -41,6 +41,23 @@
 struct nic;
 struct packet;
 struct cc_ops;
+struct qp;
+
+/* What a queue pair that serves something other than one unicast message
+ * stream does at the few points where it differs (multicast groups,
+ * mcast_msg.c): NULL ops is plain RC. */
+struct qp_ops {
+	/* Requester: data packet p was built (mark it, complete UD sends). */
+	void (*sent)(struct sim *sim, struct qp *q, struct packet *p);
+	/* Requester: message f fully acknowledged, in place of flow_finish. */
+	void (*finished)(struct sim *sim, struct qp *q, struct flow *f);
+	/* Responder: the last packet of a message accepted in order, in place
+	 * of flow_received. */
+	void (*received)(struct sim *sim, struct qp *q, const struct packet *p);
+	/* Responder: feedback a (ACK, NAK, CNP) is about to be sent; false
+	 * when none is sent (UD). */
+	bool (*feedback)(const struct qp *q, struct packet *a);
+};
 
 /* A set of PSNs at or above a moving base (SR: SACKed / received out of order). */
 struct psn_set {
@@ -93,6 +110,7 @@ struct qp {
 	struct qp_last *lasts;     /* sr: last PSNs of messages received out of order */
 	uint32_t n_lasts, cap_lasts;
 	uint64_t pair_posts;       /* first QP of a pair: messages posted to the peer */
+	const struct qp_ops *ops;  /* NULL: plain RC; else what it serves does at its hooks */
 	int32_t mgroup;            /* multicast group it serves (mcast.h), -1 for unicast */
 	int32_t mmember;           /* a group's responder: the member index */
 };

@@ -17,7 +17,6 @@
 #include <string.h>
 #include "cc.h"
 #include "config.h"
-#include "job.h"
 #include "log.h"
 #include "mcast_internal.h"
 #include "nic.h"
@@ -27,7 +26,6 @@
 #include "results.h"
 #include "rng.h"
 #include "switch.h"
-#include "traffic.h"
 #include "world.h"
 #include "xalloc.h"
 
@@ -84,10 +82,6 @@ void world_free(struct world *w)
 {
 	if (w->nvlink)
 		nvlink_free(w);
-	if (w->jobs)
-		jobs_free(w);
-	if (w->traffic)
-		traffic_free(w);
 	mcast_free(w);
 	for (int e = 0; w->eps && e < w->n_eps; e++)
 		nic_destroy(w->eps[e].nic);

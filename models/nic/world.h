@@ -72,11 +72,7 @@ struct world {
 	int nics_per_host;         /* [topology] nics_per_host */
 	int gpus_per_host;         /* [topology] gpus_per_host; GPU id = host x gpus_per_host + i */
 	int n_gpus;                /* n_hosts x gpus_per_host */
-	struct traffic *traffic;   /* owned by traffic.c */
-	struct jobs *jobs;         /* owned by job.c */
 	struct nvlink *nvlink;     /* owned by nvlink.c (NULL with one GPU per host) */
-	int64_t next_collective_id; /* last collective id handed out */
-	struct coll *colls_live;   /* collectives running (collective.c) */
 	struct mcast *mcast;       /* multicast groups (mcast.c); NULL when none */
 	char *setup_err;           /* set by a builder step that found bad input (switch_setup) */
 	/* Posts a message between hosts (host ids; the traffic sources use

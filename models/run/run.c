@@ -147,6 +147,9 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 {
 	struct sim sim;
 	struct world w;
+	struct colls *colls = NULL;
+	struct traffic *traffic = NULL;
+	struct jobs *jobs = NULL;
 	struct taps *taps = NULL;
 	struct sampler *sampler = NULL;
 	struct hpcc_fct *fct = NULL;
@@ -159,16 +162,18 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim_init(&sim, sc->seed);
 	sim.cfg = cfg;
 	sim.stop_at = sc->stop;
-	if (world_build(&w, &sim, cfg, err) < 0 || traffic_setup(&w, err) < 0 || jobs_setup(&w, err) < 0 ||
+	memset(&w, 0, sizeof w);
+	if (world_build(&w, &sim, cfg, err) < 0 || !(colls = colls_new(&w)) ||
+	    traffic_setup(&w, colls, &traffic, err) < 0 || jobs_setup(&w, colls, &jobs, err) < 0 ||
 	    tap_setup(&w, o->pcap_dir, &taps, err) < 0 ||
 	    sampler_setup(&w, &sampler, err) < 0) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
 	fill_world(rep, &w);
-	rep->flows_expected = traffic_flows_expected(&w);
+	rep->flows_expected = traffic_flows_expected(traffic);
 	if (o->check) {
-		jobs_print_plan(&w, stdout);
+		jobs_print_plan(jobs, stdout);
 		warn_choices(cfg);
 		goto out;
 	}
@@ -268,7 +273,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	warn_lossless_drops(&w);
 	sim.now = end;
 
-	coll_write_unfinished(&w);
+	colls_write_unfinished(colls);
 	world_write_final(&w, res);
 	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&wd);
 	if (wd_status) {
@@ -304,7 +309,9 @@ out:
 	tap_close(taps);   /* --check or an input error: nothing was opened */
 	sampler_free(sampler);
 	watchdog_free(&wd);
-	coll_free_all(&w);
+	colls_free(colls);
+	jobs_free(jobs);
+	traffic_free(traffic);
 	world_free(&w);
 	sim_free(&sim);
 	return rc;

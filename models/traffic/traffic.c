@@ -90,8 +90,9 @@ static void traffic_destroy_all(struct traffic *tr)
 	free(tr);
 }
 
-int traffic_setup(struct world *w, char **err)
+int traffic_setup(struct world *w, struct colls *cs, struct traffic **out, char **err)
 {
+	*out = NULL;
 	const struct config *cfg = w->cfg;
 	*err = NULL;
 	struct traffic *tr = xcalloc(1, sizeof *tr);
@@ -110,6 +111,7 @@ int traffic_setup(struct world *w, char **err)
 		if (!s)
 			goto fail;
 		s->w = w;
+		s->colls = cs;
 		s->own = inst->type_data;
 		s->index = i;
 		s->source = tr->section[i];
@@ -122,7 +124,7 @@ int traffic_setup(struct world *w, char **err)
 
 	/* Phase 2: nothing can fail any more; register in file order (stable
 	 * element ids) and start. */
-	w->traffic = tr;
+	*out = tr;
 	for (size_t i = 0; i < n; i++) {
 		struct traffic_src *s = tr->src[i];
 		sim_elem_register(w->sim, &s->elem, s->source);
@@ -135,17 +137,14 @@ fail:
 	return -1;
 }
 
-void traffic_free(struct world *w)
+void traffic_free(struct traffic *tr)
 {
-	if (!w->traffic)
-		return;
-	traffic_destroy_all(w->traffic);
-	w->traffic = NULL;
+	if (tr)
+		traffic_destroy_all(tr);
 }
 
-uint64_t traffic_flows_expected(const struct world *w)
+uint64_t traffic_flows_expected(const struct traffic *tr)
 {
-	const struct traffic *tr = w->traffic;
 	if (!tr || tr->unbounded)
 		return 0;
 	return tr->flows_expected;

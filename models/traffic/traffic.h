@@ -30,15 +30,18 @@
 
 struct world;
 
-/* Creates every source of cfg->traffic and schedules its first event.
+struct traffic;
+struct colls;
+
+/* Creates a source per [traffic.NAME] section and schedules its first event.
  * Returns 0, or -1 with *err (malloc'd, located with cfg_error_at) for input
  * that only the built world can reject: unknown host names, a sender equal to
  * the receiver, a CDF file that cannot be read, poisson with no stop, ...
  * On failure nothing is left registered or scheduled. */
-int traffic_setup(struct world *w, char **err);
-void traffic_free(struct world *w);
+int traffic_setup(struct world *w, struct colls *cs, struct traffic **out, char **err);
+void traffic_free(struct traffic *tr);
 /* Total flows the static sources will post (0 when unknown, e.g. poisson). */
-uint64_t traffic_flows_expected(const struct world *w);
+uint64_t traffic_flows_expected(const struct traffic *tr);
 
 /* [traffic.NAME]: its type picks a kind of the registry (traffic.c),
  * whose keys follow it. */

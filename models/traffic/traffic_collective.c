@@ -59,7 +59,7 @@ struct coll_src {
 static void coll_src_launch(struct coll_src *s)
 {
 	s->spec.iteration = s->done;
-	coll_start(s->base.w, &s->spec);
+	coll_start(s->base.colls, &s->spec);
 }
 
 static void coll_src_done(struct sim *sim, struct coll *c, void *ctx)

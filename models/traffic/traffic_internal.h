@@ -30,6 +30,7 @@ struct traffic_src_ops {
 struct traffic_src {
 	struct sim_elem elem;          /* the source as scheduler ("traffic.NAME") */
 	struct world *w;
+	struct colls *colls;           /* the run's collectives (collective sources) */
 	const void *own;               /* its kind's struct (the section's keys) */
 	size_t index;                  /* position among the [traffic.X] sections: names its RNG streams */
 	const char *source;            /* "traffic.NAME", owned by struct traffic */
