@@ -21,7 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "config.h"
-#include "hpcc_format.h"
+#include "topology.h"
+#include "traffic.h"
 #include "packet.h"
 #include "run.h"
 #include "run_fixture.h"

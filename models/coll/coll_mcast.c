@@ -54,9 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll_internal.h"
-#include "mcast.h"
-#include "msg.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 struct mc_pipe { uint64_t bc; uint32_t m; };

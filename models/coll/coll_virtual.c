@@ -27,8 +27,6 @@
 #include "coll_internal.h"
 #include "log.h"
 #include "nic.h"
-#include "nvlink.h"
-#include "world.h"
 #include "xalloc.h"
 
 struct vmsg {

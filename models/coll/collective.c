@@ -34,9 +34,8 @@
 #include <string.h>
 #include "coll_internal.h"
 #include "log.h"
-#include "msg.h"
+#include "nic.h"
 #include "results.h"
-#include "world.h"
 #include "xalloc.h"
 
 static const char *const op_names[] = { "allreduce", "reduce_scatter", "allgather", "alltoall",

@@ -20,7 +20,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "mmu.h"
 #include "packet.h"
+#include "path.h"
 #include "pool.h"
 #include "port.h"
 #include "routing.h"

@@ -62,6 +62,9 @@ enum pkt_flags {
 
 struct flow;
 
+/* Bytes of a packet record (struct packet, below), for estimates. */
+#define PKT_RECORD_B 64
+
 struct packet {
 	struct packet *next;    /* queue link, then link-in-flight link */
 	int64_t next_at;        /* in flight, not last on its link: when the frame after it
@@ -87,5 +90,7 @@ struct packet {
 	uint32_t route;         /* its QP's path (route_path.h), less the hops taken; 0:
 				 * routed hop by hop, as PFC and multicast frames always are */
 };
+
+_Static_assert(sizeof(struct packet) == PKT_RECORD_B, "a packet record is one cache line");
 
 #endif

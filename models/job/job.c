@@ -15,7 +15,7 @@
 #include "job_exec.h"
 #include "rng.h"
 #include "workload.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 static job_coll_start_fn coll_start_hook;

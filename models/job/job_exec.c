@@ -19,7 +19,7 @@
 #include "log.h"
 #include "results.h"
 #include "workload.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 static void worker_run(struct job_worker *wk);

@@ -18,7 +18,7 @@
 #include "config.h"
 #include "job.h"
 #include "job_plan.h"
-#include "world.h"
+#include "nic.h"
 #include "workload.h"
 #include "xalloc.h"
 

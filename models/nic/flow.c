@@ -4,6 +4,8 @@
  * observers of flow records are told of (see flow.h).
  */
 #include "flow.h"
+#include "nic.h"
+#include "qp.h"
 #include "world.h"
 
 struct flow *flow_new(struct world *w, int src, int dst, uint64_t size_b, const char *source,
@@ -39,4 +41,14 @@ void flow_finish(struct sim *sim, struct world *w, struct flow *f)
 		f->on_done(sim, f, f->on_done_ctx);
 	world_flow_report(w, f);
 	pool_put(&w->flow_pool, f);
+}
+
+bool flow_qp_info(const struct flow *f, uint32_t *qpn, uint16_t *sport, uint8_t *prio)
+{
+	if (!f->qp)
+		return false;
+	*qpn = f->qp->qpn;
+	*sport = f->qp->sport;
+	*prio = f->qp->prio;
+	return true;
 }

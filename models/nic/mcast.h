@@ -68,6 +68,11 @@ int mcast_group_member(const struct mcast_group *g, int i);
 /* The group of id gid (packets carry the id), NULL when none. */
 struct mcast_group *mcast_group_by_id(const struct world *w, int gid);
 
+/* The groups of [multicast] (made once, when a source first needs them). */
+int mcast_cfg_groups(struct world *w, char **err);
+/* The group named name, NULL when none. */
+struct mcast_group *mcast_group_by_name(const struct world *w, const char *name);
+
 /* Frees every group and the switch entries (world_free). */
 void mcast_free(struct world *w);
 

@@ -60,9 +60,4 @@ void mcast_write_unfinished(struct world *w);
 /* mcast.c: frees the messages still live (mcast_msg.c), before the groups. */
 void mcast_msgs_free(struct world *w);
 
-/* traffic_multicast.c: the groups of [multicast] (made once). */
-int mcast_cfg_groups(struct world *w, char **err);
-/* mcast.c: the group named name, NULL when none. */
-struct mcast_group *mcast_group_by_name(const struct world *w, const char *name);
-
 #endif

@@ -23,7 +23,7 @@
 #include "log.h"
 #include "mcast_internal.h"
 #include "nic.h"
-#include "port.h"
+#include "fabric.h"
 #include "qp.h"
 #include "results.h"
 #include "world.h"

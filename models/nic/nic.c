@@ -16,15 +16,13 @@
 #include <string.h>
 #include "cc.h"
 #include "config.h"
-#include "ideal.h"
+#include "path.h"
 #include "log.h"
 #include "nic.h"
 #include "nic_rx.h"
-#include "port.h"
+#include "fabric.h"
 #include "qp.h"
 #include "results.h"
-#include "route_path.h"
-#include "switch.h"
 #include "world.h"
 #include "xalloc.h"
 
@@ -589,4 +587,32 @@ struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester)
 		n->cc->init(q->cc, n->cc_params, n->port->rate_bps, w->sim->now);
 	}
 	return q;
+}
+
+void nic_flow_estimate(const struct config *cfg, struct nic_flow_b *out)
+{
+	const struct nic_cfg *c = nic_cfg_of(cfg);
+	const struct cc_ops *cc = cc_lookup(c->cc);
+	*out = (struct nic_flow_b){ .records_b = sizeof(struct flow) + 2 * sizeof(struct qp), .allocs = 3 };
+	if (cc) {
+		out->records_b += cc->state_b;
+		out->allocs++;
+	}
+	if (c->loss_recovery == LR_SR) { /* the send-time ring: 64 PSNs */
+		out->records_b += 64 * sizeof(simtime_t);
+		out->allocs++;
+	}
+}
+
+void nic_foreach_cc(struct world *w, void (*fn)(void *ctx, const struct flow *head, const void *cc),
+		    void *ctx)
+{
+	for (int e = 0; e < w->n_eps; e++) {
+		const struct nic *n = w->eps[e].nic;
+		for (uint32_t i = 0; i < n->n_qps; i++) {
+			const struct qp *q = n->qps[i];
+			if (!q->ops && q->head && q->cc)
+				fn(ctx, q->head, q->cc);
+		}
+	}
 }

@@ -17,7 +17,11 @@
 #include <stdint.h>
 #include "config.h"
 #include "flow.h"
+#include "mcast.h"
+#include "msg.h"
+#include "nvlink.h"
 #include "sim.h"
+#include "world.h"
 
 /* ---- [nic] and [multicast] (nic_keys.c) ---- */
 
@@ -81,6 +85,20 @@ struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester);
  * draws keep dst's link busy (acks_ps). All 0 when dst cannot be reached. */
 struct nic_ideal { simtime_t delivery_ps, send_ps, acks_ps; };
 void nic_ideal_msg(const struct world *w, int src_ep, int dst_ep, uint64_t size_b, struct nic_ideal *out);
+/* What one flow costs the NICs when many live at once (the memory
+ * estimate): bytes of its records (the flow, a requester and a responder
+ * queue pair, their congestion-control state, the selective-repeat ring)
+ * and how many allocations hold them. */
+struct nic_flow_b { uint64_t records_b, allocs; };
+void nic_flow_estimate(const struct config *cfg, struct nic_flow_b *out);
+/* The queue pair that carries f (false for NVLink): its number, UDP
+ * source port and priority. */
+bool flow_qp_info(const struct flow *f, uint32_t *qpn, uint16_t *sport, uint8_t *prio);
+/* Every requester queue pair with a controller's state and a message
+ * outstanding: fn(ctx, its oldest message, its state) (the cc_sample
+ * table). */
+void nic_foreach_cc(struct world *w, void (*fn)(void *ctx, const struct flow *head, const void *cc),
+		    void *ctx);
 /* Visit every unfinished flow (for the final write). */
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx);
 

@@ -4,10 +4,8 @@
  * Invariants: bytes = Σ frame_b of the frames held; busy iff head != NULL;
  * paused iff the last PFC request sent was XOFF.
  */
-#include "mmu.h"
+#include "fabric.h"
 #include "nic_rx.h"
-#include "packet.h"
-#include "port.h"
 #include "world.h"
 
 int nic_rx_init(struct nic_rx *rx, const struct port *port, uint64_t rate_bps, uint64_t cap_b,

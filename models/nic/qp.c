@@ -11,8 +11,7 @@
 #include <string.h>
 #include "config.h"
 #include "log.h"
-#include "packet.h"
-#include "port.h"
+#include "fabric.h"
 #include "qp.h"
 #include "nic.h"
 #include "world.h"

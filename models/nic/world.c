@@ -21,11 +21,9 @@
 #include "mcast_internal.h"
 #include "nic.h"
 #include "nvlink.h"
-#include "packet.h"
-#include "port.h"
+#include "fabric.h"
 #include "results.h"
 #include "rng.h"
-#include "switch.h"
 #include "world.h"
 #include "xalloc.h"
 

@@ -12,28 +12,28 @@
  * (documented in scenarios/README.md, warned at the start of the run).
  */
 #include "config.h"
-#include "flow.h"
-#include "ideal.h"
+#include "nic.h"
+#include "path.h"
 #include "log.h"
-#include "port.h"
-#include "qp.h"
+#include "fabric.h"
 #include "results.h"
 #include "sampler.h"
-#include "switch.h"
 #include "topology.h"
-#include "world.h"
 
 void flow_path_write(void *sampler, const struct world *w, const struct flow *f)
 {
 	const struct sampler *s = sampler;
-	if (!f->qp || f->dst_name)
+	uint32_t qpn;
+	uint16_t sport;
+	uint8_t prio;
+	if (!flow_qp_info(f, &qpn, &sport, &prio) || f->dst_name)
 		return;                     /* NVLink: not in the network; a group's sender: no one path */
 	bool spray = w->sw_cfg->ecmp == ECMP_PACKET;
 	if (spray && !f->psn_valid)
 		return;                     /* no packet sent: no path taken */
 	int64_t psn = spray ? (int64_t)f->first_psn : -1;
 	const struct port *hop[IDEAL_MAX_HOPS];
-	int n = switch_path_ports(&w->fab, f->src, f->dst, f->qp->sport, psn, hop, IDEAL_MAX_HOPS);
+	int n = switch_path_ports(&w->fab, f->src, f->dst, sport, psn, hop, IDEAL_MAX_HOPS);
 	SIM_ASSERT(w->sim, &w->eps[f->src].port->elem, n > 0,
 		   "flow %llu: no path of at most %d hops to its destination", (unsigned long long)f->id,
 		   IDEAL_MAX_HOPS);

@@ -12,11 +12,9 @@
  */
 #include <math.h>
 #include <stdint.h>
-#include "flow.h"
+#include "nic.h"
 #include "observe.h"
-#include "qp.h"
 #include "results.h"
-#include "world.h"
 
 static const char columns[] =
 	"flow_id, src, dst, src_gpu, dst_gpu, qpn, sport, priority, size_bytes, start_ps, end_ps,"
@@ -35,9 +33,12 @@ static void flow_row(void *ctx, const struct world *w, const struct flow *f)
 	simtime_t fct = done ? f->end - f->start : -1;
 	simtime_t ideal = f->ideal > 0 ? f->ideal : -1;
 	double slowdown = done && f->ideal > 0 ? (double)fct / (double)f->ideal : NAN;
-	if (f->qp)
+	uint32_t qpn;
+	uint16_t sport;
+	uint8_t prio;
+	if (flow_qp_info(f, &qpn, &sport, &prio))
 		results_row(w->sim->res, t, "ussssliiulttttduuuusstts", f->id, src, dst, src_gpu, dst_gpu,
-			    (int64_t)f->qp->qpn, (int)f->qp->sport, (int)f->qp->prio, f->size_b,
+			    (int64_t)qpn, (int)sport, (int)prio, f->size_b,
 			    (int64_t)f->start, f->end, f->recv_end, fct, ideal, slowdown, (uint64_t)f->n_pkts,
 			    f->retx_pkts, f->ecn_marked, f->cnp_received, f->source, f->job,
 			    (simtime_t)f->iteration, (simtime_t)f->collective_id, f->parallelism);

@@ -8,10 +8,9 @@
  */
 #include <string.h>
 #include <zlib.h>
-#include "flow.h"
+#include "nic.h"
 #include "frame.h"
-#include "mcast.h"
-#include "switch.h"
+#include "fabric.h"
 
 static const uint8_t pfc_dst_mac[6] = { 0x01, 0x80, 0xC2, 0x00, 0x00, 0x01 }; /* 802.1Qbb */
 

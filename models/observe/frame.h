@@ -38,7 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "packet.h"
+#include "fabric.h"
 
 #define FRAME_MIN_B 60            /* Ethernet minimum without FCS */
 #define FRAME_MAX_B (65535 + 4)   /* frame_b is 16 bits; the pad adds at most 3 */

@@ -9,10 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "flow.h"
-#include "hpcc_format.h"
-#include "qp.h"
-#include "world.h"
+#include "nic.h"
+#include "path.h"
+#include "traffic.h"
 #include "xalloc.h"
 
 #define ROCEV2_UDP_DPORT 4791      /* REFERENCE.md "RoCEv2 on the wire" */
@@ -60,13 +59,16 @@ static uint64_t ps_to_ns(simtime_t ps)
 static void fct_line(void *ctx, const struct world *w, const struct flow *f)
 {
 	struct hpcc_fct *h = ctx;
-	if (!f->qp || f->end < 0 || f->dst_name)
+	uint32_t qpn;
+	uint16_t qp_sport;
+	uint8_t prio;
+	if (!flow_qp_info(f, &qpn, &qp_sport, &prio) || f->end < 0 || f->dst_name)
 		return;  /* NVLink, unfinished, a multicast sender's record */
 	int src = w->eps[f->src].host->id, dst = w->eps[f->dst].host->id;
 	const int *hid = w->fab.topo.hpcc_id;
-	uint32_t sip = hpcc_node_ip((uint32_t)(hid ? hid[src] : src));
-	uint32_t dip = hpcc_node_ip((uint32_t)(hid ? hid[dst] : dst));
-	uint32_t sport = f->qp->sport, dport = ROCEV2_UDP_DPORT;
+	uint32_t sip = host_ip(hid ? hid[src] : src);
+	uint32_t dip = host_ip(hid ? hid[dst] : dst);
+	uint32_t sport = qp_sport, dport = ROCEV2_UDP_DPORT;
 	if (f->hpcc) {
 		sport = f->hpcc->sport;
 		dport = f->hpcc->dport;

@@ -6,10 +6,10 @@
  * complete (so, like HPCC's, the file is in completion order):
  *   sip dip sport dport size start_ns fct_ns standalone_fct_ns
  * as HPCC's third.cc qp_finish prints it ("%08x %08x %u %u %lu %lu %lu %lu"):
- *   sip, dip   HPCC's address of the host (hpcc_node_ip) by its HPCC id
+ *   sip, dip   HPCC's address of the host (host_ip, path.h) by its HPCC id
  *              (topo.hpcc_id with `[topology] type = hpcc`, else our host id);
  *   sport      flows of `[traffic.X] type = hpcc`: HPCC's 10000 + k per
- *              (src, dst) pair (hpcc_format.h), so rows join on
+ *              (src, dst) pair (traffic.h, struct hpcc_flow), so rows join on
  *              (sip, dip, sport, dport); other flows: our UDP source port;
  *   dport      hpcc flows: the file's; others: 4791 (RoCEv2);
  *   start_ns, fct_ns   our start and fct (end - start), ps rounded to ns;

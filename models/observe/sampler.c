@@ -17,12 +17,8 @@
 #include "nic.h"
 #include "observe.h"
 #include "log.h"
-#include "nic.h"
-#include "port.h"
-#include "qp.h"
 #include "results.h"
 #include "sampler.h"
-#include "world.h"
 #include "xalloc.h"
 
 /* About 40 bytes a row in SQLite with its index (websearch_dcqcn.ini, 1 ms
@@ -207,14 +203,11 @@ static void sample_links(struct sampler *s, simtime_t t)
  * controller may keep periodic updates lazily (cc.h): a copy of its state
  * is brought to t with on_timer, so the row is the state at t and the QP's
  * own state is not touched. */
-static void sample_qp(const struct flow *f, void *ctx)
+static void sample_qp(void *ctx, const struct flow *f, const void *cc)
 {
 	struct sampler *s = ctx;
-	const struct qp *q = f->qp;
-	if (f != q->head || !q->cc)
-		return;
 	simtime_t t = s->w->sim->now;
-	memcpy(s->cc_copy, q->cc, s->cc_ops->state_b);
+	memcpy(s->cc_copy, cc, s->cc_ops->state_b);
 	s->cc_ops->on_timer(s->cc_copy, t);
 	struct cc_sample out;
 	s->cc_ops->sample(s->cc_copy, &out);
@@ -244,8 +237,7 @@ static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg)
 		s->link.next += s->link.every;
 	}
 	if (s->cc.next == t) {
-		for (int e = 0; e < s->w->n_eps; e++)
-			nic_foreach_flow(s->w->eps[e].nic, sample_qp, s);
+		nic_foreach_cc(s->w, sample_qp, s);
 		s->cc.next += s->cc.every;
 	}
 	schedule_next(sim, s);

@@ -14,9 +14,9 @@
 #include "log.h"
 #include "mkdirs.h"
 #include "pcap.h"
-#include "port.h"
+#include "fabric.h"
 #include "tap.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 struct taps {

@@ -34,14 +34,9 @@
 #include "traffic.h"
 #include "config.h"
 #include "estimate.h"
-#include "flow.h"
-#include "mmu.h"
-#include "packet.h"
-#include "port.h"
-#include "qp.h"
-#include "topology.h"
 #include "nic.h"
-#include "world.h"
+#include "fabric.h"
+#include "topology.h"
 
 #define EST_BASE_B (8ull << 20)
 #define EST_NIC_B 512ull              /* struct nic and its QP table, per endpoint */
@@ -52,7 +47,6 @@
 #define PORT_QUEUE_FRAMES 16ull
 #define EST_MALLOC_B 16ull            /* glibc's per-allocation overhead */
 #define EST_QP_MAP_B 64ull            /* QP map slots (load <= 1/2) and QP list entries, per pair */
-#define EST_SR_RING_B (64ull * sizeof(int64_t))
 
 void estimate_memory(const struct config *cfg, const struct topo *t, struct mem_estimate *e)
 {
@@ -60,23 +54,14 @@ void estimate_memory(const struct config *cfg, const struct topo *t, struct mem_
 	uint64_t eps = (uint64_t)topo_n_eps(t);
 	uint64_t switches = (uint64_t)(t->n_nodes - t->n_hosts);
 	uint64_t ports = 2 * (uint64_t)t->n_links;
-	uint64_t switch_ports = ports - eps;   /* every endpoint is one host port */
-	e->fabric_b = (uint64_t)t->n_nodes * (sizeof(struct node) + sizeof(struct topo_node)) +
-		      ports * (sizeof(struct port) + sizeof(struct topo_port)) +
-		      (uint64_t)t->n_links * sizeof(struct topo_link) +
-		      switch_ports * sizeof(struct mmu_port) + switches * sizeof(struct mmu) +
-		      eps * EST_NIC_B;
+	e->fabric_b = fabric_estimate_b(t) + eps * EST_NIC_B;
 	e->routing_b = switches * (eps * sizeof(uint16_t) + 64 * sizeof(uint16_t));
 	bool open = cfg_count(cfg, &job_section) > 0;
 	e->flows = traffic_flows_known(cfg, t->n_hosts, &open);
-	uint64_t per_flow = sizeof(struct flow) + 2 * sizeof(struct qp) + 3 * EST_MALLOC_B + EST_QP_MAP_B +
-			    EST_EVENT_B;
 	const struct nic_cfg *nic = nic_cfg_of(cfg);
-	const struct cc_ops *cc = cc_lookup(nic->cc);
-	if (cc)
-		per_flow += cc->state_b + EST_MALLOC_B;
-	if (nic->loss_recovery == LR_SR)
-		per_flow += EST_SR_RING_B + EST_MALLOC_B;
+	struct nic_flow_b fb;
+	nic_flow_estimate(cfg, &fb);
+	uint64_t per_flow = fb.records_b + fb.allocs * EST_MALLOC_B + EST_QP_MAP_B + EST_EVENT_B;
 	e->flows_b = e->flows * per_flow;
 	/* Frames on the wire: bits in flight on each link end, one frame per
 	 * MTU-sized packet; plus a few queued at every port. */
@@ -85,7 +70,7 @@ void estimate_memory(const struct config *cfg, const struct topo *t, struct mem_
 	for (int l = 0; l < t->n_links; l++)
 		fly_bits += (unsigned __int128)t->links[l].rate_bps * (uint64_t)t->links[l].delay_ps;
 	uint64_t fly_frames = (uint64_t)(2 * fly_bits / 8000000000000ull / frame_b) + 2 * (uint64_t)t->n_links;
-	e->packets_b = (fly_frames + ports * PORT_QUEUE_FRAMES) * (sizeof(struct packet) + EST_EVENT_B / 2);
+	e->packets_b = (fly_frames + ports * PORT_QUEUE_FRAMES) * (PKT_RECORD_B + EST_EVENT_B / 2);
 	uint64_t rows = e->flows + ports;
 	e->sqlite_b = !open && rows * EST_FLOW_ROW_B < EST_SQLITE_CACHE_B ? rows * EST_FLOW_ROW_B
 		    : EST_SQLITE_CACHE_B + EST_SQLITE_SORT_B;

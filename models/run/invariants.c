@@ -11,7 +11,6 @@
 #include "log.h"
 #include "fabric.h"
 #include "nic.h"
-#include "world.h"
 #include "xalloc.h"
 
 uint64_t inv_data_in_network(const struct world *w)

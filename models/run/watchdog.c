@@ -18,15 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
-#include "flow.h"
+#include "nic.h"
 #include "invariants.h"
 #include "log.h"
-#include "mmu.h"
-#include "nic.h"
-#include "port.h"
+#include "fabric.h"
 #include "results.h"
 #include "watchdog.h"
-#include "world.h"
 #include "xalloc.h"
 
 #define WD_REPORT_MAX 10   /* flows and ports named in a stall report */
@@ -88,7 +85,7 @@ static int wd_next_succ(const struct wd_graph *g, const struct port *p, int c, i
 {
 	const struct port *in = p->peer;
 	const struct node *sw = in->node;
-	if (sw->kind != NODE_SWITCH || !sw->mmu || !(sw->mmu->port[in->idx].xoff & (1u << c)))
+	if (!fabric_holds_pause(sw, in->idx, c))
 		return -1;
 	for (; *it < sw->n_ports; (*it)++) {
 		const struct port *o = &sw->ports[*it];

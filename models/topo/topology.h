@@ -66,7 +66,7 @@ struct topo {
 	int *port_off;
 	struct topo_port *ports;
 	int nodes_cap, links_cap;  /* allocated entries of nodes / links (builders) */
-	int *hpcc_id;              /* type hpcc: HPCC ns-3 id of each node (hpcc_format.h); else NULL */
+	int *hpcc_id;              /* type hpcc: HPCC ns-3 id of each node (hpcc_topology_parse); else NULL */
 };
 
 /* ---- [topology]: the keys every type shares (topology.c) ---- */
@@ -125,6 +125,27 @@ const char *topology_type_name(const struct config *cfg);
 /* Link rates at which rate-scaled defaults are shown (schema hook): the
  * host link rate and the link rate; 0 for a type with its own rates. */
 void topo_scale_rates(const struct config *cfg, uint64_t rates[2]);
+
+/* ---- HPCC ns-3's topology.txt (topo_hpcc.c) ----
+ *   <nodes> <switches> <links>
+ *   <switch id> ... (one line, <switches> ids)
+ *   <a> <b> <rate> <delay> <error_rate>   (<links> lines)
+ *   e.g. "0 320 100Gbps 1000ns 0.000000"; ids not listed as switches are hosts.
+ * Naming: hosts first, keeping their relative HPCC id order (the smallest
+ * host id is host0), then the switches as sw0.. in HPCC id order; every
+ * switch is tier 1 (the file carries no tiers); topo->hpcc_id[u] is the
+ * HPCC id of our node u. Rates and delays are HPCC's per link, parsed with
+ * our units; error_rate must be 0. The parser reads memory (no NUL needed),
+ * is safe on hostile input (fuzzed) and leaves t empty on failure. */
+/* Parses topology.txt into t (zeroed first; nodes, links and hpcc_id
+ * filled, ports numbered with topo_finalize, n_hosts set, nics_per_host 1).
+ * Checks: counts, ids in [0, nodes), switch ids distinct, links between
+ * two distinct nodes, every host on exactly one link (one NIC per host),
+ * rate > 0, delay >= 0, error_rate 0, at least one host, nothing after
+ * the last link but blank space. 0, or -1 with *err and t empty. */
+int hpcc_topology_parse(const char *name, const char *text, size_t len, struct topo *t,
+			char **err);
+
 
 /* Helpers for builders. The add functions return the new id, or -1 when out
  * of memory, for a name longer than TOPO_NAME_MAX - 1, or a bad link

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 struct traffic {

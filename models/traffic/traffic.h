@@ -43,6 +43,33 @@ void traffic_free(struct traffic *tr);
 /* Total flows the static sources will post (0 when unknown, e.g. poisson). */
 uint64_t traffic_flows_expected(const struct traffic *tr);
 
+/* ---- HPCC ns-3's flow.txt (traffic_hpcc.c) ----
+ *   <N>
+ *   <src> <dst> <priority> <dport> <size_bytes> <start_s>   (<N> lines, ascending start)
+ *   e.g. "13 6 3 100 24375 2.000000962"
+ * Read from memory (no NUL needed), safe on hostile input (fuzzed);
+ * errors "NAME:LINE: what was found, what was expected". */
+/* One line of flow.txt, ids as in the file (HPCC node ids). */
+struct hpcc_flow {
+	int src, dst;              /* HPCC node ids */
+	int priority;              /* the file's priority group (HPCC: 3) */
+	uint32_t dport;            /* the file's destination port */
+	uint32_t sport;            /* HPCC's source port: 10000 + the number of earlier
+				    * flows of the same (src, dst) in the file
+				    * (third.cc, portNumder[src][dst]++) */
+	uint64_t size_b;
+	simtime_t start_ps;        /* start_s exactly in ps (decimal, not via double) */
+	int line;                  /* line in the file, for later errors */
+};
+
+/* Parses flow.txt: *flows (malloc'd, *n entries, file order). Checks: the
+ * count matches the lines, ids >= 0 (the caller checks them against its
+ * topology), src != dst, size > 0, start >= 0 with at most 12 decimals
+ * (ps), starts non-decreasing (HPCC reads the file sequentially and
+ * requires it). 0, or -1 with *err, *flows NULL and *n 0. */
+int hpcc_flows_parse(const char *name, const char *text, size_t len, struct hpcc_flow **flows,
+		     size_t *n, char **err);
+
 /* [traffic.NAME]: its type picks a kind of the registry (traffic.c),
  * whose keys follow it. */
 extern const struct cfg_section traffic_section;

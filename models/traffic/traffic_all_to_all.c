@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include "traffic_internal.h"
-#include "world.h"
+#include "nic.h"
 
 struct all_to_all_cfg {
 	simtime_t start;               /* [0] */

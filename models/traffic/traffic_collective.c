@@ -32,7 +32,6 @@
 #include "config.h"
 #include "nic.h"
 #include "traffic_internal.h"
-#include "world.h"
 #include "xalloc.h"
 
 struct collective_cfg {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "traffic_internal.h"
 #include "units.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 struct flow_spec {                 /* one `flow = SRC DST SIZE START` line */

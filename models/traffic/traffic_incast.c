@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "traffic_internal.h"
-#include "world.h"
+#include "nic.h"
 
 struct incast_cfg {
 	char **senders; size_t n_senders; /* required */

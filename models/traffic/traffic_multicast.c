@@ -16,8 +16,6 @@
 #include <string.h>
 #include "config.h"
 #include "nic.h"
-#include "mcast_internal.h"
-#include "world.h"
 #include "xalloc.h"
 
 struct multicast_cfg {

@@ -11,7 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include "rng.h"
 #include "traffic_internal.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 struct permutation_cfg {

@@ -28,7 +28,7 @@
 #include "config.h"
 #include "rng.h"
 #include "units.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 struct poisson_cfg {

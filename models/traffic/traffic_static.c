@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
-#include "flow.h"
-#include "world.h"
+#include "nic.h"
 #include "xalloc.h"
 
 struct static_src {

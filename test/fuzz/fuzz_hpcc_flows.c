@@ -1,6 +1,6 @@
 /*
  * fuzz_hpcc_flows.c — libFuzzer target: HPCC ns-3 flow.txt
- * (models/hpcc_format.c, hpcc_flows_parse from a memory buffer).
+ * (models/traffic/traffic_hpcc.c, hpcc_flows_parse from a memory buffer).
  *
  * Beyond "no crash, no leak": what hpcc_format.h promises. On failure, a
  * message "NAME:..." with no flows; on success, ids >= 0, src != dst,
@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hpcc_format.h"
+#include "topology.h"
+#include "traffic.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

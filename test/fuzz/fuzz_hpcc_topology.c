@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hpcc_format.h"
+#include "topology.h"
+#include "traffic.h"
 #include "topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
