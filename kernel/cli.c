@@ -1,5 +1,5 @@
 /*
- * cli.c — the command line of `sim` (cli.h, SCENARIO.md "Command line").
+ * cli.c — the command line of `sim` (cli.h, docs/scenario.md "Command line").
  *
  * One declarative table (cli_opts) holds every option with its argument
  * name and help text; getopt_long's option array, its short-option string
@@ -75,7 +75,7 @@ void cli_usage(FILE *to)
 		else
 			n = snprintf(head, sizeof head, "      --%s%s%s", o->name,
 				     o->arg ? " " : "", o->arg ? o->arg : "");
-		/* Help in column 27, as SCENARIO.md lays it out; a head too
+		/* Help in column 27; a head too
 		 * long for that (--set's) puts its help on the next line. */
 		if (n > 25)
 			fprintf(to, "%s\n%27s", head, "");

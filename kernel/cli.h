@@ -1,5 +1,5 @@
 /*
- * cli.h — the command line of `sim` (SCENARIO.md "Command line").
+ * cli.h — the command line of `sim` (docs/scenario.md "Command line").
  *
  * Options may come before or after the scenario. --set splits at the first
  * '='; the section is what precedes the last dot of the left part

@@ -6,7 +6,7 @@
  * an order that depends only on what each element did — never on global
  * insertion order — which keeps a run a pure function of (scenario, seed)
  * and lets a partitioned parallel run order events exactly as the
- * sequential one (DESIGN.md §2).
+ * sequential one (docs/architecture.md "Kernel contracts").
  *
  * Structure: a timing wheel (a calendar queue with one year in view)
  * between a sorted current bucket and a 4-ary heap (evq_heap.h) for the far

@@ -1,7 +1,7 @@
 /*
  * log.h — messages to the user and internal invariants.
  *
- * Input errors end the process with status 2 (SCENARIO.md); internal failures
+ * Input errors end the process with status 2 (docs/scenario.md); internal failures
  * with status 1. SIM_ASSERT checks an invariant in every build and reports
  * the simulated time and element; SIM_DEBUG_ASSERT only in --enable-debug.
  */

@@ -1,6 +1,6 @@
 /*
  * pcap.h — pcap files of Ethernet frames with nanosecond timestamps, written
- * through libpcap's dump API (REFERENCE.md "pcap"): link type DLT_EN10MB,
+ * through libpcap's dump API (docs/protocol.md "Packet capture"): link type DLT_EN10MB,
  * magic 0xa1b23c4d, so Wireshark and tshark read them as they are.
  *
  * The kernel knows nothing of frames: callers hand over finished bytes and a

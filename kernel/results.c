@@ -1,6 +1,6 @@
 /*
- * results.c — the SQLite result database writer (results.h, SCENARIO.md
- * "Result database", schema in analysis/schema.sql): opening a database,
+ * results.c — the SQLite result database writer (results.h; the project's
+ * schema is analysis/schema.sql): opening a database,
  * error reporting, and ending a run. Rows and their batch transactions are
  * in results_rows.c; the shared state in results_internal.h.
  *

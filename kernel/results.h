@@ -1,5 +1,5 @@
 /*
- * results.h — the SQLite result database (SCENARIO.md "Result database").
+ * results.h — the SQLite result database (analysis/schema.sql).
  *
  * Commit model: the run row is inserted as 'running' before the simulation
  * starts; rows (flows, ...) are inserted with prepared statements and

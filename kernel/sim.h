@@ -133,7 +133,8 @@ static inline void sched_in(struct sim *sim, simtime_t dt, struct sim_elem *e,
 }
 
 /*
- * A timer that may be re-armed or cancelled (retransmission, DCQCN, ...).
+ * A timer that may be re-armed or cancelled (a retransmission timeout, a
+ * congestion controller's, ...).
  * Cancellation is lazy: arming bumps a generation and the stale event, when
  * it fires, sees a different generation and does nothing.
  */

@@ -1,6 +1,6 @@
 /*
  * units.c — parsers and formatters for the typed values of scenario files
- * (SCENARIO.md "Values").
+ * (docs/scenario.md "Values").
  *
  * Times, rates and sizes are parsed exactly: the decimal literal is read as
  * digits into a 128-bit mantissa and a power of ten, multiplied by the unit
@@ -29,7 +29,7 @@ static const struct unit time_units[] = {
 	{ "ps", 1 }, { "ns", 1000ull }, { "us", 1000000ull },
 	{ "ms", 1000000000ull }, { "s", 1000000000000ull }, { NULL, 0 },
 };
-/* GBps is the NVLink convention (bytes per second); it is parsed but never
+/* GBps (bytes per second) is how GPU interconnects are quoted; it is parsed but never
  * formatted, so an 800Gbps link is not shown as 100GBps. */
 static const struct unit rate_units[] = {
 	{ "bps", 1 }, { "Kbps", 1000ull }, { "Mbps", 1000000ull },

@@ -1,5 +1,5 @@
 /*
- * units.h — parsing of the typed values of scenario files (SCENARIO.md
+ * units.h — parsing of the typed values of scenario files (docs/scenario.md
  * "Values"): times, rates, sizes, booleans, integers, numbers, lists and
  * per-rate maps.
  *

@@ -1,7 +1,7 @@
 /*
  * xalloc.h — allocation that cannot fail quietly, and formatted strings.
  *
- * Running out of memory is an internal failure (exit 1, DESIGN.md §2): the
+ * Running out of memory is an internal failure (exit 1, docs/architecture.md "Kernel contracts"): the
  * x* allocators report it and exit, so callers never test for NULL. Error
  * messages handed back to callers are malloc'd strings made by str_printf;
  * err_printf sets *err and returns -1, the usual failure return.

@@ -23,7 +23,7 @@ static const struct cc_ops *ops;
 static struct dcqcn_cfg dc;     /* the [dcqcn] section's struct, init's params */
 static struct dcqcn st;
 
-/* HPCC run.py settings at 100 Gb/s (REFERENCE.md), rai/rhai explicit. */
+/* HPCC run.py settings at 100 Gb/s (docs/protocol.md "DCQCN"), rai/rhai explicit. */
 static inline void cfg_hpcc(void)
 {
 	dc = (struct dcqcn_cfg){

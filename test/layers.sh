@@ -1,6 +1,7 @@
 #!/bin/sh
 # layers.sh — the arrows between the parts of rocesim, checked on every
-# #include "..." of kernel/ and models/ (docs/architecture.md draws them).
+# #include "..." of kernel/ and models/ (docs/architecture.md draws them),
+# and every source of a part listed in its Makefile.inc.
 #
 # Each folder of models/ is a part; a part may include the kernel, its own
 # headers and the public headers of the parts it is allowed to see, and
@@ -82,6 +83,14 @@ if [ -n "$stray" ]; then
 	for f in $stray; do echo "$f: a source file directly in models/; it belongs to a part's folder"; done
 	fail=1
 fi
+# Every source of a part is built: listed in the part's Makefile.inc.
+for d in models/*/; do
+	for f in "$d"*.c "$d"*.h; do
+		[ -e "$f" ] || continue
+		grep -Fq -- "$f" "${d}Makefile.inc" ||
+			echo "$f: not listed in ${d}Makefile.inc (every source of a part is listed there)" >>"$out"
+	done
+done
 for f in $(find kernel models -name '*.[ch]' | sort); do
 	me=$(part_of "$f")
 	ok=$(allowed "$me")
@@ -111,10 +120,10 @@ for f in $(find kernel models -name '*.[ch]' | sort); do
 		*) echo "$f:$n: $me includes $them/$hdr, which is not a public header of $them ($(public "$them"))" ;;
 		esac
 	done
-done >"$out" 2>&1 || true
+done >>"$out" 2>&1 || true
 if [ -s "$out" ]; then
 	cat "$out"
-	echo "layers: $(wc -l <"$out") include(s) cross the parts' arrows (test/layers.sh lists the arrows)"
+	echo "layers: $(wc -l <"$out") problem(s): includes across the parts' arrows (the tables above in test/layers.sh) or unlisted sources"
 	fail=1
 fi
 rm -f "$out"

@@ -1,5 +1,5 @@
 /*
- * test_cli.c — the command line (kernel/cli.c, SCENARIO.md "Command line").
+ * test_cli.c — the command line (kernel/cli.c, docs/scenario.md "Command line").
  *
  * Options before and after the scenario, the --set split rule, --seed
  * validation, and every usage error: status 2 with "sim: ..." and the
@@ -236,7 +236,7 @@ static void test_help_version(void)
 	CU_ASSERT_TRUE(c.append && c.check);
 	cli_free(&c);
 
-	/* The help lists every option of SCENARIO.md and the exit statuses. */
+	/* The help lists every option of docs/scenario.md and the exit statuses. */
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);

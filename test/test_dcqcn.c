@@ -13,17 +13,17 @@
 static void test_registry(void)
 {
 	CU_ASSERT_PTR_NULL(cc_lookup(CC_INDEX_NONE));
-	CU_ASSERT_PTR_EQUAL(cc_lookup(CC_INDEX_DCQCN), &cc_dcqcn_ops);
+	CU_ASSERT_PTR_EQUAL(cc_lookup(CC_INDEX_DCQCN), &cc_dcqcn);
 	CU_ASSERT_STRING_EQUAL(cc_name_at(NULL, CC_INDEX_NONE), "none");
 	CU_ASSERT_STRING_EQUAL(cc_name_at(NULL, CC_INDEX_DCQCN), "dcqcn");
-	CU_ASSERT_STRING_EQUAL(cc_dcqcn_ops.name, "dcqcn");
-	CU_ASSERT(cc_dcqcn_ops.state_b >= sizeof(struct dcqcn));
+	CU_ASSERT_STRING_EQUAL(cc_dcqcn.name, "dcqcn");
+	CU_ASSERT(cc_dcqcn.state_b >= sizeof(struct dcqcn));
 	/* Its parameters are its own section's struct. */
-	CU_ASSERT_PTR_EQUAL(cc_dcqcn_ops.section, &dcqcn_section);
+	CU_ASSERT_PTR_EQUAL(cc_dcqcn.section, &dcqcn_section);
 	CU_ASSERT_EQUAL(dcqcn_section.size, sizeof(struct dcqcn_cfg));
 	cfg_hpcc();
 	dc.cnp_interval = 50 * US;
-	CU_ASSERT_EQUAL(cc_dcqcn_ops.cnp_interval(&dc), 50 * US);
+	CU_ASSERT_EQUAL(cc_dcqcn.cnp_interval(&dc), 50 * US);
 
 	/* The indices are what [nic] cc loads to, and [dcqcn]'s defaults are
 	 * the fixture's HPCC settings (rai/rhai scaled with the rate). */
@@ -36,8 +36,8 @@ static void test_registry(void)
 		fprintf(stderr, "\n  scenario_load_text: %s\n", err);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL(nic_cfg_of(&c)->cc, CC_INDEX_DCQCN);
-	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&c)->cc), &cc_dcqcn_ops);
-	const struct dcqcn_cfg *d = cc_params(&c, &cc_dcqcn_ops);
+	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&c)->cc), &cc_dcqcn);
+	const struct dcqcn_cfg *d = cc_params(&c, &cc_dcqcn);
 	CU_ASSERT_PTR_EQUAL(d, cfg_get(&c, &dcqcn_section));
 	CU_ASSERT_FATAL(d != NULL);
 	cfg_hpcc();

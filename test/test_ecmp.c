@@ -108,7 +108,7 @@ static void test_murmur3_known_answers(void)
 }
 
 /* The switch's hash, written out word by word, is MurmurHash3 of (source
- * IP, destination IP, UDP source port | 4791 << 16 [, PSN]) (REFERENCE.md). */
+ * IP, destination IP, UDP source port | 4791 << 16 [, PSN]) (docs/protocol.md "ECMP"). */
 static void test_hash_is_murmur3_of_the_tuple(void)
 {
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);

@@ -1,6 +1,6 @@
 /*
  * test_frame.c — models/frame.c and kernel/pcap.c: frames as the bytes
- * REFERENCE.md "RoCEv2 on the wire" and "PFC" specify, checked field by
+ * docs/protocol.md "Frames on the wire" and "PFC and the switch buffer" specify, checked field by
  * field; the IPv4 header checksum and the ICRC recomputed here
  * independently (a bitwise CRC-32, not zlib) on built frames and on frames
  * read back from a pcap file and on every frame a whole run captured;
@@ -69,7 +69,7 @@ static uint32_t crc32_bitwise(uint32_t crc, const uint8_t *p, size_t n)
 	return ~crc;
 }
 
-/* The ICRC of a RoCEv2 frame as REFERENCE.md describes it, computed from
+/* The ICRC of a RoCEv2 frame as docs/protocol.md "Frames on the wire" describes it, computed from
  * scratch: 8 bytes of 0xFF for the LRH, the IP header with TOS, TTL and
  * checksum all ones, UDP with checksum 0xFFFF, BTH with byte 4 0xFF, the rest
  * up to the ICRC. */
@@ -110,7 +110,7 @@ static uint32_t ip_sum(const uint8_t *ip)
 
 static void test_sizes(void)
 {
-	/* REFERENCE.md: WRITE first with 1024 B 1098 B, middle 1082 B, ACK 62 B. */
+	/* docs/protocol.md "Frames on the wire": WRITE first with 1024 B 1098 B, middle 1082 B, ACK 62 B. */
 	struct packet p = data_pkt(OP_WRITE_FIRST, 1024, 0);
 	CU_ASSERT_EQUAL(frame_build(&p, &hop, buf), 1098);
 	p = data_pkt(OP_WRITE_MIDDLE, 1024, 1);

@@ -11,7 +11,7 @@
  * against closed forms of serialisation and propagation (frame = payload +
  * 58 B headers + 4 B FCS + 20 B preamble/IFG, RETH 16 B on the first; ACK
  * 66 + 20 B; store and forward) on idle paths, and its fct.txt against
- * HPCC's format (REFERENCE.md: IPs 0x0b000001 + (id/256)<<16 + (id%256)<<8).
+ * HPCC's format (docs/protocol.md "Addresses and names": IPs 0x0b000001 + (id/256)<<16 + (id%256)<<8).
  * Hostile input: every prefix of the good files and byte mutations of them
  * must parse or fail with a located message, never crash or leak (ASan).
  */

@@ -1,6 +1,6 @@
 /*
  * test_job_plan.c — the per-iteration plan of a job (models/job_plan.c,
- * workload_*.c) against closed forms (REFERENCE.md "Training traffic"):
+ * workload_*.c) against closed forms (docs/protocol.md "Training jobs"):
  * TP, PP and DP bytes of a dense 3D-parallel GPT job, ZeRO-1 and ZeRO-3
  * volumes, parameter counts of the presets, the 1F1B order, and MoE
  * routing (skew 0: every pair equal; skew > 0: unequal, re-drawn each

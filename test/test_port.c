@@ -272,7 +272,7 @@ static void test_pfc_quanta_expire(void)
 	CU_ASSERT_EQUAL_FATAL(n_got, 1);
 	CU_ASSERT_EQUAL(got[0].t, 512000 + wire_ps(1062) + DELAY_PS);
 	CU_ASSERT_EQUAL(f.pa.paused_ps, 512000);
-	/* the maximum pause: 65535 quanta = 335.5392 us at 100 Gb/s (REFERENCE.md) */
+	/* the maximum pause: 65535 quanta = 335.5392 us at 100 Gb/s (docs/protocol.md "PFC and the switch buffer") */
 	CU_ASSERT_EQUAL(port_quanta_ps(&f.pa, PFC_MAX_QUANTA), 335539200);
 	pool_destroy(&pw.pkt_pool);
 	teardown(&f);

@@ -3,7 +3,7 @@
  *
  * Each test writes into its own temporary folder and reads the database
  * back with plain sqlite3 calls, so what is checked is what a user's query
- * would see: the SCENARIO.md schema (every table and column), the commit
+ * would see: the docs/scenario.md schema (every table and column), the commit
  * model (run row 'running' first, batches, final status last, temporary
  * file renamed into place, previous database untouched by a failed run),
  * NULL conventions, run ids with --append, and clean failures on paths that
@@ -266,7 +266,7 @@ static void test_fresh_run(void)
 	remove_tmpdir();
 }
 
-/* SCENARIO.md "Result database": every table and its columns, in order. */
+/* analysis/schema.sql: every table and its columns, in order. */
 static const char *const schema_tables[][27] = {
 	{ "run", "run_id", "scenario", "config", "seed", "version", "started_at", "wall_s",
 	  "sim_end_ps", "events", "packets_sent", "packets_delivered", "packets_dropped", "status" },
@@ -538,7 +538,7 @@ static void test_unwritable(void)
 
 TEST_MAIN("results",
 	  { "fresh run: temp file, batches, rows, NULLs", test_fresh_run },
-	  { "schema: every table and column of SCENARIO.md", test_schema },
+	  { "schema: every table and column of docs/scenario.md", test_schema },
 	  { "append: run ids 1, 2, 3 and abort marks failed", test_append },
 	  { "temp file model: previous database untouched", test_temp_file_model },
 	  { "generic rows and a failed row", test_generic_rows },

@@ -18,7 +18,7 @@
 
 #define RATE_BPS 100e9
 /* A 1000 B payload RDMA WRITE middle frame and its wire time (packet.h,
- * REFERENCE.md: headers 58 B + FCS 4 B, preamble and IFG 20 B). */
+ * docs/protocol.md "Frames on the wire": headers 58 B + FCS 4 B, preamble and IFG 20 B). */
 #define FRAME_B (1000 + PKT_ROCE_OVERHEAD_B)
 #define WIRE_B (FRAME_B + PKT_WIRE_EXTRA_B)
 
@@ -155,7 +155,7 @@ static void test_cc_sample_dcqcn(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	CU_ASSERT(q_int(h, "SELECT min(cnp_received) FROM flow") > 0);
 	/* α is updated every t_alpha = 1 us: × (1 − g) without a CNP, more with
-	 * one (REFERENCE.md, HPCC's UpdateAlphaMlx). So between samples 2 us
+	 * one (docs/protocol.md "Frames on the wire", HPCC's UpdateAlphaMlx). So between samples 2 us
 	 * apart it never falls below (1 − g)², g = 1/256, and once flow 2 is
 	 * done and the queue drained it falls by exactly that. */
 	const char *pairs = "FROM cc_sample a JOIN cc_sample b ON b.flow_id = a.flow_id "

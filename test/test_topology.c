@@ -271,7 +271,7 @@ static void test_rail(void)
 	check_rail(4, 8, 2);
 	check_rail(1, 1, 1);
 	check_rail(16, 2, 5);
-	/* The names SCENARIO.md gives, independently of the checks above. */
+	/* The names docs/scenario.md gives, independently of the checks above. */
 	struct topo t;
 	CU_ASSERT_EQUAL_FATAL(topo_of("type = rail_optimized\nhosts = 2\nspines = 3\nnics_per_host = 4", &t), 0);
 	CU_ASSERT_STRING_EQUAL(t.nodes[1].name, "host1");

@@ -1,27 +1,37 @@
 /*
- * cc.c — the registry of congestion controls (see cc.h): one line per
- * controller; the position is the value stored for [nic] cc.
+ * cc.c — the registry of congestion controls (see cc.h): `none`, then the
+ * controllers of models/cc/Makefile.inc in its order; the position is the
+ * value stored for [nic] cc, and the order the order [nic] cc's values and
+ * the controllers' sections are listed in.
  */
 #include <stddef.h>
 #include "cc.h"
-#include "cc_dcqcn.h"
+
+/* The controllers' `struct cc_ops`, one per file (cc_*.c), NULL-terminated,
+ * in the order of CC_CONTROLLERS in models/cc/Makefile.inc (cc_list.c is
+ * generated from it). */
+extern const struct cc_ops *const cc_controllers[];
 
 /* cc = none: every QP sends at line rate (no ops are called). */
 static const struct cc_ops cc_none = {
 	.name = "none", .help = "no congestion control: every queue pair sends at line rate",
 };
 
-static const struct cc_ops *const registry[] = {
-	&cc_none,
-	&cc_dcqcn_ops,
-};
-#define N_CC (sizeof registry / sizeof *registry)
+/* Registry entry i: none, then the controllers; NULL past the last. */
+static const struct cc_ops *entry(size_t i)
+{
+	if (i == 0)
+		return &cc_none;
+	for (size_t k = 0; cc_controllers[k]; k++)
+		if (k == i - 1)
+			return cc_controllers[k];
+	return NULL;
+}
 
 const struct cc_ops *cc_lookup(int index)
 {
-	if (index < 0 || (size_t)index >= N_CC || !registry[index]->init)
-		return NULL;
-	return registry[index];
+	const struct cc_ops *ops = index >= 0 ? entry((size_t)index) : NULL;
+	return ops && ops->init ? ops : NULL;
 }
 
 const void *cc_params(const struct config *cfg, const struct cc_ops *ops)
@@ -32,14 +42,15 @@ const void *cc_params(const struct config *cfg, const struct cc_ops *ops)
 const char *cc_name_at(const void *arg, size_t i)
 {
 	(void)arg;
-	return i < N_CC ? registry[i]->name : NULL;
+	const struct cc_ops *ops = entry(i);
+	return ops ? ops->name : NULL;
 }
 
 const struct cfg_section *cc_section_at(size_t i)
 {
-	for (size_t k = 0; k < N_CC; k++)
-		if (registry[k]->section && i-- == 0)
-			return registry[k]->section;
+	for (size_t k = 0; entry(k); k++)
+		if (entry(k)->section && i-- == 0)
+			return entry(k)->section;
 	return NULL;
 }
 

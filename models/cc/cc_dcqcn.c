@@ -287,7 +287,7 @@ static void dcqcn_init(void *st, const void *params, uint64_t line_bps, simtime_
 		.rate_on_first_cnp = c->rate_on_first_cnp,
 		.line_bps = line_bps,
 		.min_bps = c->min_rate_bps,
-		/* REFERENCE.md, HPCC run.py: R_AI = 5 Mb/s and R_HAI = 50 Mb/s per
+		/* docs/protocol.md "DCQCN", HPCC run.py: R_AI = 5 Mb/s and R_HAI = 50 Mb/s per
 		 * 25 Gb/s of line rate, i.e. line/5000 and line/500 (exact integers). */
 		.rai_bps = c->rai_default ? line_bps / 5000 : c->rai_bps,
 		.rhai_bps = c->rhai_default ? line_bps / 500 : c->rhai_bps,
@@ -396,7 +396,7 @@ const struct cfg_section dcqcn_section = {
 	CFG_KEYS(dcqcn_keys), .size = sizeof(struct dcqcn_cfg),
 };
 
-const struct cc_ops cc_dcqcn_ops = {
+const struct cc_ops cc_dcqcn = {
 	.name = "dcqcn",
 	.help = "DCQCN (Zhu et al., SIGCOMM 2015), the paper's or HPCC ns-3's stage machine",
 	.section = &dcqcn_section,

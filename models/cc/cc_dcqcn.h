@@ -11,7 +11,7 @@
  *          Deployments", SIGCOMM 2015, §3.1 (timer and byte counter).
  *
  * The state is exposed so tests can inspect it; everything else goes
- * through cc_dcqcn_ops. ns-3 runs three periodic timers per QP forever
+ * through cc_dcqcn. ns-3 runs three periodic timers per QP forever
  * (α update every t_alpha, decrease check every t_dec, increase every t_inc);
  * here only the next *meaningful* time is exposed through next_timer():
  *   - α updates are evaluated lazily (only a decrease reads α);
@@ -105,7 +105,7 @@ struct dcqcn {
 	uint64_t bytes;              /* wire bytes toward the next byte-counter event */
 };
 
-extern const struct cc_ops cc_dcqcn_ops;
+extern const struct cc_ops cc_dcqcn;
 
 /* Inspection for tests and tables, as of the latest call's `now`. */
 double dcqcn_alpha(const struct dcqcn *s);

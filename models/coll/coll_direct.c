@@ -61,15 +61,18 @@ static void p2p_progress(struct coll *c, int pipe, int r)
 
 static int one_round(const struct coll *c) { (void)c; return 1; }
 
-const struct coll_algo coll_direct_alltoall = {
+static const struct coll_algo coll_direct_alltoall = {
 	.name = "direct", .op = COLL_ALLTOALL, .check = a2a_check, .layout = direct_layout,
 	.progress = a2a_progress, .rounds = one_round,
 };
-const struct coll_algo coll_direct_sendrecv_ring = {
+static const struct coll_algo coll_direct_sendrecv_ring = {
 	.name = "ring", .op = COLL_SENDRECV, .check = p2p_check, .layout = direct_layout,
 	.progress = p2p_progress, .rounds = one_round,
 };
-const struct coll_algo coll_direct_sendrecv = {
+static const struct coll_algo coll_direct_sendrecv = {
 	.name = "direct", .op = COLL_SENDRECV, .check = p2p_check, .layout = direct_layout,
 	.progress = p2p_progress, .rounds = one_round,
 };
+
+/* This file's algorithms, in the order they are listed (collective.c). */
+const struct coll_algo *const coll_direct[] = { &coll_direct_alltoall, &coll_direct_sendrecv_ring, &coll_direct_sendrecv, NULL };

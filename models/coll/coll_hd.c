@@ -110,7 +110,10 @@ static void hd_progress(struct coll *c, int pipe, int r)
 
 static int hd_rounds(const struct coll *c) { return 2 * ((const struct hd_a *)c->a)->k; }
 
-const struct coll_algo coll_hd_allreduce = {
+static const struct coll_algo coll_hd_allreduce = {
 	.name = "halving_doubling", .op = COLL_ALLREDUCE, .check = hd_check, .layout = hd_layout,
 	.progress = hd_progress, .rounds = hd_rounds,
 };
+
+/* This file's algorithms, in the order they are listed (collective.c). */
+const struct coll_algo *const coll_hd[] = { &coll_hd_allreduce, NULL };

@@ -144,7 +144,7 @@ void coll_send(struct coll *c, int pipe, int src, int dst, int slot, uint64_t si
  * rank, which relays it over NVLink to the host's other ranks
  * (coll_mcast_relay, called when the landing copy arrived, before it is
  * counted). */
-void coll_mcast(struct coll *c, int pipe, int src, int slot, uint64_t size_b);
+void coll_mcast_piece(struct coll *c, int pipe, int src, int slot, uint64_t size_b);
 void coll_mcast_relay(struct coll *c, struct coll_slot *landing, uint64_t size_b);
 /* Engine (collective.c): the virtual pass's network copies of a multicast
  * piece from src to ranks dst[0..n_dst) (one transmission at the source,
@@ -167,11 +167,5 @@ void coll_arrived(struct coll *c, struct coll_slot *s);
 void coll_start_all(struct coll *c);
 void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64_t size_b);
 simtime_t coll_virtual_run(struct coll *c, bool timing);
-
-/* The algorithm families' registry entries. */
-extern const struct coll_algo coll_ring_allreduce, coll_ring_reduce_scatter, coll_ring_allgather,
-	coll_chain_broadcast, coll_hd_allreduce, coll_tree_allreduce, coll_direct_alltoall,
-	coll_direct_sendrecv_ring, coll_direct_sendrecv, coll_mcast_allreduce, coll_mcast_allgather,
-	coll_mcast_broadcast;
 
 #endif

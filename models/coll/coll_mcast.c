@@ -1,6 +1,6 @@
 /*
- * coll_mcast.c — collectives by multicast (DESIGN.md §3 "Multicast";
- * REFERENCE.md "Multicast": Cepheus, Gleam): broadcast, allgather, and
+ * coll_mcast.c — collectives by multicast (docs/architecture.md;
+ * docs/protocol.md "Multicast": Cepheus, Gleam): broadcast, allgather, and
  * allreduce as ring reduce-scatter then multicast all-gather; and the
  * delivery of a multicast piece (coll_internal.h, coll_mcast).
  *
@@ -233,7 +233,7 @@ static struct mcast_group *mc_group(struct coll *c, int src)
 	return g;
 }
 
-void coll_mcast(struct coll *c, int pipe, int src, int slot, uint64_t size_b)
+void coll_mcast_piece(struct coll *c, int pipe, int src, int slot, uint64_t size_b)
 {
 	struct mc_a *a = c->a;
 	int n = c->n;
@@ -311,7 +311,7 @@ static void bcast_progress(struct coll *c, int pipe, int r)
 	const struct mc_pipe *p = &a->p[pipe];
 	pr->sent[1] = p->m;
 	for (uint32_t k = 0; k < p->m; k++)
-		coll_mcast(c, pipe, r, 1, coll_split(p->bc, p->m, k));
+		coll_mcast_piece(c, pipe, r, 1, coll_split(p->bc, p->m, k));
 }
 
 static void ag_progress(struct coll *c, int pipe, int r)
@@ -324,7 +324,7 @@ static void ag_progress(struct coll *c, int pipe, int r)
 	uint64_t seg = coll_split(p->bc, (uint64_t)c->n, (uint64_t)r);
 	pr->sent[1] = p->m;
 	for (uint32_t k = 0; k < p->m; k++)
-		coll_mcast(c, pipe, r, 1, coll_split(seg, p->m, k));
+		coll_mcast_piece(c, pipe, r, 1, coll_split(seg, p->m, k));
 }
 
 static int mod(int x, int n) { return ((x % n) + n) % n; }
@@ -355,22 +355,25 @@ static void ar_progress(struct coll *c, int pipe, int r)
 	uint64_t seg = coll_split(p->bc, (uint64_t)n, (uint64_t)mod(r + 1, n));
 	while (pr->sent[1] < ready) {
 		uint32_t k = pr->sent[1]++;
-		coll_mcast(c, pipe, r, 1, coll_split(seg, p->m, k));
+		coll_mcast_piece(c, pipe, r, 1, coll_split(seg, p->m, k));
 	}
 }
 
 static int one_round(const struct coll *c) { (void)c; return 1; }
 static int ar_rounds(const struct coll *c) { return c->n; }
 
-const struct coll_algo coll_mcast_broadcast = {
+static const struct coll_algo coll_mcast_broadcast = {
 	.name = "multicast", .op = COLL_BROADCAST, .check = mc_check, .layout = bcast_layout,
 	.progress = bcast_progress, .rounds = one_round, .free_a = mc_free_a,
 };
-const struct coll_algo coll_mcast_allgather = {
+static const struct coll_algo coll_mcast_allgather = {
 	.name = "multicast", .op = COLL_ALLGATHER, .check = mc_check, .layout = seg_layout,
 	.progress = ag_progress, .rounds = one_round, .free_a = mc_free_a,
 };
-const struct coll_algo coll_mcast_allreduce = {
+static const struct coll_algo coll_mcast_allreduce = {
 	.name = "multicast", .op = COLL_ALLREDUCE, .check = mc_check, .layout = seg_layout,
 	.progress = ar_progress, .rounds = ar_rounds, .free_a = mc_free_a,
 };
+
+/* This file's algorithms, in the order they are listed (collective.c). */
+const struct coll_algo *const coll_mcast[] = { &coll_mcast_allreduce, &coll_mcast_allgather, &coll_mcast_broadcast, NULL };

@@ -1,6 +1,6 @@
 /*
  * coll_ring.c — ring collectives (allreduce, reduce_scatter, allgather) and
- * the pipelined chain broadcast, as NCCL runs them (REFERENCE.md
+ * the pipelined chain broadcast, as NCCL runs them (docs/protocol.md
  * "Collectives").
  *
  * Ring: rank r sends to r+1 (mod n) in every channel. A channel's share of
@@ -88,15 +88,15 @@ static void ring_progress(struct coll *c, int pipe, int r)
 
 static int ring_rounds(const struct coll *c) { return (int)((const struct ring_a *)c->a)->steps; }
 
-const struct coll_algo coll_ring_allreduce = {
+static const struct coll_algo coll_ring_allreduce = {
 	.name = "ring", .op = COLL_ALLREDUCE, .check = ring_check, .layout = ring_layout_ar,
 	.progress = ring_progress, .rounds = ring_rounds,
 };
-const struct coll_algo coll_ring_reduce_scatter = {
+static const struct coll_algo coll_ring_reduce_scatter = {
 	.name = "ring", .op = COLL_REDUCE_SCATTER, .check = ring_check, .layout = ring_layout_half,
 	.progress = ring_progress, .rounds = ring_rounds,
 };
-const struct coll_algo coll_ring_allgather = {
+static const struct coll_algo coll_ring_allgather = {
 	.name = "ring", .op = COLL_ALLGATHER, .check = ring_check, .layout = ring_layout_half,
 	.progress = ring_progress, .rounds = ring_rounds,
 };
@@ -131,7 +131,10 @@ static void chain_progress(struct coll *c, int pipe, int r)
 	}
 }
 
-const struct coll_algo coll_chain_broadcast = {
+static const struct coll_algo coll_chain_broadcast = {
 	.name = "ring", .op = COLL_BROADCAST, .check = ring_check, .layout = chain_layout,
 	.progress = chain_progress, .rounds = ring_rounds,
 };
+
+/* This file's algorithms, in the order they are listed (collective.c). */
+const struct coll_algo *const coll_ring[] = { &coll_ring_allreduce, &coll_ring_reduce_scatter, &coll_ring_allgather, &coll_chain_broadcast, NULL };

@@ -164,7 +164,10 @@ static void tree_free(void *p)
 	free(a->m);
 }
 
-const struct coll_algo coll_tree_allreduce = {
+static const struct coll_algo coll_tree_allreduce = {
 	.name = "tree", .op = COLL_ALLREDUCE, .check = tree_check, .layout = tree_layout,
 	.progress = tree_progress, .rounds = tree_rounds, .free_a = tree_free,
 };
+
+/* This file's algorithms, in the order they are listed (collective.c). */
+const struct coll_algo *const coll_tree[] = { &coll_tree_allreduce, NULL };

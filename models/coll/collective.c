@@ -4,7 +4,7 @@
  * the algorithms are in coll_ring.c, coll_hd.c, coll_tree.c, coll_direct.c,
  * coll_mcast.c, their state layout in coll_internal.h).
  *
- * Pipelining and chunking (NCCL, REFERENCE.md "Collectives"): the buffer is
+ * Pipelining and chunking (NCCL, docs/protocol.md "Collectives"): the buffer is
  * split over `channels` independent pipelines (rings, chains, or pairs of
  * trees); each step's bytes go in pieces (messages) of at most `chunk`
  * bytes. Dependency rules, per (channel, rank):
@@ -41,35 +41,41 @@
 static const char *const op_names[] = { "allreduce", "reduce_scatter", "allgather", "alltoall",
 					"broadcast", "sendrecv" };
 
-/* The registry: one entry per (op, algorithm name), one line per
- * algorithm file's entry. An op's first entry is its default, and the
- * order is the order names are listed in (the keys' vocabularies). */
-static const struct coll_algo *const registry[] = {
-	&coll_ring_allreduce, &coll_hd_allreduce, &coll_tree_allreduce,
-	&coll_ring_reduce_scatter, &coll_ring_allgather, &coll_chain_broadcast,
-	&coll_mcast_allreduce, &coll_mcast_allgather, &coll_mcast_broadcast,
-	&coll_direct_alltoall, &coll_direct_sendrecv_ring, &coll_direct_sendrecv,
-};
-#define N_REGISTRY (sizeof registry / sizeof *registry)
+/* The registry: the algorithm files (coll_*.c), in the order of
+ * COLL_FAMILIES in models/coll/Makefile.inc (coll_families.c, generated
+ * from it), each with its NULL-terminated list of (op, algorithm name)
+ * entries. An op's first entry is its default, and the order is the order
+ * names are listed in (the keys' vocabularies). */
+extern const struct coll_algo *const *const coll_families[];
+
+/* Registry entry i, NULL past the last. */
+static const struct coll_algo *registry_at(size_t i)
+{
+	for (size_t f = 0; coll_families[f]; f++)
+		for (size_t k = 0; coll_families[f][k]; k++)
+			if (i-- == 0)
+				return coll_families[f][k];
+	return NULL;
+}
 #define N_OPS (sizeof op_names / sizeof *op_names)
 
 const char *coll_alg_name_at(const void *op, size_t i)
 {
-	for (size_t k = 0; k < N_REGISTRY; k++)
-		if (registry[k]->op == *(const enum coll_op *)op && i-- == 0)
-			return registry[k]->name;
+	for (size_t k = 0; registry_at(k); k++)
+		if (registry_at(k)->op == *(const enum coll_op *)op && i-- == 0)
+			return registry_at(k)->name;
 	return NULL;
 }
 
 const char *coll_any_alg_name_at(const void *arg, size_t i)
 {
 	(void)arg;
-	for (size_t k = 0; k < N_REGISTRY; k++) {
+	for (size_t k = 0; registry_at(k); k++) {
 		bool first = true;
 		for (size_t j = 0; j < k && first; j++)
-			first = strcmp(registry[j]->name, registry[k]->name) != 0;
+			first = strcmp(registry_at(j)->name, registry_at(k)->name) != 0;
 		if (first && i-- == 0)
-			return registry[k]->name;
+			return registry_at(k)->name;
 	}
 	return NULL;
 }
@@ -113,9 +119,9 @@ static const struct coll_algo *algo_find(enum coll_op op, const char *algorithm)
 {
 	if (!algorithm)
 		algorithm = default_algorithm(op);
-	for (size_t i = 0; i < N_REGISTRY; i++)
-		if (registry[i]->op == op && !strcmp(registry[i]->name, algorithm))
-			return registry[i];
+	for (size_t i = 0; registry_at(i); i++)
+		if (registry_at(i)->op == op && !strcmp(registry_at(i)->name, algorithm))
+			return registry_at(i);
 	return NULL;
 }
 

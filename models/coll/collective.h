@@ -46,7 +46,7 @@ struct coll_spec {
 	const char *algorithm;      /* "ring", "halving_doubling", "tree", "direct" (registry name);
 				     * NULL = "ring" ("direct" for alltoall) */
 	const int *gpus; int n;     /* rank -> global GPU id; copied */
-	uint64_t size_b;            /* nccl-tests convention (SCENARIO.md collective.size_bytes);
+	uint64_t size_b;            /* nccl-tests convention (docs/scenario.md "Result vocabularies");
 				     * it is also the row's size_bytes, except an alltoall with
 				     * a2a_b and size_b 0: the largest row sum of the matrix */
 	const uint64_t *a2a_b;      /* alltoall: n x n bytes, [i*n+j] from rank i to rank j

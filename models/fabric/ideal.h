@@ -1,6 +1,6 @@
 /*
  * ideal.h — the ideal completion time of a message: the same message alone
- * on the idle fabric (SCENARIO.md flow.ideal_fct_ps).
+ * on the idle fabric (analysis/schema.sql, flow.ideal_fct_ps).
  *
  * A message of N packets leaves the NIC back to back and crosses H links
  * store-and-forward; link j serialises at rate r_j and its frame reaches

@@ -3,7 +3,7 @@
  * PFC thresholds and ECN marking.
  *
  * Model (after the Broadcom-style MMU of HPCC's ns-3 switch-mmu.cc, with
- * the dynamic threshold of Choudhury & Hahne; REFERENCE.md "PFC"):
+ * the dynamic threshold of Choudhury & Hahne; docs/protocol.md "PFC and the switch buffer"):
  *   - the buffer holds, per (ingress port, class), up to MMU_RESERVE_B of
  *     reserved space, then shared space, then (lossless classes only)
  *     headroom of hdrm_b[port] bytes;

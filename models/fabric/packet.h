@@ -3,7 +3,7 @@
  *
  * A packet is owned by exactly one place at a time: a port queue, a link
  * (pending arrival event), or the pool (world.pkt_pool). Frame sizes follow
- * RoCEv2 on the wire (REFERENCE.md): Ethernet 14 + IPv4 20 + UDP 8 + BTH 12
+ * RoCEv2 on the wire (docs/protocol.md "Frames on the wire"): Ethernet 14 + IPv4 20 + UDP 8 + BTH 12
  * (+ RETH 16 on WRITE first/only, + AETH 4 on ACK/NAK) + payload + ICRC 4 +
  * FCS 4 = `frame_b`; preamble and inter-frame gap add PKT_WIRE_EXTRA_B on
  * the wire, so a 1000 B middle packet takes 1082 B of line time.
@@ -25,7 +25,7 @@
 #define PKT_TTL0 64           /* IPv4 TTL of a frame a NIC sends */
 #define PKT_ROCE_OVERHEAD_B (PKT_ETH_B + PKT_IPV4_B + PKT_UDP_B + PKT_BTH_B + PKT_ICRC_B + PKT_FCS_B)
 #define PKT_ACK_FRAME_B (PKT_ROCE_OVERHEAD_B + PKT_AETH_B)
-#define PKT_CNP_FRAME_B (PKT_ROCE_OVERHEAD_B + 16)   /* BTH + 16 reserved bytes (REFERENCE.md) */
+#define PKT_CNP_FRAME_B (PKT_ROCE_OVERHEAD_B + 16)   /* BTH + 16 reserved bytes (docs/protocol.md "Frames on the wire") */
 #define PKT_PFC_FRAME_B 64    /* 802.1Qbb: 60 B padded MAC control frame + FCS */
 #define PFC_QUANTUM_BITS 512  /* one pause quantum: 512 bit times at the link's rate */
 #define PFC_MAX_QUANTA 0xFFFFu
@@ -44,7 +44,7 @@ static inline uint32_t pkt_data_frame_b(uint32_t payload_b, int first)
 
 enum pkt_type { PKT_DATA, PKT_ACK, PKT_NAK, PKT_CNP, PKT_PFC };
 
-/* BTH opcodes (RC RDMA WRITE, as NCCL uses; REFERENCE.md). */
+/* BTH opcodes (RC RDMA WRITE, as NCCL uses; docs/protocol.md "Frames on the wire"). */
 enum pkt_opcode {
 	OP_WRITE_FIRST = 0x06, OP_WRITE_MIDDLE = 0x07, OP_WRITE_LAST = 0x08, OP_WRITE_ONLY = 0x0A,
 	OP_ACK = 0x11, OP_CNP = 0x81, OP_PFC = 0x01,  /* PFC: MAC control opcode 0x0101 */

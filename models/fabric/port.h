@@ -18,7 +18,7 @@
  * equal-rate hops costs one event per hop.
  *
  * Serialisation counts the frame plus preamble and inter-frame gap
- * (PKT_WIRE_EXTRA_B); statistics count frame bytes (SCENARIO.md port_stats).
+ * (PKT_WIRE_EXTRA_B); statistics count frame bytes (analysis/schema.sql, port_stats).
  */
 #ifndef ROCESIM_PORT_H
 #define ROCESIM_PORT_H
@@ -29,7 +29,7 @@
 #include "sim.h"
 
 #define PORT_PRIOS 8
-#define PORT_CTRL_PRIO 6              /* ACK/NAK/CNP class: REFERENCE.md, CNP on priority 6 */
+#define PORT_CTRL_PRIO 6              /* ACK/NAK/CNP class: docs/protocol.md "Frames on the wire", CNP on priority 6 */
 #define PORT_DATA_CLASSES PORT_CTRL_PRIO
 #define PORT_DWRR_QUANTUM_B 9300      /* >= largest frame, so a visit always sends */
 
@@ -55,7 +55,7 @@ typedef struct packet *(*port_pull_fn)(struct sim *sim, void *ctx);
  * ordered by use so that a frame landing reads one line of the port that
  * sent it (line 0: its link) and none of the port it lands on, and a frame
  * sent from an idle port touches that port's lines 0 and 1; its class
- * queue's line only when frames wait (DESIGN.md §6: the hot path touches
+ * queue's line only when frames wait (docs/architecture.md "Speed": the hot path touches
  * few lines). */
 struct port {
 	/* Line 0: the link toward the peer: the frames on it, and what a frame

@@ -60,7 +60,7 @@ struct colls;
  * failure. */
 int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err);
 /* `plan: job=NAME parallelism=tp bytes=N messages=M` per job and
- * parallelism per iteration (SCENARIO.md --check), from the same code
+ * parallelism per iteration (docs/scenario.md "Command line", --check), from the same code
  * that drives the simulation. */
 void jobs_print_plan(const struct jobs *js, FILE *out);
 void jobs_free(struct jobs *js);

@@ -1,10 +1,10 @@
 /*
  * job_model.c — model and GPU presets, parameter counts, FLOPs (see job_model.h).
  *
- * Dimensions of the presets: REFERENCE.md "Training traffic" (GPT-3,
+ * Dimensions of the presets: docs/protocol.md "Training jobs" (GPT-3,
  * Brown et al. 2020; LLaMA-2, Touvron et al. 2023; Mixtral, Jiang et al.
  * 2024; BERT, Devlin et al. 2019). GPU peaks: dense bf16 from the vendors'
- * data sheets, as REFERENCE.md lists them.
+ * data sheets, as docs/protocol.md "Training jobs" lists them.
  */
 #include <math.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  *
  * A model is a stack of identical transformer layers (every moe_every-th
  * one a mixture-of-experts layer) plus a vocabulary embedding. Parameter
- * counts are computed from the dimensions (REFERENCE.md "Training
- * traffic"), not copied from papers:
+ * counts are computed from the dimensions (docs/protocol.md "Training
+ * jobs"), not copied from papers:
  *   attention   2h² + 2h·(h·kv_heads/heads)     Q and O full, K and V shrunk by GQA
  *   FFN         3h·f (gated: LLaMA, Mixtral) or 2h·f (GPT, BERT)
  *   MoE layer   experts × FFN + h·experts (router)
@@ -45,7 +45,7 @@ struct job_model {
 
 struct job_gpu {
 	const char *name;
-	double peak_flops;            /* dense bf16 FLOP/s (REFERENCE.md) */
+	double peak_flops;            /* dense bf16 FLOP/s (docs/protocol.md "Training jobs") */
 };
 
 /* The preset of cfg_job->model with every dimension the job gives

@@ -55,7 +55,7 @@ struct job_prog {
 };
 
 /* A gradient bucket (Megatron-Core: filled in backward order, closed at
- * max(4e7, 1e6 x group) parameters, REFERENCE.md). */
+ * max(4e7, 1e6 x group) parameters, docs/protocol.md "Training jobs"). */
 struct job_bucket {
 	int stage;
 	bool expert;           /* expert gradients: over the edp group, one group per ep index */

@@ -1,6 +1,6 @@
 /*
  * workload.h — the parallelism strategies of a training job, one file
- * each (DESIGN.md §4): what each adds to a stage's program (job_plan.h)
+ * each (docs/architecture.md "Workloads"): what each adds to a stage's program (job_plan.h)
  * and, for the strategies with run-time choices, what it decides then.
  *
  *   workload_tp.c    tensor parallelism: the collectives around each layer block

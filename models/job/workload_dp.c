@@ -1,7 +1,7 @@
 /*
  * workload_dp.c — data parallelism: gradient buckets (see workload.h).
  *
- * Megatron-Core's distributed data parallel (REFERENCE.md): gradients are
+ * Megatron-Core's distributed data parallel (docs/protocol.md "Training jobs"): gradients are
  * packed into buckets in backward order, a bucket closing once it holds
  * max(4·10⁷, 10⁶ × group size) parameters; a bucket's reduction starts as
  * soon as the last micro-batch's backward has produced all its gradients,

@@ -3,7 +3,7 @@
  * dispatch/combine all-to-alls (see workload.h).
  *
  * Per MoE layer and micro-batch, a dispatch and a combine all-to-all in
- * forward and the same two in backward, over the ep group (REFERENCE.md;
+ * forward and the same two in backward, over the ep group (docs/protocol.md "Training jobs";
  * Megatron-Core's all-to-all token dispatcher). Experts are spread evenly:
  * expert e lives on ep rank e / (experts / ep). Each EP rank (one tensor-
  * parallel group) routes T = b·s tokens per micro-batch; a token goes to

@@ -5,7 +5,7 @@
  * p runs min(p − s − 1, m) warm-up forwards, then one forward and one
  * backward in turn, then the remaining backwards. Between adjacent stages
  * each micro-batch sends its activations (b·s·h × 2 B) forward and the
- * same size of gradients backward (REFERENCE.md). Nothing here assumes the
+ * same size of gradients backward (docs/protocol.md "Training jobs"). Nothing here assumes the
  * bubble: it appears because stage s waits for what s−1 and s+1 send.
  */
 #include "workload.h"

@@ -5,7 +5,7 @@
  * parallelism): each transformer block (attention, MLP) ends with an
  * all-reduce of the block's output, b·s·h bf16 elements, in forward, and
  * its input gradient is all-reduced in backward: 2 all-reduces forward and
- * 2 backward per layer (REFERENCE.md). With sequence parallelism each
+ * 2 backward per layer (docs/protocol.md "Training jobs"). With sequence parallelism each
  * all-reduce becomes an all-gather before the block and a reduce-scatter
  * after it, the same volume. Every TP collective blocks the compute that
  * follows it, so TP communication is exposed by construction.

@@ -2,7 +2,7 @@
  * workload_zero.c — ZeRO stages 1, 2 and 3 (Rajbhandari et al., SC'20) on
  * top of data parallelism (see workload.h).
  *
- * Volumes per rank (REFERENCE.md): plain data parallelism all-reduces the
+ * Volumes per rank (docs/protocol.md "Training jobs"): plain data parallelism all-reduces the
  * gradients (2Ψ on the wire per rank with a ring); ZeRO-1/2 reduce-scatter
  * the gradients and, after the optimizer step on the local shard,
  * all-gather the updated bf16 parameters (Ψ + Ψ = 2Ψ); ZeRO-3 also

@@ -1,7 +1,7 @@
 /*
  * mcast.h — multicast groups: source-rooted trees through the fabric,
  * switch replication and reliable RC-style multicast in the manner of
- * Cepheus (Li et al., HPCA'24; REFERENCE.md "Multicast").
+ * Cepheus (Li et al., HPCA'24; docs/protocol.md "Multicast").
  *
  * API changes (for the collectives engineer): none yet; this header is the
  * contract of mcast_group_create / mcast_group_find / mcast_post. Additions
@@ -57,7 +57,7 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
 
 /* The group's IPv4 multicast address (239.1.x.y, administratively scoped,
  * RFC 2365): what its frames carry as destination IP on fabric links; the
- * MAC is 01:00:5e + its low 23 bits (REFERENCE.md). */
+ * MAC is 01:00:5e + its low 23 bits (docs/protocol.md "Addresses and names"). */
 uint32_t mcast_group_ip(const struct mcast_group *g);
 /* Group id (from 0, creation order), name, members. */
 int mcast_group_id(const struct mcast_group *g);

@@ -23,7 +23,7 @@ struct port;
 struct packet;
 struct results;
 
-#define MCAST_UD_QPN 0xFFFFFFu  /* destination QP of multicast frames on fabric links (REFERENCE.md) */
+#define MCAST_UD_QPN 0xFFFFFFu  /* destination QP of multicast frames on fabric links (docs/protocol.md "Multicast") */
 
 struct mcast_group {
 	int id;                  /* its tree's (mcast_tree_id): what its frames carry */

@@ -35,7 +35,6 @@ struct nic {
 	int ep;                    /* endpoint id (world.h) */
 	int mtu;
 	const struct cc_ops *cc;   /* NULL: cc = none */
-	const void *cc_params;     /* its section's struct */
 	struct qp **qps;           /* by qpn - QPN_BASE */
 	uint32_t n_qps, cap_qps;
 	struct qp_slot *map;       /* (peer, index) -> requester QP, open addressing */
@@ -46,12 +45,13 @@ struct nic {
 	simtime_t pace_at;         /* when the pending pacing event fires */
 	bool pace_pending;
 	struct nic_rx rx;          /* receive buffer toward a slower host ([nic] rx_rate) */
+	const void *cc_params;     /* the controller's section (cc.h), for new QPs */
 };
 
 struct world *nic_world(const struct nic *n) { return n->w; }
 int nic_mtu(const struct nic *n) { return n->mtu; }
 
-/* Linux rdma_calc_flow_label + rdma_flow_label_to_udp_sport (REFERENCE.md). */
+/* Linux rdma_calc_flow_label + rdma_flow_label_to_udp_sport (docs/protocol.md "Frames on the wire"). */
 static uint16_t roce_sport(uint32_t lqpn, uint32_t rqpn)
 {
 	uint64_t v = (uint64_t)lqpn * rqpn;

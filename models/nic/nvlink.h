@@ -1,9 +1,9 @@
 /*
  * nvlink.h — the NVLink-class fabric inside a host: messages between GPUs of
- * one host, modelled per message (a fluid), not per packet (DESIGN.md §3).
+ * one host, modelled per message (a fluid), not per packet (docs/architecture.md "The network").
  *
  * Model. Every GPU has an egress and an ingress capacity of [topology]
- * nvlink_rate (per GPU per direction; H100 450 GB/s, REFERENCE.md); a
+ * nvlink_rate (per GPU per direction; H100 450 GB/s, docs/protocol.md "Training jobs"); a
  * message from GPU a to GPU b uses a's egress and b's ingress (GPUs behind
  * a non-blocking NVSwitch). The messages of a host draining at one time
  * share those capacities max-min fairly (progressive filling), recomputed

@@ -89,7 +89,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 void world_free(struct world *w);
 
 /* The endpoint of NIC `nic` of host `host`, and the endpoint GPU `gpu` sends
- * through (GPU i of a host uses NIC i mod nics_per_host, REFERENCE.md). */
+ * through (GPU i of a host uses NIC i mod nics_per_host, docs/protocol.md "Addresses and names"). */
 static inline int world_ep(const struct world *w, int host, int nic) { return host * w->nics_per_host + nic; }
 static inline int world_gpu_host(const struct world *w, int gpu) { return gpu / w->gpus_per_host; }
 static inline int world_gpu_ep(const struct world *w, int gpu)
@@ -136,7 +136,7 @@ bool world_done(struct sim *sim, void *w);
 
 /* After a run that ran dry: every queue, link and buffer is empty and every
  * packet is back in the pool. Aborts naming the element otherwise (a packet
- * that vanished or a count that drifted is a bug, DESIGN.md §2). */
+ * that vanished or a count that drifted is a bug, docs/architecture.md "Kernel contracts"). */
 void world_check_drained(struct world *w);
 
 /* Prepares the inserts of node, link and port_stats (right after

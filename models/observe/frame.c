@@ -1,7 +1,7 @@
 /*
  * frame.c — struct packet to wire bytes (see frame.h).
  *
- * Byte layouts are those of REFERENCE.md "RoCEv2 on the wire" and "PFC";
+ * Byte layouts are those of docs/protocol.md "Frames on the wire" and "PFC and the switch buffer";
  * every multi-byte field is big-endian except the ICRC, which is stored
  * least significant byte first. Tuned for nothing: it runs only for frames
  * that cross a tapped port.
@@ -35,7 +35,7 @@ void frame_mcast_mac(uint32_t group_ip, uint8_t mac[6])
 
 uint8_t frame_dscp(int prio)
 {
-	/* RoCE data on DSCP 26 / priority 3 (REFERENCE.md); CNP and ACKs on
+	/* RoCE data on DSCP 26 / priority 3 (docs/protocol.md "Frames on the wire"); CNP and ACKs on
 	 * priority 6 get CS6 = 48, the CNP marking of the same source. */
 	return prio == 3 ? 26 : (uint8_t)(prio << 3);
 }
@@ -87,7 +87,7 @@ static uint32_t ext_b(const struct packet *pkt)
 	case PKT_DATA: return has_reth(pkt) ? PKT_RETH_B : 0;
 	case PKT_ACK:
 	case PKT_NAK: return PKT_AETH_B;
-	case PKT_CNP: return 16;     /* reserved (REFERENCE.md "CNP") */
+	case PKT_CNP: return 16;     /* reserved (docs/protocol.md "Frames on the wire") */
 	default: return 0;
 	}
 }
@@ -104,7 +104,7 @@ size_t frame_len(const struct packet *pkt)
  * a multicast frame differs from a unicast one. Data to a group carries the
  * group's address and MAC on fabric links; the last switch rewrites it to
  * the receiver's (and clears PKT_F_MCAST), so a host's link shows unicast
- * RC traffic (REFERENCE.md "Multicast"). Members' feedback toward the
+ * RC traffic (docs/protocol.md "Multicast"). Members' feedback toward the
  * source is unicast to the source. */
 static uint32_t frame_dst(const struct packet *pkt, const struct frame_hop *hop, uint8_t mac[6])
 {

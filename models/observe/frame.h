@@ -3,7 +3,7 @@
  * packet capture. A pure function of the packet and the hop's addresses:
  * no state, no allocation, so tests can check every byte.
  *
- * RoCEv2 frames (REFERENCE.md "RoCEv2 on the wire"): Ethernet II / IPv4 /
+ * RoCEv2 frames (docs/protocol.md "Frames on the wire"): Ethernet II / IPv4 /
  * UDP to 4791 / BTH / RETH (WRITE first and only) or AETH (ACK, NAK) or
  * 16 reserved bytes (CNP) / zero payload padded to 4 B (BTH PadCnt) /
  * ICRC. No FCS, as in a capture: the length is the model's frame_b minus
@@ -24,7 +24,7 @@
  *     23 bits of it (RFC 1112) on fabric links, the receiver's unicast
  *     addresses on the last hop (frame_dst below).
  * DSCP from the priority: class selector prio << 3, except priority 3 which
- * is AF31 = 26, the usual RoCE data marking (REFERENCE.md); so DSCP >> 3 is
+ * is AF31 = 26, the usual RoCE data marking (docs/protocol.md "Frames on the wire"); so DSCP >> 3 is
  * the priority. ECN: ECT(0) for ECN-capable data, CE once a switch marked it.
  * IPv4 ID 0 with DF set; UDP checksum 0 (RoCEv2 does not use it). Things the
  * model does not carry are written as constants: RETH VA 0 and R_Key 0
@@ -76,7 +76,7 @@ uint8_t frame_dscp(int prio);
 /* The IPv4 header checksum of the 20 bytes at hdr (its checksum field read as 0). */
 uint16_t frame_ipv4_checksum(const uint8_t *hdr);
 /* The RoCEv2 ICRC of a frame of len bytes from the Ethernet header on, the
- * last 4 of which are the ICRC itself (not covered). REFERENCE.md. */
+ * last 4 of which are the ICRC itself (not covered). docs/protocol.md "Frames on the wire". */
 uint32_t frame_icrc(const uint8_t *frame, size_t len);
 
 #endif

@@ -14,7 +14,7 @@
 #include "traffic.h"
 #include "xalloc.h"
 
-#define ROCEV2_UDP_DPORT 4791      /* REFERENCE.md "RoCEv2 on the wire" */
+#define ROCEV2_UDP_DPORT 4791      /* docs/protocol.md "Frames on the wire" */
 
 struct hpcc_fct *hpcc_fct_open(const char *path, char **err)
 {

@@ -1,5 +1,5 @@
 /*
- * sampler.h — the time series of [output] (SCENARIO.md): queue_sample,
+ * sampler.h — the time series of [output] (docs/scenario.md): queue_sample,
  * link_sample and cc_sample rows written by one periodic event, and the
  * flow_path rows written with each flow's row.
  *

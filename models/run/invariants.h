@@ -1,5 +1,5 @@
 /*
- * invariants.h — accounting identities of a live fabric (DESIGN.md §2: a
+ * invariants.h — accounting identities of a live fabric (docs/architecture.md "Kernel contracts": a
  * packet that vanishes without being counted, or a buffer count that
  * drifts, is a bug).
  *

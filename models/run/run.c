@@ -83,7 +83,7 @@ static bool run_quiet(struct sim *sim, void *ctx)
 }
 
 /* A lossless-class drop is a modelled outcome of a too small explicit
- * headroom (DESIGN.md §2): reported, never hidden. */
+ * headroom (docs/architecture.md "Kernel contracts"): reported, never hidden. */
 static void warn_lossless_drops(const struct world *w)
 {
 	int switches;

@@ -1,6 +1,6 @@
 /*
  * watchdog.h — noticing a run that no longer moves: PFC deadlock and stall
- * detection ([simulation] watchdog, SCENARIO.md).
+ * detection ([simulation] watchdog, docs/scenario.md).
  *
  * A periodic event (one per watchdog period of simulated time, never per
  * packet) compares a progress count — data packets delivered to NICs plus

@@ -23,12 +23,6 @@ static const struct cfg_key keys[] = {
 	  .help = "hosts on sw1" },
 };
 
-/* A failed add is out of memory (names and ids here are always valid). */
-static int oom_error(const char *type, char **err)
-{
-	return err_printf(err, "[topology] %s: out of memory building the topology", type);
-}
-
 static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
 {
 	const struct dumbbell_cfg *o = own;
@@ -53,7 +47,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	TOPO_TRY(topo_add_link(t, sw0, sw1, c->link_rate_bps, c->link_delay));
 	return 0;
 oom:
-	return oom_error("dumbbell", err);
+	return topo_oom("dumbbell", err);
 }
 
 const struct topo_kind topo_dumbbell = {

@@ -26,12 +26,6 @@ static const struct cfg_key keys[] = {
 	  .off = offsetof(struct leaf_spine_cfg, hosts_per_leaf), .help = "hosts under a leaf" },
 };
 
-/* A failed add is out of memory (names and ids here are always valid). */
-static int oom_error(const char *type, char **err)
-{
-	return err_printf(err, "[topology] %s: out of memory building the topology", type);
-}
-
 static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
 {
 	const struct leaf_spine_cfg *o = own;
@@ -63,7 +57,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 			TOPO_TRY(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));
 	return 0;
 oom:
-	return oom_error("leaf_spine", err);
+	return topo_oom("leaf_spine", err);
 }
 
 const struct topo_kind topo_leaf_spine = {

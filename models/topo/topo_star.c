@@ -16,12 +16,6 @@ static const struct cfg_key keys[] = {
 	{ "hosts", KT_INT, .required = true, CFG_GE(1), .off = offsetof(struct star_cfg, hosts), .help = "hosts" },
 };
 
-/* A failed add is out of memory (names and ids here are always valid). */
-static int oom_error(const char *type, char **err)
-{
-	return err_printf(err, "[topology] %s: out of memory building the topology", type);
-}
-
 static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
 {
 	const struct star_cfg *o = own;
@@ -39,7 +33,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 		TOPO_TRY(topo_add_link(t, h, sw, host_rate_bps, c->link_delay));
 	return 0;
 oom:
-	return oom_error("star", err);
+	return topo_oom("star", err);
 }
 
 const struct topo_kind topo_star = {

@@ -23,30 +23,25 @@
 #include "topology.h"
 #include "xalloc.h"
 
-/* The registry: one line per topology kind (topo_*.c). */
-extern const struct topo_kind topo_fat_tree, topo_leaf_spine, topo_rail_optimized, topo_dumbbell,
-	topo_star, topo_hpcc, topo_ring;
-static const struct topo_kind *const kinds[] = {
-	&topo_fat_tree,
-	&topo_leaf_spine,
-	&topo_rail_optimized,
-	&topo_dumbbell,
-	&topo_star,
-	&topo_hpcc,
-	&topo_ring,
-};
-#define N_KINDS (sizeof kinds / sizeof *kinds)
+/* The registry: the `struct topo_kind` of each topology file (topo_*.c),
+ * NULL-terminated, in the order of TOPO_KINDS in models/topo/Makefile.inc
+ * (topo_kinds.c is generated from it), which is the order `sim --keys`
+ * lists them. */
+extern const struct topo_kind *const topo_kinds[];
 
 static const struct cfg_type *type_at(size_t i)
 {
-	return i < N_KINDS ? &kinds[i]->cfg : NULL;
+	for (size_t k = 0; topo_kinds[k]; k++)
+		if (k == i)
+			return &topo_kinds[k]->cfg;
+	return NULL;
 }
 
 const struct topo_kind *topology_kind(const char *name)
 {
-	for (size_t i = 0; i < N_KINDS; i++)
-		if (strcmp(kinds[i]->cfg.name, name) == 0)
-			return kinds[i];
+	for (size_t i = 0; topo_kinds[i]; i++)
+		if (strcmp(topo_kinds[i]->cfg.name, name) == 0)
+			return topo_kinds[i];
 	return NULL;
 }
 
@@ -112,6 +107,11 @@ void topo_scale_rates(const struct config *cfg, uint64_t rates[2])
 	}
 	rates[0] = c->host_link_rate_bps;
 	rates[1] = c->link_rate_bps;
+}
+
+int topo_oom(const char *type, char **err)
+{
+	return err_printf(err, "[topology] %s: out of memory building the topology", type);
 }
 
 int topo_reserve(struct topo *t, int n_nodes, int n_links)

@@ -156,6 +156,9 @@ int topo_add_named(struct topo *t, const char *prefix, int index, enum node_kind
 /* Adds "<prefix>0" .. "<prefix>(n-1)"; returns the first one's id, or -1. */
 int topo_add_tier(struct topo *t, const char *prefix, int n, enum node_kind kind, int tier);
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps);
+/* A builder's failed add when its names and ids are valid: out of memory.
+ * Sets *err "[topology] TYPE: out of memory building the topology"; -1. */
+int topo_oom(const char *type, char **err);
 /* For builders: leave through their `oom:` label when an add fails. */
 #define TOPO_TRY(expr) do { if ((expr) < 0) goto oom; } while (0)
 /* Pre-sizes nodes and links when a builder knows the counts; 0 or -1. */

@@ -34,24 +34,18 @@ struct traffic {
 	bool unbounded;                /* some source (poisson) has no known count */
 };
 
-/* The registry: one line per traffic kind (traffic_*.c). */
-extern const struct traffic_kind traffic_poisson, traffic_incast, traffic_permutation, traffic_all_to_all,
-	traffic_flows, traffic_hpcc, traffic_multicast, traffic_collective;
-static const struct traffic_kind *const kinds[] = {
-	&traffic_poisson,
-	&traffic_incast,
-	&traffic_permutation,
-	&traffic_all_to_all,
-	&traffic_flows,
-	&traffic_hpcc,
-	&traffic_multicast,
-	&traffic_collective,
-};
-#define N_KINDS (sizeof kinds / sizeof *kinds)
+/* The registry: the `struct traffic_kind` of each kind's file
+ * (traffic_*.c), NULL-terminated, in the order of TRAFFIC_KINDS in
+ * models/traffic/Makefile.inc (traffic_kinds.c is generated from it),
+ * which is the order `sim --keys` lists them. */
+extern const struct traffic_kind *const traffic_kinds[];
 
 static const struct cfg_type *type_at(size_t i)
 {
-	return i < N_KINDS ? &kinds[i]->cfg : NULL;
+	for (size_t k = 0; traffic_kinds[k]; k++)
+		if (k == i)
+			return &traffic_kinds[k]->cfg;
+	return NULL;
 }
 
 static const struct cfg_key traffic_keys[] = {

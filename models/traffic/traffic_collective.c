@@ -1,6 +1,6 @@
 /*
  * traffic_collective.c — `[traffic.NAME] type = collective`: one bare
- * collective as nccl-tests runs it (SCENARIO.md).
+ * collective as nccl-tests runs it (docs/scenario.md).
  *
  * The group is `gpus` (names "host3.gpu5", in list order = rank order), or
  * every GPU of the `hosts` listed (host order, then GPU index), or every GPU

@@ -5,7 +5,7 @@
  * freed: any crash, leak, hang or UBSan report in kernel/config*.c,
  * kernel/units.c or a model's keys and rules is a finding.
  *
- * Beyond "no crash", two properties of the contract (SCENARIO.md, config.h):
+ * Beyond "no crash", two properties of the contract (docs/scenario.md, config.h):
  * a failed load returns one message that starts with the scenario's name
  * (file:line or file:), and a loaded scenario's resolved text — what
  * run.config stores, every key with defaults filled — loads again and

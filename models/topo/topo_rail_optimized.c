@@ -1,6 +1,6 @@
 /*
  * topo_rail.c — the rail-optimised fabric of GPU clusters: NIC i of every
- * host on leaf ("rail") i, every leaf linked to every spine (REFERENCE.md;
+ * host on leaf ("rail") i, every leaf linked to every spine (docs/protocol.md "Collectives";
  * NVIDIA DGX SuperPOD reference architecture). Traffic between NICs of one
  * rail crosses one leaf; traffic between rails climbs to a spine, with
  * `spines` equal-cost choices.
