@@ -612,21 +612,6 @@ static const char every[] = FULL "\n"
 	"[traffic.h]\ntype = hpcc\nfile = " ROCESIM_SRCDATADIR "/hpcc/flow_websearch30_5ms.txt\n"
 	"[traffic.p2]\ntype = poisson\nload = 1\ncdf = websearch\nhosts = host0 host3\nstart = 1us\n";
 
-/* A scenario of each topology type. */
-static const char *const topo_of_type[][2] = {
-	{ "fat_tree", "[topology]\ntype = fat_tree\nk = 4\noversubscription = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n" },
-	{ "leaf_spine", "[topology]\ntype = leaf_spine\nleaves = 4\nspines = 2\nhosts_per_leaf = 8\n"
-			"link_rate = 400Gbps\nlink_delay = 500ns\nhost_link_rate = 100Gbps\n" },
-	{ "rail_optimized", "[topology]\ntype = rail_optimized\nspines = 2\nhosts = 4\nnics_per_host = 8\n"
-			    "gpus_per_host = 8\nlink_rate = 400Gbps\nlink_delay = 1us\n" },
-	{ "dumbbell", "[topology]\ntype = dumbbell\nhosts_left = 2\nhosts_right = 3\nlink_rate = 10Gbps\n"
-		      "link_delay = 2us\nswitch_latency = 100ns\n" },
-	{ "star", STAR },
-	{ "hpcc", "[topology]\ntype = hpcc\nfile = " ROCESIM_SRCDATADIR "/hpcc/fat.txt\n" },
-	{ "ring", "[topology]\ntype = ring\nswitches = 3\nhosts_per_switch = 2\nlink_rate = 100Gbps\n"
-		  "link_delay = 1us\n" },
-};
-
 static void test_roundtrip_every(void)
 {
 	/* The scenario does give every section and traffic type. */
@@ -662,31 +647,6 @@ static void test_roundtrip_every(void)
 	CU_ASSERT(resolved_has(&c, "traffic.a2a", "size = 1KiB"));
 	CU_ASSERT(resolved_has(&c, "traffic.p2", "hosts = host0, host3"));
 	config_free(&c);
-
-	/* Each topology type, its own keys given. */
-	for (size_t i = 0; topo_section.type_at(i); i++) {
-		const char *name = topo_section.type_at(i)->name, *text = NULL;
-		for (size_t k = 0; k < sizeof topo_of_type / sizeof topo_of_type[0]; k++)
-			if (strcmp(topo_of_type[k][0], name) == 0)
-				text = topo_of_type[k][1];
-		CU_ASSERT_PTR_NOT_NULL(text);
-		if (!text) {
-			fprintf(stderr, "\n  no scenario of topology type %s\n", name);
-			continue;
-		}
-		roundtrip_text(name, text);
-		CU_ASSERT_EQUAL_FATAL(load_text(&c, text, NULL, 0, &err), 0);
-		CU_ASSERT_STRING_EQUAL(topology_type_name(&c), name);
-		CU_ASSERT_PTR_EQUAL(topology_kind(name), topology_kind(topology_type_name(&c)));
-		struct topo t;
-		CU_ASSERT_EQUAL(topology_build(&c, &t, &err), 0);
-		if (err)
-			fprintf(stderr, "\n  %s: %s\n", name, err);
-		free(err);
-		err = NULL;
-		topology_free(&t);
-		config_free(&c);
-	}
 }
 
 /* Reads a whole stream from its start; malloc'd. */

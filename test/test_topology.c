@@ -589,6 +589,13 @@ static void test_registry(void)
 		char *err = NULL;
 		CU_ASSERT_EQUAL_FATAL(topo_load(keys, &cfg, &err), 0);
 		CU_ASSERT_STRING_EQUAL(topology_type_name(&cfg), ty->name);
+		/* Its resolved text loads again and resolves to itself (after
+		 * the first line, which names the file). */
+		struct config again;
+		CU_ASSERT_EQUAL_FATAL(scenario_load_text(&again, "resolved.ini", cfg.resolved, strlen(cfg.resolved),
+							 NULL, 0, &err), 0);
+		CU_ASSERT_STRING_EQUAL(strchr(cfg.resolved, '\n'), strchr(again.resolved, '\n'));
+		config_free(&again);
 		struct topo t;
 		CU_ASSERT_EQUAL(topology_build(&cfg, &t, &err), 0);
 		if (err)
@@ -600,8 +607,14 @@ static void test_registry(void)
 	}
 	CU_ASSERT_EQUAL(n, sizeof samples / sizeof samples[0]);
 	CU_ASSERT_PTR_NULL(topology_kind("bogus"));
-	topo_expect_load_error("type = bogus", "topo.ini:2: [topology] type = 'bogus': expected one of fat_tree, "
-			       "leaf_spine, rail_optimized, dumbbell, star, hpcc or ring");
+	/* An unknown type lists every registered one, the last after "or". */
+	char want[400];
+	int m = snprintf(want, sizeof want, "topo.ini:2: [topology] type = 'bogus': expected one of ");
+	for (size_t i = 0; i < n; i++)
+		m += snprintf(want + m, sizeof want - (size_t)m, "%s%s", topo_section.type_at(i)->name,
+			      i + 2 < n ? ", " : i + 1 < n ? " or " : "");
+	CU_ASSERT_FATAL((size_t)m < sizeof want);
+	topo_expect_load_error("type = bogus", want);
 }
 
 static void test_helpers(void)
