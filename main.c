@@ -1,6 +1,6 @@
 /*
  * main.c — `sim`: parse the command line, load the scenario, run it, print
- * the summary. The run itself lives in models/run.c.
+ * the summary. The run itself lives in models/run/run.c.
  */
 #include <signal.h>
 #include <stdio.h>

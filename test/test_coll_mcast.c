@@ -1,5 +1,5 @@
 /*
- * test_coll_mcast.c — collectives by multicast (models/coll_mcast.c):
+ * test_coll_mcast.c — collectives by multicast (models/coll/coll_mcast.c):
  * broadcast, allgather, and allreduce = ring reduce-scatter + multicast
  * all-gather, checked against closed forms.
  *

@@ -1,5 +1,5 @@
 /*
- * test_collective.c — collectives (models/collective.c, coll_*.c) and
+ * test_collective.c — collectives (models/coll/collective.c, coll_*.c) and
  * `[traffic.X] type = collective`, checked against physics and closed
  * forms, not against printed values.
  *

@@ -1,5 +1,5 @@
 /*
- * test_dcqcn.c — the DCQCN reaction point (models/cc_dcqcn.c) alone:
+ * test_dcqcn.c — the DCQCN reaction point (models/cc/cc_dcqcn.c) alone:
  * hand-computed rate, target, α and stage sequences of both variants for
  * given CNP and timer patterns. test_dcqcn_reference.c checks the lazy
  * timers against an eager model of HPCC's ns-3 on random patterns.

@@ -1,5 +1,5 @@
 /*
- * test_dcqcn_reference.c — DCQCN's lazy timers (models/cc_dcqcn.c)
+ * test_dcqcn_reference.c — DCQCN's lazy timers (models/cc/cc_dcqcn.c)
  * against a literal, eager model of HPCC's ns-3 Mellanox functions on
  * random CNP patterns (a reference comparison), and next_timer()
  * never in the past under random calls of every kind, both variants.

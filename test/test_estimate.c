@@ -1,6 +1,6 @@
 /*
  * test_estimate.c — the memory estimate and the refusal of scenarios the
- * machine cannot hold (models/estimate.c, run.c's check before building).
+ * machine cannot hold (models/run/estimate.c, run.c's check before building).
  */
 #include <sys/resource.h>
 #include <sys/time.h>

@@ -1,5 +1,5 @@
 /*
- * test_frame.c — models/frame.c and kernel/pcap.c: frames as the bytes
+ * test_frame.c — models/observe/frame.c and kernel/pcap.c: frames as the bytes
  * docs/protocol.md "Frames on the wire" and "PFC and the switch buffer" specify, checked field by
  * field; the IPv4 header checksum and the ICRC recomputed here
  * independently (a bitwise CRC-32, not zlib) on built frames and on frames

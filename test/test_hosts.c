@@ -1,5 +1,5 @@
 /*
- * test_hosts.c — hosts with several GPUs and NICs (models/world.c, msg.c):
+ * test_hosts.c — hosts with several GPUs and NICs (models/nic/world.c, msg.c):
  * a GPU message between hosts leaves through NIC (gpu mod nics_per_host),
  * arrives on the destination GPU's NIC port, and takes its ideal time; a
  * message inside a host rides NVLink and touches no port; rail-optimised

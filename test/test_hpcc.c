@@ -1,5 +1,5 @@
 /*
- * test_hpcc.c — the HPCC ns-3 interop (models/hpcc_format.c, topo_hpcc.c,
+ * test_hpcc.c — the HPCC ns-3 interop (models/topo/topo_hpcc.c,
  * traffic_hpcc.c, hpcc_fct.c) on small hand-written files:
  *
  *   topology: 6 HPCC nodes, switches 1 and 4 (so ids interleave), 4 hosts,

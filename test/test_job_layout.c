@@ -1,5 +1,5 @@
 /*
- * test_job_layout.c — Megatron-Core rank layout (models/job_layout.c):
+ * test_job_layout.c — Megatron-Core rank layout (models/job/job_layout.c):
  * rank <-> coordinates for placement orders, and the TP/PP/DP/EP/EDP
  * groups: right sizes, members share the fixed coordinates, every rank is
  * in exactly one group of each kind.

@@ -1,5 +1,5 @@
 /*
- * test_job_plan.c — the per-iteration plan of a job (models/job_plan.c,
+ * test_job_plan.c — the per-iteration plan of a job (models/job/job_plan.c,
  * workload_*.c) against closed forms (docs/protocol.md "Training jobs"):
  * TP, PP and DP bytes of a dense 3D-parallel GPT job, ZeRO-1 and ZeRO-3
  * volumes, parameter counts of the presets, the 1F1B order, and MoE

@@ -1,5 +1,5 @@
 /*
- * test_mmu.c — the shared-buffer MMU (models/mmu.c) against hand-computed
+ * test_mmu.c — the shared-buffer MMU (models/fabric/mmu.c) against hand-computed
  * thresholds: reserve, dynamic threshold, headroom, XOFF/XON hysteresis,
  * lossy tail drop, RED marking probability and the auto headroom formula.
  */

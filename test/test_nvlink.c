@@ -1,5 +1,5 @@
 /*
- * test_nvlink.c — the NVLink fluid model (models/nvlink.c): max-min fair
+ * test_nvlink.c — the NVLink fluid model (models/nic/nvlink.c): max-min fair
  * sharing of each GPU's egress and ingress, checked against hand-computed
  * finish times, against a plain floating-point fluid reference on random
  * messages, and for the flow rows it writes (finished and unfinished).

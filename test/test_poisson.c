@@ -1,5 +1,5 @@
 /*
- * test_poisson.c — the Poisson background source (models/traffic_poisson.c),
+ * test_poisson.c — the Poisson background source (models/traffic/traffic_poisson.c),
  * run on the recording world of traffic_harness.h: its stop time and CDF
  * errors, determinism per seed, the `hosts` and `start`/`stop` bounds, and
  * offered load, flow counts and exponential gaps against their laws, with

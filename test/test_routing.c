@@ -1,5 +1,5 @@
 /*
- * test_routing.c — forwarding tables (models/routing.c).
+ * test_routing.c — forwarding tables (models/fabric/routing.c).
  *
  * Checks the next-hop sets of fat tree, dumbbell, leaf-spine and
  * rail-optimised fabrics against their known structure, walks every

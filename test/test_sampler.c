@@ -1,6 +1,6 @@
 /*
  * test_sampler.c — the time series and flow paths of [output] (models/
- * sampler.c, models/flow_path.c) in whole runs, checked against physics:
+ * sampler.c, models/observe/flow_path.c) in whole runs, checked against physics:
  * a flow at line rate fills each link_sample interval with interval × rate
  * of wire time; an N → 1 incast grows the egress queue at (N − 1) × rate;
  * DCQCN's first decrease halves the rate (α = 1); fat-tree paths have 2, 4

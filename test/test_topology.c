@@ -395,7 +395,7 @@ static void test_host_rate_default(void)
 	topology_free(&t);
 }
 
-/* A topology.txt of HPCC ns-3 (hpcc_format.h): host0 and host1 on one
+/* A topology.txt of HPCC ns-3 (topology.h, hpcc_topology_parse): host0 and host1 on one
  * switch, 40 Gb/s links of 2 us. Written once; removed at exit. */
 static char hpcc_dir[] = "/tmp/test_topology.XXXXXX", hpcc_path[300];
 

@@ -1,6 +1,6 @@
 /*
- * test_watchdog.c — PFC deadlock and stall detection (models/watchdog.c)
- * and the ring topology it is shown on (models/topo_ring.c).
+ * test_watchdog.c — PFC deadlock and stall detection (models/run/watchdog.c)
+ * and the ring topology it is shown on (models/topo/topo_ring.c).
  *
  * Whole runs through run_scenario, as `sim` does. Expected values come from
  * the topology's numbering (topo_ring.c) and the watchdog's period, never

@@ -3,7 +3,7 @@
  * fabric in which shortest-path routing under PFC can form a cyclic buffer
  * dependency (the PFC deadlock of Hu et al., "Deadlocks in Datacenter
  * Networks: Why Do They Form, and How to Avoid Them", HotNets 2016), which
- * scenarios/pfc_deadlock.ini reproduces and models/watchdog.c detects.
+ * scenarios/pfc_deadlock.ini reproduces and models/run/watchdog.c detects.
  *
  * Shape ([topology] keys): `switches` S >= 3, `hosts_per_switch` H.
  * Numbering, left to right (topology.h):

@@ -1,5 +1,5 @@
 /*
- * fuzz_cdf.c — libFuzzer target: a flow-size CDF file (models/cdf.c,
+ * fuzz_cdf.c — libFuzzer target: a flow-size CDF file (models/traffic/cdf.c,
  * `<size bytes> <cumulative %>` per line) read from memory through
  * cdf_read, the reader cdf_load uses.
  *

@@ -2,7 +2,7 @@
  * fuzz_hpcc_flows.c — libFuzzer target: HPCC ns-3 flow.txt
  * (models/traffic/traffic_hpcc.c, hpcc_flows_parse from a memory buffer).
  *
- * Beyond "no crash, no leak": what hpcc_format.h promises. On failure, a
+ * Beyond "no crash, no leak": what traffic.h promises of hpcc_flows_parse. On failure, a
  * message "NAME:..." with no flows; on success, ids >= 0, src != dst,
  * size > 0, start >= 0 and non-decreasing, and HPCC's source port
  * 10000 + the number of earlier flows of the same (src, dst) (third.cc;

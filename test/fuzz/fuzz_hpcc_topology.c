@@ -1,8 +1,8 @@
 /*
  * fuzz_hpcc_topology.c — libFuzzer target: HPCC ns-3 topology.txt
- * (models/hpcc_format.c, hpcc_topology_parse from a memory buffer).
+ * (models/topo/topo_hpcc.c, hpcc_topology_parse from a memory buffer).
  *
- * Beyond "no crash, no leak": what hpcc_format.h promises. On failure, a
+ * Beyond "no crash, no leak": what topology.h promises of hpcc_topology_parse. On failure, a
  * message "NAME:..." and an empty topology; on success, hosts first then
  * switches (tier 1), hpcc_id a permutation of the file's ids, every host
  * on exactly one link, links between two distinct nodes with rate > 0 and
