@@ -197,6 +197,90 @@ static void test_dumbbell(void)
 	topology_free(&t);
 }
 
+/* Dragonfly (Kim et al., ISCA 2008): a = 4 routers per group, p = 2 hosts
+ * per router, h = 2 global links per router, so a x h + 1 = 9 groups, each
+ * pair joined by exactly one global link; minimal paths have at most
+ * three router hops (local, global, local). */
+static void test_dragonfly(void)
+{
+	struct topo t;
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = dragonfly\nrouters_per_group = 4\nhosts_per_router = 2\n"
+				      "global_links = 2\nglobal_link_delay = 5us", &t), 0);
+	const int g = 9, a = 4, p = 2, h = 2, r0 = g * a * p;
+	CU_ASSERT_EQUAL(t.n_hosts, g * a * p);
+	CU_ASSERT_EQUAL(t.n_nodes, g * a * p + g * a);
+	CU_ASSERT_EQUAL(t.n_links, g * a * p + g * a * (a - 1) / 2 + g * (g - 1) / 2);
+	CU_ASSERT_EQUAL(topo_find(&t, "g0r0"), r0);
+	CU_ASSERT_EQUAL(topo_find(&t, "g8r3"), r0 + g * a - 1);
+	/* Every router: its hosts first, then a - 1 local links, then h global ones. */
+	for (int r = r0; r < t.n_nodes; r++) {
+		CU_ASSERT_EQUAL(topo_n_ports(&t, r), p + (a - 1) + h);
+		for (int i = 0; i < p; i++)
+			CU_ASSERT_EQUAL(port_at(&t, r, i)->peer, (r - r0) * p + i);
+		for (int i = p; i < p + a - 1; i++)
+			CU_ASSERT_EQUAL((port_at(&t, r, i)->peer - r0) / a, (r - r0) / a);
+		for (int i = p + a - 1; i < p + a - 1 + h; i++) {
+			const struct topo_link *l = &t.links[port_at(&t, r, i)->link];
+			CU_ASSERT_NOT_EQUAL((port_at(&t, r, i)->peer - r0) / a, (r - r0) / a);
+			CU_ASSERT_EQUAL(l->delay_ps, 5 * SIMTIME_US);
+			CU_ASSERT_EQUAL(l->rate_bps, RATE);
+		}
+	}
+	/* Exactly one global link between each pair of groups. */
+	int pairs[9][9] = { { 0 } };
+	for (int l = 0; l < t.n_links; l++) {
+		int ga = (t.links[l].a - r0) / a, gb = (t.links[l].b - r0) / a;
+		if (t.links[l].a >= r0 && ga != gb) {
+			pairs[ga][gb]++;
+			pairs[gb][ga]++;
+		}
+	}
+	for (int i = 0; i < g; i++)
+		for (int j = 0; j < g; j++)
+			CU_ASSERT_EQUAL(pairs[i][j], i != j);
+	/* Router-to-router distances (BFS over the router graph): at most 3. */
+	int n_r = g * a, far = 0;
+	int *dist = malloc(sizeof *dist * (size_t)n_r), *queue = malloc(sizeof *queue * (size_t)n_r);
+	for (int src = 0; src < n_r; src++) {
+		for (int i = 0; i < n_r; i++)
+			dist[i] = -1;
+		int head = 0, tail = 0;
+		dist[src] = 0;
+		queue[tail++] = src;
+		while (head < tail) {
+			int u = queue[head++];
+			for (int i = 0; i < topo_n_ports(&t, r0 + u); i++) {
+				int v = port_at(&t, r0 + u, i)->peer - r0;
+				if (v >= 0 && dist[v] < 0) {
+					dist[v] = dist[u] + 1;
+					queue[tail++] = v;
+				}
+			}
+		}
+		for (int i = 0; i < n_r; i++) {
+			CU_ASSERT(dist[i] >= 0);
+			if (dist[i] > far)
+				far = dist[i];
+		}
+	}
+	CU_ASSERT_EQUAL(far, 3);
+	free(dist);
+	free(queue);
+	topology_free(&t);
+
+	/* Fewer groups than the routers allow: unused global ports; global
+	 * links take link_delay by default. */
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = dragonfly\nrouters_per_group = 2\nhosts_per_router = 1\n"
+				      "global_links = 2\ngroups = 3", &t), 0);
+	CU_ASSERT_EQUAL(t.n_links, 3 * 2 + 3 * 1 + 3);
+	check_invariants(&t, HOST_RATE);
+	topology_free(&t);
+	topo_expect_build_error("type = dragonfly\nrouters_per_group = 2\nhosts_per_router = 1\n"
+				"global_links = 2\ngroups = 6", "at most 5 groups");
+	topo_expect_load_error("type = dragonfly\nrouters_per_group = 2\nhosts_per_router = 1",
+			       "missing required key 'global_links' for type dragonfly");
+}
+
 static void test_leaf_spine(void)
 {
 	struct topo t;
@@ -557,6 +641,7 @@ static const struct { const char *type, *keys; } samples[] = {
 	{ "star", "hosts = 1" },
 	{ "hpcc", "file = %s" },
 	{ "ring", "switches = 3\nhosts_per_switch = 1" },
+	{ "dragonfly", "routers_per_group = 1\nhosts_per_router = 1\nglobal_links = 1" },
 };
 
 static void test_registry(void)
@@ -647,6 +732,7 @@ TEST_MAIN("topology",
 	  { "star", test_star },
 	  { "dumbbell", test_dumbbell },
 	  { "leaf_spine", test_leaf_spine },
+	  { "dragonfly: groups, local and global links, diameter", test_dragonfly },
 	  { "rail_optimized: rails, spines, names", test_rail },
 	  { "several NICs multi-homed to one switch", test_multi_homed },
 	  { "host_link_rate defaults to link_rate", test_host_rate_default },

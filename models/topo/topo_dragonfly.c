@@ -1,0 +1,122 @@
+/*
+ * topo_dragonfly.c — the dragonfly of Kim, Dally, Scott and Abts,
+ * "Technology-Driven, Highly-Scalable Dragonfly Topology", ISCA 2008.
+ *
+ * `groups` groups of a = `routers_per_group` routers; the routers of a
+ * group are fully connected by local links; each router has p =
+ * `hosts_per_router` hosts and h = `global_links` global links, and every
+ * pair of groups is joined by exactly one global link, so a group has
+ * a x h global ports and at most a x h + 1 groups fit (the default, the
+ * largest dragonfly of those routers). With fewer groups some global
+ * ports stay unconnected.
+ *
+ * Global links, "consecutive" arrangement: group i's global port k
+ * (k = 0 .. groups - 2) leads to group k (k < i) or k + 1 (k >= i), and
+ * sits on router k / h of the group. So the link between groups i < j
+ * leaves router (j - 1) / h of group i and enters router i / h of group j.
+ *
+ * Numbering (topology.h): hosts first, host x on router x / p, routers
+ * group-major (group g's routers are g*a .. g*a + a-1), named gGrR, all of
+ * tier 1 (the graph has no up and down). Links: hosts, then each group's
+ * local links (r < s), then the global links (i < j), which gives a
+ * router ports 0..p-1 = its hosts, then its local links, then its global
+ * ones. Host and local links run at host_link_rate and link_rate with
+ * link_delay; global links at link_rate with `global_link_delay` (the
+ * long cables between cabinets).
+ *
+ * Routing is the fabric's shortest paths, so minimal routing: at most one
+ * local, one global and one local hop between routers. There is no
+ * Valiant or adaptive (UGAL) routing, so adversarial patterns load single
+ * global links; and minimal routing on a dragonfly has cyclic buffer
+ * dependencies between groups, so under PFC a heavy pattern can deadlock
+ * (the watchdog reports the cycle).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "topology.h"
+#include "xalloc.h"
+
+struct dragonfly_cfg {
+	int groups;                /* [routers_per_group x global_links + 1] */
+	int routers_per_group;     /* a */
+	int hosts_per_router;      /* p */
+	int global_links;          /* h, per router */
+	simtime_t global_link_delay; /* [link_delay] */
+};
+
+#define DF(f) offsetof(struct dragonfly_cfg, f)
+
+static const struct cfg_key keys[] = {
+	{ "groups", KT_INT, .def_doc = "routers_per_group x global_links + 1", CFG_GE(2), .off = DF(groups),
+	  .help = "groups, each pair joined by one global link" },
+	{ "routers_per_group", KT_INT, .required = true, CFG_GE(1), .off = DF(routers_per_group),
+	  .help = "routers of a group, fully connected by local links" },
+	{ "hosts_per_router", KT_INT, .required = true, CFG_GE(1), .off = DF(hosts_per_router),
+	  .help = "hosts under each router" },
+	{ "global_links", KT_INT, .required = true, CFG_GE(1), .off = DF(global_links),
+	  .help = "global links per router" },
+	{ "global_link_delay", KT_TIME, .def_doc = "link_delay", .off = DF(global_link_delay),
+	  .help = "propagation delay of global links" },
+};
+
+static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+{
+	const struct dragonfly_cfg *o = own;
+	int a = o->routers_per_group, p = o->hosts_per_router, h = o->global_links;
+	int64_t max_groups = (int64_t)a * h + 1;
+	int64_t g = o->groups > 0 ? o->groups : max_groups;
+	simtime_t gdelay = o->global_link_delay != SIMTIME_NEVER ? o->global_link_delay : c->link_delay;
+	if (a < 1 || p < 1 || h < 1 || g < 2)
+		return err_printf(err, "[topology] routers_per_group = %d, hosts_per_router = %d, "
+				 "global_links = %d, groups = %lld: dragonfly needs at least 1 of each "
+				 "and 2 groups", a, p, h, (long long)g);
+	if (g > max_groups)
+		return err_printf(err, "[topology] groups = %lld: with %d routers of %d global links a "
+				 "group has %lld global ports, so at most %lld groups are joined pairwise",
+				 (long long)g, a, h, (long long)(max_groups - 1), (long long)max_groups);
+	if ((int64_t)p + (a - 1) + h > TOPO_MAX_PORTS)
+		return err_printf(err, "[topology] a router would have %lld ports; at most %d are supported",
+				 (long long)p + (a - 1) + h, TOPO_MAX_PORTS);
+	if (gdelay < 0)
+		return err_printf(err, "[topology] global_link_delay: must not be negative");
+	int64_t routers = g * a, n_host = routers * p;
+	int64_t n_links = n_host + g * a * (a - 1) / 2 + g * (g - 1) / 2;
+	if (n_host + routers > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
+		return err_printf(err, "[topology] dragonfly of %lld groups: %lld nodes and %lld links; at "
+				 "most %d nodes and %d links are supported", (long long)g,
+				 (long long)(n_host + routers), (long long)n_links, TOPO_MAX_NODES, INT32_MAX / 2);
+	TOPO_TRY(topo_reserve(t, (int)(n_host + routers), (int)n_links));
+	TOPO_TRY(topo_add_tier(t, "host", (int)n_host, NODE_HOST, 0));
+	t->n_hosts = (int)n_host;
+	int r0 = t->n_nodes;
+	for (int64_t gi = 0; gi < g; gi++)
+		for (int r = 0; r < a; r++) {
+			/* At most 8 + 5 digits below TOPO_MAX_NODES: it fits TOPO_NAME_MAX. */
+			char name[48];
+			snprintf(name, sizeof name, "g%lldr%d", (long long)gi, r);
+			TOPO_TRY(topo_add_node(t, name, NODE_SWITCH, 1));
+		}
+	for (int64_t x = 0; x < n_host; x++)
+		TOPO_TRY(topo_add_link(t, (int)x, r0 + (int)(x / p), host_rate_bps, c->link_delay));
+	for (int64_t gi = 0; gi < g; gi++)
+		for (int r = 0; r < a; r++)
+			for (int s = r + 1; s < a; s++)
+				TOPO_TRY(topo_add_link(t, r0 + (int)(gi * a) + r, r0 + (int)(gi * a) + s,
+						       c->link_rate_bps, c->link_delay));
+	for (int64_t i = 0; i < g; i++)
+		for (int64_t j = i + 1; j < g; j++)
+			TOPO_TRY(topo_add_link(t, r0 + (int)(i * a + (j - 1) / h), r0 + (int)(j * a + i / h),
+					       c->link_rate_bps, gdelay));
+	return 0;
+oom:
+	return topo_oom("dragonfly", err);
+}
+
+const struct topo_kind topo_dragonfly = {
+	.cfg = { .name = "dragonfly", .help = "groups of fully connected routers, one global link "
+		 "between each pair of groups (Kim et al., ISCA 2008)", CFG_KEYS(keys),
+		 .size = sizeof(struct dragonfly_cfg) },
+	.build = build, .nics = TOPO_NICS_SAME_SWITCH,
+};
