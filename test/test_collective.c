@@ -384,6 +384,7 @@ static void test_alltoall_matrix(void)
 	world_write_final(&w, res);
 	struct run_summary sum = { .sim_end_ps = sim.now };
 	CU_ASSERT(results_finish(res, "complete", &sum) == 0);
+	colls_free(cs);
 	world_free(&w);
 	sim_free(&sim);
 	config_free(&cfg);
