@@ -1,7 +1,7 @@
 /*
- * nic.c — RoCE NIC: queue-pair table, the QP scheduler with congestion
- * control pacing, and the packet I/O of its port (see nic.h; the protocol
- * of one QP is qp.c).
+ * nic.c — RoCE NIC: the QP scheduler with congestion control pacing, and
+ * the packet I/O of its port (see nic.h; the QP table is nic_qps.c, ideal
+ * times nic_ideal.c, the protocol of one QP qp.c).
  *
  * Scheduler: QPs that have a packet to send and whose pacing allows it now
  * form a round-robin ring; the port pulls one packet at a time when its
@@ -16,51 +16,17 @@
 #include <string.h>
 #include "cc.h"
 #include "config.h"
-#include "path.h"
 #include "log.h"
 #include "nic.h"
+#include "nic_internal.h"
 #include "nic_rx.h"
 #include "fabric.h"
 #include "qp.h"
-#include "results.h"
 #include "world.h"
 #include "xalloc.h"
 
-struct qp_slot { uint64_t key; struct qp *qp; };  /* key 0 = empty */
-
-struct nic {
-	struct world *w;
-	struct node *host;
-	struct port *port;         /* host port `index` */
-	int ep;                    /* endpoint id (world.h) */
-	int mtu;
-	const struct cc_ops *cc;   /* NULL: cc = none */
-	struct qp **qps;           /* by qpn - QPN_BASE */
-	uint32_t n_qps, cap_qps;
-	struct qp_slot *map;       /* (peer, index) -> requester QP, open addressing */
-	uint32_t map_cap, map_n;
-	struct qp *rr_tail;        /* ring of ready QPs; rr_tail->rr_next sends next */
-	struct qp **heap;          /* QPs waiting for their pacing time */
-	uint32_t n_heap, cap_heap;
-	simtime_t pace_at;         /* when the pending pacing event fires */
-	bool pace_pending;
-	struct nic_rx rx;          /* receive buffer toward a slower host ([nic] rx_rate) */
-	const void *cc_params;     /* the controller's section (cc.h), for new QPs */
-};
-
 struct world *nic_world(const struct nic *n) { return n->w; }
 int nic_mtu(const struct nic *n) { return n->mtu; }
-
-/* Linux rdma_calc_flow_label + rdma_flow_label_to_udp_sport (docs/protocol.md "Frames on the wire"). */
-static uint16_t roce_sport(uint32_t lqpn, uint32_t rqpn)
-{
-	uint64_t v = (uint64_t)lqpn * rqpn;
-	v ^= v >> 20;
-	v ^= v >> 40;
-	uint32_t fl = (uint32_t)(v & 0xFFFFF);
-	uint32_t lo = (fl & 0x03FFF) ^ ((fl & 0xFC000) >> 14);
-	return (uint16_t)(lo | 0xC000);
-}
 
 static void take_data(struct sim *sim, void *ctx, struct packet *p);
 
@@ -113,87 +79,6 @@ void nic_destroy(struct nic *n)
 	free(n->map);
 	free(n->heap);
 	free(n);
-}
-
-/* ---- QP table ---- */
-
-static struct qp *qp_new(struct nic *n, int peer)
-{
-	if (n->n_qps == n->cap_qps) {
-		uint32_t cap = n->cap_qps ? 2 * n->cap_qps : 16;
-		n->qps = xrealloc(n->qps, cap * sizeof *n->qps);
-		n->cap_qps = cap;
-	}
-	const struct nic_cfg *cfg = n->w->nic_cfg;
-	struct qp *q = xcalloc(1, sizeof *q);
-	q->elem = &n->host->elem;
-	q->nic = n;
-	q->qpn = QPN_BASE + n->n_qps;
-	q->peer = peer;
-	q->prio = (uint8_t)cfg->priority;
-	q->sr = cfg->loss_recovery == LR_SR;
-	q->last_cnp = -1;
-	q->mgroup = -1;
-	n->qps[n->n_qps++] = q;
-	return q;
-}
-
-static struct qp **map_slot(struct nic *n, uint64_t key)
-{
-	if (2 * (n->map_n + 1) > n->map_cap) {
-		uint32_t cap = n->map_cap ? 2 * n->map_cap : 64;
-		struct qp_slot *m = xcalloc(cap, sizeof *m);
-		for (uint32_t i = 0; i < n->map_cap; i++) {
-			if (!n->map[i].key)
-				continue;
-			uint32_t j = (uint32_t)(n->map[i].key * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
-			while (m[j].key)
-				j = (j + 1) & (cap - 1);
-			m[j] = n->map[i];
-		}
-		free(n->map);
-		n->map = m;
-		n->map_cap = cap;
-	}
-	uint32_t j = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 32) & (n->map_cap - 1);
-	while (n->map[j].key && n->map[j].key != key)
-		j = (j + 1) & (n->map_cap - 1);
-	if (!n->map[j].key) {
-		n->map[j].key = key;
-		n->map_n++;
-	}
-	return &n->map[j].qp;
-}
-
-static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t idx)
-{
-	struct qp **slot = map_slot(n, ((uint64_t)(peer + 1) << 8) | idx);
-	if (!*slot) {
-		struct nic *rn = w->eps[peer].nic;
-		struct qp *req = qp_new(n, peer), *rsp = qp_new(rn, n->ep);
-		req->dqpn = rsp->qpn;
-		rsp->dqpn = req->qpn;
-		req->sport = rsp->sport = roce_sport(req->qpn, rsp->qpn);
-		req->route = route_path_code(&w->fab, n->ep, peer, req->sport);
-		rsp->route = route_path_code(&w->fab, peer, n->ep, rsp->sport);
-		if (n->cc) {
-			req->cc = xcalloc(1, n->cc->state_b);
-			n->cc->init(req->cc, n->cc_params, n->port->rate_bps, w->sim->now);
-		}
-		*slot = req;
-	}
-	return *slot;
-}
-
-/* The requester QP for the next message to `peer`: messages to one peer
- * take its qps_per_pair QPs in turn (distinct QPNs, so distinct UDP source
- * ports, so ECMP can spread them). The pair's message count lives in its
- * first QP. */
-static struct qp *qp_for(struct world *w, struct nic *n, int peer)
-{
-	struct qp *first = qp_slot_get(w, n, peer, 0);
-	uint32_t idx = (uint32_t)(first->pair_posts++ % (uint64_t)w->nic_cfg->qps_per_pair);
-	return idx ? qp_slot_get(w, n, peer, idx) : first;
 }
 
 /* ---- Scheduler: ready ring and pacing heap ---- */
@@ -418,39 +303,6 @@ void nic_rto_arm(struct sim *sim, struct qp *q)
 	sched_at(sim, q->rto_at, q->elem, rto_fire, q, 0);
 }
 
-/* ---- Paths and ideal times ---- */
-
-static simtime_t flow_ideal(struct world *w, const struct flow *f, uint16_t sport)
-{
-	struct ideal_hop fwd[IDEAL_MAX_HOPS], rev[IDEAL_MAX_HOPS];
-	int nf = switch_path(&w->fab, f->src, f->dst, sport, fwd);
-	int nr = switch_path(&w->fab, f->dst, f->src, sport, rev);
-	if (nf < 0 || nr < 0)
-		return 0;
-	return ideal_delivery_ps(fwd, nf, f->size_b, w->nic_cfg->mtu) + ideal_ack_ps(rev, nr);
-}
-
-void nic_ideal_msg(const struct world *w, int src_ep, int dst_ep, uint64_t size_b, struct nic_ideal *out)
-{
-	int mtu = w->nic_cfg->mtu;
-	struct ideal_hop h[IDEAL_MAX_HOPS];
-	int nh = switch_path(&w->fab, src_ep, dst_ep, 0xC000, h);
-	*out = (struct nic_ideal){ 0 };
-	if (nh <= 0)
-		return;
-	uint32_t np = ideal_packets(size_b, mtu);
-	out->delivery_ps = ideal_delivery_ps(h, nh, size_b, mtu);
-	out->send_ps = simtime_serialize(ideal_packet_wire_b(size_b, mtu, 0, np), h[0].rate_bps);
-	if (np >= 2)
-		out->send_ps += simtime_serialize(ideal_packet_wire_b(size_b, mtu, np - 1, np), h[0].rate_bps);
-	if (np >= 3)
-		out->send_ps += (simtime_t)(np - 2) *
-				simtime_serialize(ideal_packet_wire_b(size_b, mtu, 1, np), h[0].rate_bps);
-	uint32_t every = (uint32_t)(w->nic_cfg->ack_every > 0 ? w->nic_cfg->ack_every : 1);
-	out->acks_ps = (simtime_t)((np + every - 1) / every) *
-		       simtime_serialize(PKT_ACK_FRAME_B + PKT_WIRE_EXTRA_B, w->eps[dst_ep].port->rate_bps);
-}
-
 /* ---- Posting, sending, receiving ---- */
 
 struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
@@ -461,10 +313,10 @@ struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 		   "message from endpoint %d to endpoint %d", src, dst);
 	struct nic *n = w->eps[src].nic;
 	struct flow *f = flow_new(w, src, dst, size_b, source, parallelism);
-	struct qp *q = qp_for(w, n, dst);
+	struct qp *q = nic_qp_for(w, n, dst);
 	f->qp = q;
 	f->n_pkts = ideal_packets(size_b, n->mtu);
-	f->ideal = flow_ideal(w, f, q->sport);
+	f->ideal = nic_flow_ideal(w, f, q->sport);
 	qp_post(q, f);
 	nic_qp_wake(sim, n, q);
 	return f;
@@ -519,13 +371,19 @@ void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint3
 	port_enqueue(sim, n->port, a);
 }
 
+/* The QP a frame for this NIC is addressed to. */
+static inline struct qp *frame_qp(struct sim *sim, const struct nic *n, const struct packet *p)
+{
+	SIM_ASSERT(sim, &n->host->elem, p->dqpn >= QPN_BASE && p->dqpn - QPN_BASE < n->n_qps,
+		   "frame for unknown QP %u", p->dqpn);
+	return n->qps[p->dqpn - QPN_BASE];
+}
+
 /* A data frame reaches its queue pair (from the link, or from the receive buffer). */
 static void take_data(struct sim *sim, void *ctx, struct packet *p)
 {
 	struct nic *n = ctx;
-	SIM_ASSERT(sim, &n->host->elem, p->dqpn >= QPN_BASE && p->dqpn - QPN_BASE < n->n_qps,
-		   "frame for unknown QP %u", p->dqpn);
-	qp_on_data(sim, n->qps[p->dqpn - QPN_BASE], p);
+	qp_on_data(sim, frame_qp(sim, n, p), p);
 	pool_put(&n->w->fab.pkt_pool, p);
 }
 
@@ -547,9 +405,7 @@ void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 			take_data(sim, n, p);
 		return;
 	}
-	SIM_ASSERT(sim, &n->host->elem, p->dqpn >= QPN_BASE && p->dqpn - QPN_BASE < n->n_qps,
-		   "frame for unknown QP %u", p->dqpn);
-	struct qp *q = n->qps[p->dqpn - QPN_BASE];
+	struct qp *q = frame_qp(sim, n, p);
 	switch (p->type) {
 	case PKT_ACK:
 	case PKT_NAK:
@@ -569,50 +425,4 @@ void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 		break;
 	}
 	pool_put(&w->fab.pkt_pool, p);
-}
-
-void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx)
-{
-	for (uint32_t i = 0; i < n->n_qps; i++)
-		for (struct flow *f = !n->qps[i]->ops ? n->qps[i]->head : NULL; f; f = f->next)
-			fn(f, ctx); /* a group's sender: mcast_write_unfinished */
-}
-
-struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester)
-{
-	struct nic *n = w->eps[ep].nic;
-	struct qp *q = qp_new(n, peer);
-	if (requester && n->cc) {
-		q->cc = xcalloc(1, n->cc->state_b);
-		n->cc->init(q->cc, n->cc_params, n->port->rate_bps, w->sim->now);
-	}
-	return q;
-}
-
-void nic_flow_estimate(const struct config *cfg, struct nic_flow_b *out)
-{
-	const struct nic_cfg *c = nic_cfg_of(cfg);
-	const struct cc_ops *cc = cc_lookup(c->cc);
-	*out = (struct nic_flow_b){ .records_b = sizeof(struct flow) + 2 * sizeof(struct qp), .allocs = 3 };
-	if (cc) {
-		out->records_b += cc->state_b;
-		out->allocs++;
-	}
-	if (c->loss_recovery == LR_SR) { /* the send-time ring: 64 PSNs */
-		out->records_b += 64 * sizeof(simtime_t);
-		out->allocs++;
-	}
-}
-
-void nic_foreach_cc(struct world *w, void (*fn)(void *ctx, const struct flow *head, const void *cc),
-		    void *ctx)
-{
-	for (int e = 0; e < w->n_eps; e++) {
-		const struct nic *n = w->eps[e].nic;
-		for (uint32_t i = 0; i < n->n_qps; i++) {
-			const struct qp *q = n->qps[i];
-			if (!q->ops && q->head && q->cc)
-				fn(ctx, q->head, q->cc);
-		}
-	}
 }
