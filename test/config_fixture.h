@@ -6,7 +6,9 @@
  * values that the models keep in their own structs (a topology's or a
  * traffic type's keys): the resolved text, the key origins, and a --check
  * run that builds the world and its traffic sources. Header-only, like
- * testutil.h; included by test_config.c and test_config_errors.c.
+ * testutil.h (its helpers are static inline: a test uses what it needs);
+ * included by the config tests and test_topology_kinds.c. It also holds
+ * FULL, a scenario giving keys of most sections, and expect_roundtrip.
  */
 #ifndef ROCESIM_CONFIG_FIXTURE_H
 #define ROCESIM_CONFIG_FIXTURE_H
@@ -24,7 +26,7 @@
 static char tmpdir[256];
 static char scen_path[300];
 
-static void remove_tmpdir(void)
+static inline void remove_tmpdir(void)
 {
 	const char *names[] = { "scen.ini", "topo.txt", "sizes.cdf", "resolved.ini", "resolved2.ini" };
 	char p[400];
@@ -36,7 +38,7 @@ static void remove_tmpdir(void)
 }
 
 /* The private folder, made on first use and removed at exit. */
-static void ensure_tmpdir(void)
+static inline void ensure_tmpdir(void)
 {
 	if (tmpdir[0])
 		return;
@@ -49,7 +51,7 @@ static void ensure_tmpdir(void)
 	atexit(remove_tmpdir);
 }
 
-static void write_file(const char *path, const char *text)
+static inline void write_file(const char *path, const char *text)
 {
 	ensure_tmpdir();
 	FILE *f = fopen(path, "w");
@@ -58,7 +60,7 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-static const char *tmp_file(const char *name, const char *text)
+static inline const char *tmp_file(const char *name, const char *text)
 {
 	static char p[400];
 	ensure_tmpdir();
@@ -67,8 +69,90 @@ static const char *tmp_file(const char *name, const char *text)
 	return p;
 }
 
+/* A scenario giving keys of most sections (the line numbers are counted
+ * in the comments: tests check the loader's). */
+#define FULL \
+	"; a full scenario\n"                           /* 1 */         \
+	"[simulation]\n"                                                \
+	"seed = 42\n"                                                   \
+	"stop = 2.5ms\n"                                                \
+	"progress = off\n"                              /* 5 */         \
+	"\n"                                                            \
+	"[topology]\n"                                                  \
+	"type = fat_tree\n"                                             \
+	"k = 4\n"                                                       \
+	"link_rate = 100Gbps\n"                         /* 10 */        \
+	"link_delay = 1.5us   ; inline comment\n"                       \
+	"host_link_rate = 50Gbps\n"                                     \
+	"gpus_per_host = 8\n"                                           \
+	"\n"                                                            \
+	"[switch]\n"                                    /* 15 */        \
+	"ecn_kmin = 100Gbps:400KB 50Gbps:200KB\n"                       \
+	"ecn_kmax = 100Gbps:1600KB, 50Gbps:800KB\n"                     \
+	"pfc_alpha = 1/16\n"                                            \
+	"pfc_headroom = 100KiB\n"                                       \
+	"ecmp = packet\n"                               /* 20 */        \
+	"# full-line hash comment\n"                                    \
+	"[nic]\n"                                                       \
+	"mtu = 4096\n"                                                  \
+	"loss_recovery = sr\n"                                          \
+	"[dcqcn]\n"                                     /* 25 */        \
+	"rai = 40Mbps\n"                                                \
+	"byte_counter = 10MB\n"                                         \
+	"[multicast]\n"                                                 \
+	"group = g1 host0 host1 host2\n"                                \
+	"group = g2 host3, host0\n"                     /* 30 */        \
+	"[job.moe]\n"                                                   \
+	"model = mixtral-8x7b\n"                                        \
+	"tp = 4\n"                                                      \
+	"pp = 2\n"                                                      \
+	"dp = 4\n"                                      /* 35 */        \
+	"ep = 2\n"                                                      \
+	"global_batch = 64\n"                                           \
+	"placement = tp dp ep pp\n"                                     \
+	"hosts = host0, host1\n"                                        \
+	"[job.small]\n"                                 /* 40 */        \
+	"model = custom\n"                                              \
+	"layers = 2\n"                                                  \
+	"hidden = 1024\n"                                               \
+	"seq_len = 512\n"                                               \
+	"global_batch = 8\n"                            /* 45 */        \
+	"[traffic.bg]\n"                                                \
+	"type = poisson\n"                                              \
+	"load = 0.3\n"                                                  \
+	"cdf = hadoop\n"                                                \
+	"stop = 1ms\n"                                  /* 50 */        \
+	"[traffic.fl]\n"                                                \
+	"type = flows\n"                                                \
+	"flow = host0 host1 1MB 0us\n"                                  \
+	"flow = host2 host3 1.5KiB 1.5us\n"                             \
+	"[traffic.mc]\n"                                /* 55 */        \
+	"type = multicast\n"                                            \
+	"group = g2\n"                                                  \
+	"size = 64KB\n"                                                 \
+	"[traffic.coll]\n"                                              \
+	"type = collective\n"                           /* 60 */        \
+	"op = alltoall\n"                                               \
+	"size = 1MiB\n"                                                 \
+	"gpus = host0.gpu0 host1.gpu0\n"
+
+/* c's resolved text loads again (as "resolved.ini") and resolves to the
+ * same text after its first line, which names the scenario. */
+static inline void expect_roundtrip(const char *what, const struct config *c)
+{
+	struct config b;
+	char *err = NULL;
+	int rc = scenario_load_text(&b, "resolved.ini", c->resolved, strlen(c->resolved), NULL, 0, &err);
+	if (rc)
+		fprintf(stderr, "\n  %s: %s\n%s\n", what, err, c->resolved);
+	free(err);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_STRING_EQUAL(strchr(c->resolved, '\n'), strchr(b.resolved, '\n'));
+	config_free(&b);
+}
+
 /* Loads text as scen.ini; returns the scenario_load status. */
-static int load_text(struct config *cfg, const char *text, const struct cfg_override *ov, size_t n_ov,
+static inline int load_text(struct config *cfg, const char *text, const struct cfg_override *ov, size_t n_ov,
 		     char **err)
 {
 	ensure_tmpdir();
@@ -79,7 +163,7 @@ static int load_text(struct config *cfg, const char *text, const struct cfg_over
 
 /* The load fails, the config is left zeroed, and the message holds every
  * fragment in `want` (NULL-terminated). */
-static void expect_error_v(const char *text, const struct cfg_override *ov, size_t n_ov,
+static inline void expect_error_v(const char *text, const struct cfg_override *ov, size_t n_ov,
 			   const char *const *want)
 {
 	struct config cfg;
@@ -106,7 +190,7 @@ static void expect_error_v(const char *text, const struct cfg_override *ov, size
 /* The lines of [title] in c's resolved text, from "\n" after its header
  * to the "\n" before the next one, so that "\nKEY = VALUE\n" matches a
  * whole line; malloc'd, NULL when the section is not there. */
-static char *resolved_block(const struct config *c, const char *title)
+static inline char *resolved_block(const struct config *c, const char *title)
 {
 	char head[128];
 	snprintf(head, sizeof head, "\n[%s]\n", title);
@@ -126,7 +210,7 @@ static char *resolved_block(const struct config *c, const char *title)
 }
 
 /* Whether [title] of the resolved text holds `line` as a whole line. */
-static bool resolved_has(const struct config *c, const char *title, const char *line)
+static inline bool resolved_has(const struct config *c, const char *title, const char *line)
 {
 	char *b = resolved_block(c, title), want[512];
 	snprintf(want, sizeof want, "\n%s\n", line);
@@ -139,7 +223,7 @@ static bool resolved_has(const struct config *c, const char *title, const char *
 }
 
 /* Lines of [title] in the resolved text that start with prefix. */
-static int resolved_count(const struct config *c, const char *title, const char *prefix)
+static inline int resolved_count(const struct config *c, const char *title, const char *prefix)
 {
 	char *b = resolved_block(c, title), want[512];
 	int n = 0;
@@ -151,7 +235,7 @@ static int resolved_count(const struct config *c, const char *title, const char 
 }
 
 /* The i-th origin (0 first) of section.key as read, NULL when there are fewer. */
-static const struct cfg_origin *origin_of(const struct config *c, const char *section, const char *key, int i)
+static inline const struct cfg_origin *origin_of(const struct config *c, const char *section, const char *key, int i)
 {
 	for (size_t k = 0; k < c->n_origins; k++)
 		if (strcmp(c->origins[k].section, section) == 0 && strcmp(c->origins[k].key, key) == 0 && i-- == 0)
@@ -162,7 +246,7 @@ static const struct cfg_origin *origin_of(const struct config *c, const char *se
 /* Builds the world, the traffic sources and the jobs of c as `sim --check`
  * does (nothing written): EXIT_SUCCESS with *flows the flows the static
  * sources will post, or the status with the message in *err (malloc'd). */
-static int check_run(const struct config *c, uint64_t *flows, char **err)
+static inline int check_run(const struct config *c, uint64_t *flows, char **err)
 {
 	struct run_opts o = { .scenario = c->path, .check = true };
 	struct run_report rep;

@@ -1,8 +1,9 @@
 /*
  * test_config.c — loading scenarios (kernel/config*.c): typed values and
  * defaults of a full scenario, per-rate maps, --set overrides, path
- * resolution, the round trip of the resolved text, and the key reference of
- * `sim --keys`. Input errors are in test_config_errors.c.
+ * resolution, and the values of the resolved text loaded again. The resolved
+ * text's round trip and `sim --keys` are in test_config_text.c, input
+ * errors in test_config_errors.c.
  *
  * Scenarios are written to a private temporary folder; each test loads
  * through scenario_load exactly as main.c does. Each part reads its
@@ -22,70 +23,6 @@
 #include "topology.h"
 #include "traffic.h"
 
-#define FULL \
-	"; a full scenario\n"                           /* 1 */         \
-	"[simulation]\n"                                                \
-	"seed = 42\n"                                                   \
-	"stop = 2.5ms\n"                                                \
-	"progress = off\n"                              /* 5 */         \
-	"\n"                                                            \
-	"[topology]\n"                                                  \
-	"type = fat_tree\n"                                             \
-	"k = 4\n"                                                       \
-	"link_rate = 100Gbps\n"                         /* 10 */        \
-	"link_delay = 1.5us   ; inline comment\n"                       \
-	"host_link_rate = 50Gbps\n"                                     \
-	"gpus_per_host = 8\n"                                           \
-	"\n"                                                            \
-	"[switch]\n"                                    /* 15 */        \
-	"ecn_kmin = 100Gbps:400KB 50Gbps:200KB\n"                       \
-	"ecn_kmax = 100Gbps:1600KB, 50Gbps:800KB\n"                     \
-	"pfc_alpha = 1/16\n"                                            \
-	"pfc_headroom = 100KiB\n"                                       \
-	"ecmp = packet\n"                               /* 20 */        \
-	"# full-line hash comment\n"                                    \
-	"[nic]\n"                                                       \
-	"mtu = 4096\n"                                                  \
-	"loss_recovery = sr\n"                                          \
-	"[dcqcn]\n"                                     /* 25 */        \
-	"rai = 40Mbps\n"                                                \
-	"byte_counter = 10MB\n"                                         \
-	"[multicast]\n"                                                 \
-	"group = g1 host0 host1 host2\n"                                \
-	"group = g2 host3, host0\n"                     /* 30 */        \
-	"[job.moe]\n"                                                   \
-	"model = mixtral-8x7b\n"                                        \
-	"tp = 4\n"                                                      \
-	"pp = 2\n"                                                      \
-	"dp = 4\n"                                      /* 35 */        \
-	"ep = 2\n"                                                      \
-	"global_batch = 64\n"                                           \
-	"placement = tp dp ep pp\n"                                     \
-	"hosts = host0, host1\n"                                        \
-	"[job.small]\n"                                 /* 40 */        \
-	"model = custom\n"                                              \
-	"layers = 2\n"                                                  \
-	"hidden = 1024\n"                                               \
-	"seq_len = 512\n"                                               \
-	"global_batch = 8\n"                            /* 45 */        \
-	"[traffic.bg]\n"                                                \
-	"type = poisson\n"                                              \
-	"load = 0.3\n"                                                  \
-	"cdf = hadoop\n"                                                \
-	"stop = 1ms\n"                                  /* 50 */        \
-	"[traffic.fl]\n"                                                \
-	"type = flows\n"                                                \
-	"flow = host0 host1 1MB 0us\n"                                  \
-	"flow = host2 host3 1.5KiB 1.5us\n"                             \
-	"[traffic.mc]\n"                                /* 55 */        \
-	"type = multicast\n"                                            \
-	"group = g2\n"                                                  \
-	"size = 64KB\n"                                                 \
-	"[traffic.coll]\n"                                              \
-	"type = collective\n"                           /* 60 */        \
-	"op = alltoall\n"                                               \
-	"size = 1MiB\n"                                                 \
-	"gpus = host0.gpu0 host1.gpu0\n"
 static const char full[] = FULL;
 
 
@@ -542,9 +479,9 @@ static void test_hpcc_own_links(void)
 		     "scen.ini:1: [topology] missing required key 'link_rate'");
 }
 
-/* The resolved text is itself a scenario that loads to the same values and
- * resolves to the same text. */
-static void test_roundtrip(void)
+/* The resolved text is itself a scenario that loads to the same values
+ * (that it resolves to the same text: test_config_text.c). */
+static void test_resolved_values(void)
 {
 	struct config a, b;
 	char *err = NULL;
@@ -560,241 +497,8 @@ static void test_roundtrip(void)
 	CU_ASSERT_EQUAL(sb->ecn_kmin.rate_bps[1], sa->ecn_kmin.rate_bps[1]);
 	const struct dcqcn_cfg *da = cfg_get(&a, &dcqcn_section), *db = cfg_get(&b, &dcqcn_section);
 	CU_ASSERT_EQUAL(db->rhai_default, da->rhai_default);
-	/* Identical after the first line (which names the scenario). */
-	CU_ASSERT_STRING_EQUAL(strchr(a.resolved, '\n'), strchr(b.resolved, '\n'));
 	config_free(&b);
 	config_free(&a);
-
-	/* Also for the defaults-only scenario and an hpcc one with paths. */
-	tmp_file("topo.txt", "1 1 0\n0\n");
-	CU_ASSERT_EQUAL_FATAL(load_text(&a, "[topology]\ntype = hpcc\nfile = topo.txt\nlink_rate = 25Gbps\n"
-					"link_delay = 0.5us\n[pcap]\ntaps = sw0:1 host0\nsnaplen = 128B\n", NULL, 0, &err), 0);
-	p = tmp_file("resolved2.ini", a.resolved);
-	CU_ASSERT_EQUAL_FATAL(scenario_load(&b, p, NULL, 0, &err), 0);
-	CU_ASSERT_STRING_EQUAL(strchr(a.resolved, '\n'), strchr(b.resolved, '\n'));
-	CU_ASSERT_EQUAL(((const struct pcap_cfg *)cfg_get(&b, &pcap_section))->snaplen_b, 128);
-	CU_ASSERT_EQUAL(topology_cfg(&b)->link_delay, 500000);
-	config_free(&b);
-	config_free(&a);
-}
-
-/* Loads text, then its resolved text: both load, and resolve to the same
- * text after the first line. */
-static void roundtrip_text(const char *what, const char *text)
-{
-	struct config a, b;
-	char *err = NULL;
-	int rc = load_text(&a, text, NULL, 0, &err);
-	if (rc)
-		fprintf(stderr, "\n  %s: %s\n", what, err);
-	free(err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	const char *p = tmp_file("resolved.ini", a.resolved);
-	rc = scenario_load(&b, p, NULL, 0, &err);
-	if (rc)
-		fprintf(stderr, "\n  %s: %s\n%s\n", what, err, a.resolved);
-	free(err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_STRING_EQUAL(strchr(a.resolved, '\n'), strchr(b.resolved, '\n'));
-	config_free(&b);
-	config_free(&a);
-}
-
-/* Every section of the schema given with keys of its own, and every type of
- * [traffic.NAME]. */
-static const char every[] = FULL "\n"
-	"[pcap]\ntaps = sw0:1 host0\nsnaplen = 128B\ndir = caps\n"
-	"[output]\nqueue_sample_interval = 10us\nlink_sample_interval = 20us\ncc_sample_interval = 5us\n"
-	"sample_ports = tor0:1 tor1\nflow_paths = on\nhpcc_fct = fct.txt\n"
-	"[traffic.in]\ntype = incast\nsenders = host1, host2\nreceiver = host0\nsize = 1MB\nstart = 1us\n"
-	"[traffic.perm]\ntype = permutation\nsize = 10KB\n"
-	"[traffic.a2a]\ntype = all_to_all\nsize = 1KiB\nstart = 2us\n"
-	"[traffic.h]\ntype = hpcc\nfile = " ROCESIM_SRCDATADIR "/hpcc/flow_websearch30_5ms.txt\n"
-	"[traffic.p2]\ntype = poisson\nload = 1\ncdf = websearch\nhosts = host0 host3\nstart = 1us\n";
-
-static void test_roundtrip_every(void)
-{
-	/* The scenario does give every section and traffic type. */
-	for (size_t s = 0; rocesim_schema.section_at(s); s++) {
-		const struct cfg_section *sec = rocesim_schema.section_at(s);
-		char head[64];
-		snprintf(head, sizeof head, sec->named ? "\n[%s." : "\n[%s]\n", sec->name);
-		CU_ASSERT_PTR_NOT_NULL(strstr(every, head));
-		if (!strstr(every, head))
-			fprintf(stderr, "\n  the scenario has no section [%s]\n", sec->name);
-	}
-	for (size_t i = 0; traffic_section.type_at(i); i++) {
-		char want[64];
-		snprintf(want, sizeof want, "\ntype = %s\n", traffic_section.type_at(i)->name);
-		CU_ASSERT_PTR_NOT_NULL(strstr(every, want));
-	}
-	roundtrip_text("every section", every);
-
-	struct config c;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(load_text(&c, every, NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL(cfg_count(&c, &traffic_section), 9);
-	const struct pcap_cfg *pc = cfg_get(&c, &pcap_section);
-	CU_ASSERT_EQUAL(pc->n_taps, 2);
-	CU_ASSERT_STRING_EQUAL(pc->dir, "caps");
-	const struct output_cfg *out = cfg_get(&c, &output_section);
-	CU_ASSERT_EQUAL(out->link_sample_interval, 20 * SIMTIME_US);
-	CU_ASSERT_EQUAL(out->n_sample_ports, 2);
-	CU_ASSERT_TRUE(out->flow_paths);
-	CU_ASSERT_STRING_EQUAL(out->hpcc_fct, "fct.txt");
-	CU_ASSERT(resolved_has(&c, "traffic.in", "senders = host1, host2"));
-	CU_ASSERT(resolved_has(&c, "traffic.in", "receiver = host0"));
-	CU_ASSERT(resolved_has(&c, "traffic.a2a", "size = 1KiB"));
-	CU_ASSERT(resolved_has(&c, "traffic.p2", "hosts = host0, host3"));
-	config_free(&c);
-}
-
-/* Reads a whole stream from its start; malloc'd. */
-static char *read_all(FILE *f)
-{
-	CU_ASSERT_FATAL(fseek(f, 0, SEEK_END) == 0);
-	long n = ftell(f);
-	CU_ASSERT_FATAL(n > 0);
-	rewind(f);
-	char *buf = malloc((size_t)n + 1);
-	CU_ASSERT_FATAL(buf != NULL);
-	CU_ASSERT_FATAL(fread(buf, 1, (size_t)n, f) == (size_t)n);
-	buf[n] = '\0';
-	return buf;
-}
-
-/* Checks the line of key k (indented by `indent`) in text [from, to): there
- * once, with its help, its default, and "; required" unless waived. */
-static void check_key_line(const char *from, const char *to, const char *where, const char *indent,
-			   const struct cfg_key *k, bool waived)
-{
-	char want[96];
-	snprintf(want, sizeof want, "\n%s%s ", indent, k->name);
-	const char *at = strstr(from, want);
-	bool ok = at && at < to;
-	if (!ok)
-		fprintf(stderr, "\n  key %s of %s missing\n", k->name, where);
-	CU_ASSERT(ok);
-	if (!ok)
-		return;
-	const char *again = strstr(at + 1, want);
-	CU_ASSERT(!again || again >= to);   /* once */
-	char *line = strndup(at + 1, strcspn(at + 1, "\n"));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(line);
-	char tail[512];
-	snprintf(tail, sizeof tail, " -- %s", k->help);
-	CU_ASSERT(strlen(line) >= strlen(tail) && strcmp(line + strlen(line) - strlen(tail), tail) == 0);
-	char def[256];
-	if (k->def)
-		snprintf(def, sizeof def, "; default %s -- ", k->def);
-	else if (k->def_doc)
-		snprintf(def, sizeof def, "; default: %s -- ", k->def_doc);
-	else
-		snprintf(def, sizeof def, "%s", k->required && !waived ? "; required -- " : "; default: unset -- ");
-	CU_ASSERT_PTR_NOT_NULL(strstr(line, def));
-	CU_ASSERT_EQUAL(strstr(line, "; required") != NULL, k->required && !waived);
-	if (!strstr(line, def))
-		fprintf(stderr, "\n  line '%s' lacks '%s'\n", line, def);
-	free(line);
-}
-
-/* `sim --keys`: every section of the schema once, in its order, with every
- * key of its table on a line of its own under it; a section with types
- * lists each type of its registry with every key of the type's table under
- * it, and the section's keys it does not need; type, default and help
- * given. Nothing else is listed as a key. */
-static void test_print_keys(void)
-{
-	FILE *f = tmpfile();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	config_print_keys(&rocesim_schema, f);
-	char *text = read_all(f);
-	fclose(f);
-
-	size_t n_sec = 0, n_keys = 0;
-	while (rocesim_schema.section_at(n_sec))
-		n_sec++;
-	CU_ASSERT_FATAL(n_sec >= 10);
-	const char **sec_at = calloc(n_sec + 1, sizeof *sec_at);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(sec_at);
-	const char *prev = text;
-	for (size_t s = 0; s < n_sec; s++) {
-		const struct cfg_section *sec = rocesim_schema.section_at(s);
-		char head[64];
-		snprintf(head, sizeof head, "\n[%s%s]%s", sec->name, sec->named ? ".NAME" : "",
-			 sec->help ? " -- " : "\n");
-		sec_at[s] = strstr(text, head);
-		if (!sec_at[s])
-			fprintf(stderr, "\n  section [%s] missing\n", sec->name);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(sec_at[s]);
-		CU_ASSERT(sec_at[s] >= prev);                          /* the schema's order */
-		CU_ASSERT_PTR_NULL(strstr(sec_at[s] + 1, head));       /* once */
-		prev = sec_at[s];
-	}
-	sec_at[n_sec] = text + strlen(text);
-	for (size_t s = 0; s < n_sec; s++) {
-		const struct cfg_section *sec = rocesim_schema.section_at(s);
-		const char *end = sec_at[s + 1];
-		/* The section's own keys, before its types. */
-		const char *types = strstr(sec_at[s], "\n  type = ");
-		if (!types || types > end)
-			types = end;
-		for (size_t i = 0; i < sec->n_keys; i++)
-			check_key_line(sec_at[s], types, sec->name, "  ", &sec->keys[i], false);
-		n_keys += sec->n_keys;
-		/* Each type, in registry order, with its keys. */
-		const char *tprev = sec_at[s];
-		for (size_t t = 0; sec->type_at && sec->type_at(t); t++) {
-			const struct cfg_type *ty = sec->type_at(t);
-			char head[96], where[128];
-			snprintf(head, sizeof head, "\n  type = %s -- %s\n", ty->name, ty->help);
-			snprintf(where, sizeof where, "[%s] type %s", sec->name, ty->name);
-			const char *at = strstr(sec_at[s], head);
-			CU_ASSERT(at && at < end && at >= tprev);
-			if (!at || at >= end) {
-				fprintf(stderr, "\n  %s missing\n", where);
-				continue;
-			}
-			tprev = at;
-			const char *tend = strstr(at + 1, "\n  type = ");
-			if (!tend || tend > end)
-				tend = end;
-			for (size_t i = 0; ty->not_required && ty->not_required[i]; i++) {
-				char w[96];
-				snprintf(w, sizeof w, "\n    (%s: not needed)\n", ty->not_required[i]);
-				const char *nr = strstr(at, w);
-				CU_ASSERT(nr && nr < tend);
-			}
-			for (size_t i = 0; i < ty->n_keys; i++)
-				check_key_line(at, tend, where, "    ", &ty->keys[i], false);
-			n_keys += ty->n_keys;
-		}
-	}
-	/* Every key line is one of those. */
-	size_t lines = 0;
-	for (const char *l = strchr(text, '\n'); l; l = strchr(l + 1, '\n')) {
-		const char *p = l + 1;
-		if (strncmp(p, "  type = ", 9) == 0)
-			continue;
-		if ((strncmp(p, "  ", 2) == 0 && p[2] >= 'a' && p[2] <= 'z') ||
-		    (strncmp(p, "    ", 4) == 0 && p[4] >= 'a' && p[4] <= 'z'))
-			lines++;
-	}
-	CU_ASSERT_EQUAL(lines, n_keys);
-	free(sec_at);
-
-	/* Spot checks of the wording. */
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  mtu                    integer from 256 to 9000; default 1024 -- "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  type = fat_tree -- three-tier k-ary fat tree (Al-Fares et al.)\n"
-				      "    k                    even integer >= 2; required -- "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  ecmp                   one of flow|packet; default flow -- "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  host_link_rate         rate > 0; default: link_rate -- "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n    cdf                  websearch|hadoop|alistorage2019|googlerpc2008 or a path;"
-				      " default websearch -- "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n  type = hpcc -- HPCC ns-3's topology.txt, with its links' rates and delays\n"
-				      "    (link_rate: not needed)\n    (link_delay: not needed)\n"
-				      "    file                 path (input file); required -- "));
-	free(text);
 }
 
 TEST_MAIN("config",
@@ -804,6 +508,4 @@ TEST_MAIN("config",
 	  { "--set overrides", test_overrides },
 	  { "paths", test_paths },
 	  { "hpcc topology without link_rate, link_delay", test_hpcc_own_links },
-	  { "resolved text round trip", test_roundtrip },
-	  { "round trip of every section and type", test_roundtrip_every },
-	  { "key reference (sim --keys)", test_print_keys })
+	  { "the resolved text loads to the same values", test_resolved_values })

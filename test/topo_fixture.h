@@ -30,6 +30,12 @@
 #define DELAY (1 * SIMTIME_US)
 #define TOPO_INI "topo.ini"
 
+/* Port i of node u. */
+static inline const struct topo_port *port_at(const struct topo *t, int u, int i)
+{
+	return &t->ports[t->port_off[u] + i];
+}
+
 /* Whether a line of keys starts with `name =` (or `name=`). */
 static inline bool topo_keys_give(const char *keys, const char *name)
 {
