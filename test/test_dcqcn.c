@@ -53,8 +53,16 @@ static void test_registry(void)
 	CU_ASSERT_EQUAL(d->rate_on_first_cnp, dc.rate_on_first_cnp);
 	CU_ASSERT_EQUAL(d->clamp_target_rate, dc.clamp_target_rate);
 	CU_ASSERT_EQUAL(d->cnp_interval, 0);
-	CU_ASSERT_EQUAL(cc_cnp_interval(&c, CC_INDEX_DCQCN), 0);
-	CU_ASSERT_EQUAL(cc_cnp_interval(&c, CC_INDEX_NONE), 0);
+	config_free(&c);
+
+	/* The receivers' CNP spacing is [dcqcn] cnp_interval, also when the
+	 * senders run no controller (the notification point does not depend
+	 * on the reaction point). */
+	static const char spaced[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
+				     "link_delay = 1us\n[dcqcn]\ncnp_interval = 50us\n";
+	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&c, "test.ini", spaced, sizeof spaced - 1, NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL(cc_cnp_interval(&c, CC_INDEX_DCQCN), 50 * US);
+	CU_ASSERT_EQUAL(cc_cnp_interval(&c, CC_INDEX_NONE), 50 * US);
 	config_free(&c);
 }
 

@@ -57,5 +57,11 @@ const struct cfg_section *cc_section_at(size_t i)
 simtime_t cc_cnp_interval(const struct config *cfg, int index)
 {
 	const struct cc_ops *ops = cc_lookup(index);
+	/* Receivers send CNPs whatever the senders do with them: with a
+	 * controller that has no CNP spacing of its own (none), the first
+	 * that has one gives it, as a NIC's notification point is set apart
+	 * from its reaction point. */
+	for (size_t k = 1; !(ops && ops->cnp_interval) && entry(k); k++)
+		ops = entry(k);
 	return ops && ops->cnp_interval ? ops->cnp_interval(cc_params(cfg, ops)) : 0;
 }

@@ -70,7 +70,10 @@ const char *cc_name_at(const void *arg, size_t i);
 /* The sections of the registered controllers, in registry order, NULL
  * past the last. */
 const struct cfg_section *cc_section_at(size_t i);
-/* CNP spacing of [nic] cc's controller (cnp_interval), 0 for none. */
+/* The least spacing of the CNPs a receiver sends a QP (the notification
+ * point's): [nic] cc's controller's cnp_interval; with a controller that
+ * defines none (cc = none), the first registered one that does ([dcqcn]
+ * cnp_interval), since receivers send CNPs whatever the senders run. */
 simtime_t cc_cnp_interval(const struct config *cfg, int index);
 
 #endif
