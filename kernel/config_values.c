@@ -442,7 +442,7 @@ int cfg_rate_map_get(const struct cfg_rate_map *m, uint64_t rate_bps, double *ou
 	else if (m->file)
 		snprintf(w, sizeof w, "%s: ", m->file);
 	if (err && asprintf(err, "%s[%s] %s has no entry for %s: expected an entry for every link rate (it has %s)",
-			    w, m->section ? m->section : "switch", m->key ? m->key : "map", r, have) < 0)
+			    w, m->section, m->key, r, have) < 0)
 		abort();
 	return -1;
 }
