@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config_internal.h"
+#include "xalloc.h"
 
 struct loader {
 	struct config *cfg;
@@ -191,7 +192,7 @@ static struct cfg_inst *add_inst(struct config *cfg, size_t *cap, const struct c
 			abort();
 	}
 	struct cfg_inst *i = &cfg->inst[cfg->n_inst++];
-	*i = (struct cfg_inst){ .sec = sec, .title = cfg_xstrdup(title), .name = name ? cfg_xstrdup(name) : NULL,
+	*i = (struct cfg_inst){ .sec = sec, .title = xstrdup(title), .name = name ? xstrdup(name) : NULL,
 				.data = calloc(1, sec->size ? sec->size : 1) };
 	if (!i->data)
 		abort();
@@ -291,20 +292,20 @@ static void build_origins(struct loader *L)
 	for (size_t i = 0; i < L->raw.n; i++) {
 		struct cfg_raw_section *s = &L->raw.s[i];
 		cfg->section_origins[cfg->n_section_origins++] =
-			(struct cfg_origin){ cfg_xstrdup(s->name), NULL, NULL, s->file, s->line };
+			(struct cfg_origin){ xstrdup(s->name), NULL, NULL, s->file, s->line };
 		for (size_t j = 0; j < s->n; j++)
 			cfg->origins[cfg->n_origins++] = (struct cfg_origin){
-				cfg_xstrdup(s->name), cfg_xstrdup(s->e[j].key), cfg_xstrdup(s->e[j].value),
+				xstrdup(s->name), xstrdup(s->e[j].key), xstrdup(s->e[j].value),
 				s->e[j].file, s->e[j].line };
 	}
 }
 
 static void set_names(struct config *cfg, const char *path)
 {
-	cfg->path = cfg_xstrdup(path);
+	cfg->path = xstrdup(path);
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
-	cfg->dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : cfg_xstrdup(".");
+	cfg->dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
 	size_t len = strlen(base);
 	if (len > 4 && strcmp(base + len - 4, ".ini") == 0)
 		len -= 4;
@@ -321,7 +322,7 @@ static int load(struct config *cfg, const struct cfg_schema *schema, const char 
 	memset(cfg, 0, sizeof *cfg);
 	cfg->schema = schema;
 	if (!path) {
-		*err = cfg_xstrdup("no scenario given");
+		*err = xstrdup("no scenario given");
 		return -1;
 	}
 	set_names(cfg, path);

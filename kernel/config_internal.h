@@ -91,8 +91,6 @@ struct cfg_raw_entry *cfg_raw_find(const struct cfg_raw_section *s, const char *
 /* Sets *err to a malloc'd message unless it holds one already (the first
  * error wins). */
 void cfg_set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* strdup that aborts when out of memory; NULL copies as "". */
-char *cfg_xstrdup(const char *s);
 
 /* config_resolve.c: builds cfg->resolved from the typed values. Returns 0 or -1 (no memory). */
 int cfg_resolve_text(struct config *cfg);
