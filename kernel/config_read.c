@@ -2,7 +2,8 @@
  * config_read.c — the first two passes of loading a scenario (config.c):
  * reading the .ini text into raw sections of (key, value, file, line) with
  * inih, then applying --set overrides to them. Nothing is typed here;
- * config.c validates the raw sections against the key table afterwards.
+ * config.c validates the raw sections against the schema's key tables
+ * afterwards.
  *
  * Caught here, each at its line: what inih cannot parse, unknown sections
  * and keys, sections and keys given twice (other than repeated keys such
