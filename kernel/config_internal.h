@@ -36,6 +36,11 @@ static inline const struct cfg_type *cfg_type_at(const struct cfg_section *sec, 
 /* A key of sec: its own keys, then those of type (NULL: of every type). */
 const struct cfg_key *cfg_key_find(const struct cfg_section *sec, const struct cfg_type *type,
 				   const char *name);
+/* Whether the first len bytes of text, less trailing blanks, name a key of
+ * sec or of any of its types: a line the reader must not take for more of
+ * the previous value (config_read.c's continuation lines, config_resolve.c's
+ * wrapping). */
+bool cfg_key_named(const struct cfg_section *sec, const char *text, size_t len);
 /* "buffer, pfc, ...": the keys of sec and of type (NULL: of every type). */
 void cfg_keys_names(const struct cfg_section *sec, const struct cfg_type *type, char *buf, size_t n);
 /* Fills the defaults of keys[0..n) in the struct at base (zeroed by the

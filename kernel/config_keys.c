@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config_internal.h"
+#include "xalloc.h"
 
 /* NAME of [job.NAME]: a word that can appear in results and --set. */
 static bool valid_instance_name(const char *s)
@@ -76,6 +77,18 @@ const struct cfg_key *cfg_key_find(const struct cfg_section *sec, const struct c
 	for (size_t i = 0; cfg_type_at(sec, i) && !k; i++)
 		k = in_keys(cfg_type_at(sec, i)->keys, cfg_type_at(sec, i)->n_keys, name);
 	return k;
+}
+
+bool cfg_key_named(const struct cfg_section *sec, const char *text, size_t len)
+{
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+		len--;
+	char *name = xmalloc(len + 1);
+	memcpy(name, text, len);
+	name[len] = '\0';
+	bool key = cfg_key_find(sec, NULL, name) != NULL;
+	free(name);
+	return key;
 }
 
 /* Appends the names of keys not yet in buf. */

@@ -160,20 +160,11 @@ static void continuation(struct read_state *R, const char *t, size_t len)
 	/* `  hosts = 4` under an indented key list would otherwise silently
 	 * become part of the previous value. */
 	size_t name_len = strcspn(t, "=:");
-	if (name_len < len) {
-		while (name_len && (t[name_len - 1] == ' ' || t[name_len - 1] == '\t'))
-			name_len--;
-		char *name = strndup(t, name_len);
-		if (!name)
-			abort();
-		bool is_key = cfg_key_find(s->sec, NULL, name) != NULL;
-		free(name);
-		if (is_key) {
-			cfg_set_err(&R->err, "%s:%d: [%s] '%.*s': expected a key at the start of its line "
-				    "(an indented line continues the value of %s from line %d)",
-				    R->cfg->path, R->line, s->name, (int)len, t, e->key, e->line);
-			return;
-		}
+	if (name_len < len && cfg_key_named(s->sec, t, name_len)) {
+		cfg_set_err(&R->err, "%s:%d: [%s] '%.*s': expected a key at the start of its line "
+			    "(an indented line continues the value of %s from line %d)",
+			    R->cfg->path, R->line, s->name, (int)len, t, e->key, e->line);
+		return;
 	}
 	size_t old = strlen(e->value);
 	e->value = xrealloc(e->value, old + 1 + len + 1);
