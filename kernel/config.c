@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config_internal.h"
+#include "xalloc.h"
 
 struct loader {
 	struct config *cfg;
@@ -39,35 +40,23 @@ static const char *where(const char *file, int line, char *buf, size_t n)
 
 /* ---- Validation ---- */
 
-char *cfg_err_value(const struct cfg_raw_section *s, const struct cfg_raw_entry *e, const char *expected)
-{
-	char w[512], *m;
-	if (asprintf(&m, "%s: [%s] %s = '%s': expected %s", where(e->file, e->line, w, sizeof w),
-		     s->name, e->key, e->value, expected) < 0)
-		abort();
-	return m;
-}
-
-char *cfg_err_missing(const struct cfg_raw_section *s, const char *key, const char *why)
-{
-	char w[512], *m;
-	if (asprintf(&m, "%s: [%s] missing required key '%s'%s", where(s->file, s->line, w, sizeof w),
-		     s->name, key, why ? why : "") < 0)
-		abort();
-	return m;
-}
-
-static void err_value(struct loader *L, const struct cfg_raw_section *s, const struct cfg_raw_entry *e,
+/* "FILE:LINE: [SECTION] KEY = 'VALUE': expected WHAT" into *err, unless it
+ * holds an error already (the first error wins). */
+static void err_value(char **err, const struct cfg_raw_section *s, const struct cfg_raw_entry *e,
 		      const char *expected)
 {
-	if (!L->err)
-		L->err = cfg_err_value(s, e, expected);
+	char w[512];
+	cfg_set_err(err, "%s: [%s] %s = '%s': expected %s", where(e->file, e->line, w, sizeof w),
+		    s->name, e->key, e->value, expected);
 }
 
-static void err_missing(struct loader *L, const struct cfg_raw_section *s, const char *key, const char *why)
+/* "FILE:LINE: [SECTION] missing required key 'KEY'WHY" into *err, unless it
+ * holds an error already. */
+static void err_missing(char **err, const struct cfg_raw_section *s, const char *key, const char *why)
 {
-	if (!L->err)
-		L->err = cfg_err_missing(s, key, why);
+	char w[512];
+	cfg_set_err(err, "%s: [%s] missing required key '%s'%s", where(s->file, s->line, w, sizeof w),
+		    s->name, key, why ? why : "");
 }
 
 static struct cfg_store_ctx ctx_of(const struct loader *L, const struct cfg_raw_entry *e,
@@ -120,12 +109,12 @@ static int section_type(struct loader *L, struct cfg_raw_section *s, struct cfg_
 		return 0;
 	struct cfg_raw_entry *e = cfg_raw_find(s, tk->name);
 	if (!e) {
-		err_missing(L, s, tk->name, NULL);
+		err_missing(&L->err, s, tk->name, NULL);
 		return -1;
 	}
 	struct cfg_store_ctx ctx = ctx_of(L, e, inst);
 	if (cfg_key_store(tk, inst->data, e->value, &ctx, exp) < 0) {
-		err_value(L, s, e, exp);
+		err_value(&L->err, s, e, exp);
 		return -1;
 	}
 	inst->type = cfg_type_at(inst->sec, (size_t)*CFG_FIELD(inst->data, tk->off, int));
@@ -150,33 +139,35 @@ static int section_values(struct loader *L, struct cfg_raw_section *s)
 		return -1;
 	for (size_t i = 0; i < s->n; i++) {
 		struct cfg_raw_entry *e = &s->e[i];
-		if (type && !cfg_key_of_type(sec, type, e->key)) {
+		/* The reader took only keys of the section or of its types: a
+		 * key not found here is a key of another type. */
+		const struct cfg_key *k = cfg_key_find(sec, type, e->key);
+		if (!k) {
 			cfg_keys_names(sec, type, buf, sizeof buf);
 			snprintf(exp, sizeof exp, "a key of type %s (one of %s)", type->name, buf);
-			err_value(L, s, e, exp);
+			err_value(&L->err, s, e, exp);
 			return -1;
 		}
 		/* inih cuts a value at a ';' after a blank, so "a,;b" or a
 		 * --set value with ';' would not read back from the resolved
 		 * text (found by test/fuzz/fuzz_scenario). */
 		if (strchr(e->value, ';')) {
-			err_value(L, s, e, "a value without ';' (a comment starts at ';')");
+			err_value(&L->err, s, e, "a value without ';' (a comment starts at ';')");
 			return -1;
 		}
-		const struct cfg_key *k = cfg_key_find(sec, type, e->key);
 		if (k->type == KT_TYPE)
 			continue; /* stored by section_type */
 		bool own = k >= sec->keys && k < sec->keys + sec->n_keys;
 		struct cfg_store_ctx ctx = ctx_of(L, e, inst);
 		if (cfg_key_store(k, own ? inst->data : inst->type_data, e->value, &ctx, exp) < 0) {
-			err_value(L, s, e, exp);
+			err_value(&L->err, s, e, exp);
 			return -1;
 		}
 	}
 	for (size_t i = 0; i < sec->n_keys; i++) {
 		const struct cfg_key *k = &sec->keys[i];
 		if (k->required && !cfg_raw_find(s, k->name) && !(type && in_list(type->not_required, k->name))) {
-			err_missing(L, s, k->name, NULL);
+			err_missing(&L->err, s, k->name, NULL);
 			return -1;
 		}
 	}
@@ -184,7 +175,7 @@ static int section_values(struct loader *L, struct cfg_raw_section *s)
 		const struct cfg_key *k = &type->keys[i];
 		if (k->required && !cfg_raw_find(s, k->name)) {
 			snprintf(buf, sizeof buf, " for type %s", type->name);
-			err_missing(L, s, k->name, buf);
+			err_missing(&L->err, s, k->name, buf);
 			return -1;
 		}
 	}
@@ -201,7 +192,7 @@ static struct cfg_inst *add_inst(struct config *cfg, size_t *cap, const struct c
 			abort();
 	}
 	struct cfg_inst *i = &cfg->inst[cfg->n_inst++];
-	*i = (struct cfg_inst){ .sec = sec, .title = cfg_xstrdup(title), .name = name ? cfg_xstrdup(name) : NULL,
+	*i = (struct cfg_inst){ .sec = sec, .title = xstrdup(title), .name = name ? xstrdup(name) : NULL,
 				.data = calloc(1, sec->size ? sec->size : 1) };
 	if (!i->data)
 		abort();
@@ -301,20 +292,20 @@ static void build_origins(struct loader *L)
 	for (size_t i = 0; i < L->raw.n; i++) {
 		struct cfg_raw_section *s = &L->raw.s[i];
 		cfg->section_origins[cfg->n_section_origins++] =
-			(struct cfg_origin){ cfg_xstrdup(s->name), NULL, NULL, s->file, s->line };
+			(struct cfg_origin){ xstrdup(s->name), NULL, NULL, s->file, s->line };
 		for (size_t j = 0; j < s->n; j++)
 			cfg->origins[cfg->n_origins++] = (struct cfg_origin){
-				cfg_xstrdup(s->name), cfg_xstrdup(s->e[j].key), cfg_xstrdup(s->e[j].value),
+				xstrdup(s->name), xstrdup(s->e[j].key), xstrdup(s->e[j].value),
 				s->e[j].file, s->e[j].line };
 	}
 }
 
 static void set_names(struct config *cfg, const char *path)
 {
-	cfg->path = cfg_xstrdup(path);
+	cfg->path = xstrdup(path);
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
-	cfg->dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : cfg_xstrdup(".");
+	cfg->dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
 	size_t len = strlen(base);
 	if (len > 4 && strcmp(base + len - 4, ".ini") == 0)
 		len -= 4;
@@ -331,7 +322,7 @@ static int load(struct config *cfg, const struct cfg_schema *schema, const char 
 	memset(cfg, 0, sizeof *cfg);
 	cfg->schema = schema;
 	if (!path) {
-		*err = cfg_xstrdup("no scenario given");
+		*err = xstrdup("no scenario given");
 		return -1;
 	}
 	set_names(cfg, path);
@@ -446,24 +437,19 @@ int cfg_fail(struct cfg_check *c, const char *key, const char *fmt, ...)
 	va_end(ap);
 	const struct cfg_raw_section *s = c->raw_;
 	const struct cfg_raw_entry *e = s ? cfg_raw_find(s, key) : NULL;
-	if (*c->err_) {
-		/* the first error wins */
-	} else if (e) {
-		*c->err_ = cfg_err_value(s, e, what);
-	} else {
+	if (e)
+		err_value(c->err_, s, e, what);
+	else
 		cfg_set_err(c->err_, "%s: [%s] %s (default): expected %s",
 			    s ? where(s->file, s->line, w, sizeof w) : c->cfg->path, c->inst->title, key, what);
-	}
 	free(what);
 	return -1;
 }
 
 int cfg_fail_missing(struct cfg_check *c, const char *key, const char *why)
 {
-	if (*c->err_)
-		return -1;
 	if (c->raw_)
-		*c->err_ = cfg_err_missing(c->raw_, key, why);
+		err_missing(c->err_, c->raw_, key, why);
 	else
 		cfg_set_err(c->err_, "%s: [%s] missing required key '%s'%s", c->cfg->path,
 			    c->inst->title, key, why ? why : "");

@@ -55,7 +55,8 @@ struct cfg_rate_map {
 	double val[CFG_MAX_RATE_MAP];
 	double per_25g;                       /* > 0: a default of per_25g x rate / 25Gbps
 					       * (HPCC's ECN thresholds); is_map is false */
-	const char *section, *key;            /* "switch", "ecn_kmin": for cfg_rate_map_get's error */
+	const char *section, *key;            /* "switch", "ecn_kmin", set by the loader: for
+					       * cfg_rate_map_get's error */
 	const char *file;                     /* where it was given (scenario path or "--set") */
 	int line;                             /* 0 for --set or a default */
 };
@@ -267,8 +268,6 @@ int cfg_rate_map_get(const struct cfg_rate_map *m, uint64_t rate_bps, double *ou
 /* a <= b at every rate both define; else false with *rate the first rate
  * where it fails (0: the scalars). */
 bool cfg_rate_map_le(const struct cfg_rate_map *a, const struct cfg_rate_map *b, uint64_t *rate);
-/* Bytes (or bps) of a scaled default at a rate: per_25g x rate / 25Gbps. */
-double cfg_scaled_default(double per_25g, uint64_t rate_bps);
 
 /* For errors found after loading (an unknown host name in a traffic section):
  * formats "FILE:LINE: [SECTION] KEY = 'VALUE': MESSAGE" into a malloc'd string.
@@ -298,7 +297,5 @@ void cfg_text_unset(struct cfg_text *t, const struct cfg_key *k);
 void cfg_vocab_text(const struct cfg_key *k, char *buf, size_t n);
 /* Word i of a key's vocabulary, NULL past the last. */
 const char *cfg_vocab_word(const struct cfg_key *k, size_t i);
-/* "a, b or c" of a NULL-terminated list of words. */
-void cfg_words_text(const char *const *words, char *buf, size_t n);
 
 #endif

@@ -74,18 +74,18 @@ static void type_text(const struct cfg_key *k, char *buf, size_t n)
 	snprintf(buf, n, "value");
 }
 
-static void print_key(FILE *out, const struct cfg_key *k, const char *indent, bool waived)
+static void print_key(FILE *out, const struct cfg_key *k, const char *indent)
 {
 	char type[CFG_EXPECTED_MAX];
 	type_text(k, type, sizeof type);
 	fprintf(out, "%s%-*s %s", indent, 24 - (int)strlen(indent), k->name, type);
-	if (k->required && !waived)
+	if (k->required)
 		fputs("; required", out);
 	if (k->def)
 		fprintf(out, "; default %s", k->def);
 	else if (k->def_doc)
 		fprintf(out, "; default: %s", k->def_doc);
-	else if (!k->required || waived)
+	else if (!k->required)
 		fputs("; default: unset", out);
 	fprintf(out, " -- %s\n", k->help);
 }
@@ -103,14 +103,14 @@ void config_print_keys(const struct cfg_schema *schema, FILE *out)
 		fprintf(out, "\n[%s%s]%s%s\n", sec->name, sec->named ? ".NAME" : "", sec->help ? " -- " : "",
 			sec->help ? sec->help : "");
 		for (size_t i = 0; i < sec->n_keys; i++)
-			print_key(out, &sec->keys[i], "  ", false);
+			print_key(out, &sec->keys[i], "  ");
 		for (size_t t = 0; cfg_type_at(sec, t); t++) {
 			const struct cfg_type *ty = cfg_type_at(sec, t);
 			fprintf(out, "  type = %s -- %s\n", ty->name, ty->help);
 			for (size_t i = 0; ty->not_required && ty->not_required[i]; i++)
 				fprintf(out, "    (%s: not needed)\n", ty->not_required[i]);
 			for (size_t i = 0; i < ty->n_keys; i++)
-				print_key(out, &ty->keys[i], "    ", false);
+				print_key(out, &ty->keys[i], "    ");
 		}
 	}
 }

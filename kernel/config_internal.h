@@ -36,8 +36,11 @@ static inline const struct cfg_type *cfg_type_at(const struct cfg_section *sec, 
 /* A key of sec: its own keys, then those of type (NULL: of every type). */
 const struct cfg_key *cfg_key_find(const struct cfg_section *sec, const struct cfg_type *type,
 				   const char *name);
-/* Whether name is a key of the section's own keys or of the given type. */
-bool cfg_key_of_type(const struct cfg_section *sec, const struct cfg_type *type, const char *name);
+/* Whether the first len bytes of text, less trailing blanks, name a key of
+ * sec or of any of its types: a line the reader must not take for more of
+ * the previous value (config_read.c's continuation lines, config_resolve.c's
+ * wrapping). */
+bool cfg_key_named(const struct cfg_section *sec, const char *text, size_t len);
 /* "buffer, pfc, ...": the keys of sec and of type (NULL: of every type). */
 void cfg_keys_names(const struct cfg_section *sec, const struct cfg_type *type, char *buf, size_t n);
 /* Fills the defaults of keys[0..n) in the struct at base (zeroed by the
@@ -48,8 +51,6 @@ int cfg_keys_defaults(const struct cfg_key *keys, size_t n, void *base,
 		      const struct cfg_store_ctx *ctx, const struct cfg_key **bad, char *expected);
 /* Frees what key k's field owns in the struct at base. */
 void cfg_key_free(const struct cfg_key *k, void *base);
-/* The type of an instance and its index (for the KT_TYPE field). */
-int cfg_type_index(const struct cfg_section *sec, const struct cfg_type *type);
 
 /* config_values.c: parses value for key k and stores it in the struct at
  * base (freeing what the field held). Returns 0, or -1 with `expected`
@@ -95,14 +96,6 @@ struct cfg_raw_entry *cfg_raw_find(const struct cfg_raw_section *s, const char *
 /* Sets *err to a malloc'd message unless it holds one already (the first
  * error wins). */
 void cfg_set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* strdup that aborts when out of memory; NULL copies as "". */
-char *cfg_xstrdup(const char *s);
-
-/* config.c */
-/* "FILE:LINE: [SECTION] KEY = 'VALUE': expected WHAT", malloc'd. */
-char *cfg_err_value(const struct cfg_raw_section *s, const struct cfg_raw_entry *e, const char *expected);
-/* "FILE:LINE: [SECTION] missing required key 'KEY'WHY", malloc'd. */
-char *cfg_err_missing(const struct cfg_raw_section *s, const char *key, const char *why);
 
 /* config_resolve.c: builds cfg->resolved from the typed values. Returns 0 or -1 (no memory). */
 int cfg_resolve_text(struct config *cfg);
@@ -115,5 +108,7 @@ void cfg_range_text(const struct cfg_key *k, const char *noun, char *buf, size_t
 char *cfg_path_join(const char *dir, const char *path);
 /* Whether value is a built-in data name of key k (KT_DATA). */
 bool cfg_data_is_builtin(const struct cfg_key *k, const char *value);
+/* Bytes (or bps) of a scaled default at a rate: per_25g x rate / 25Gbps. */
+double cfg_scaled_default(double per_25g, uint64_t rate_bps);
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config_internal.h"
+#include "xalloc.h"
 
 /* NAME of [job.NAME]: a word that can appear in results and --set. */
 static bool valid_instance_name(const char *s)
@@ -78,18 +79,16 @@ const struct cfg_key *cfg_key_find(const struct cfg_section *sec, const struct c
 	return k;
 }
 
-bool cfg_key_of_type(const struct cfg_section *sec, const struct cfg_type *type, const char *name)
+bool cfg_key_named(const struct cfg_section *sec, const char *text, size_t len)
 {
-	return in_keys(sec->keys, sec->n_keys, name) ||
-	       (type && in_keys(type->keys, type->n_keys, name));
-}
-
-int cfg_type_index(const struct cfg_section *sec, const struct cfg_type *type)
-{
-	for (size_t i = 0; cfg_type_at(sec, i); i++)
-		if (cfg_type_at(sec, i) == type)
-			return (int)i;
-	return -1;
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+		len--;
+	char *name = xmalloc(len + 1);
+	memcpy(name, text, len);
+	name[len] = '\0';
+	bool key = cfg_key_find(sec, NULL, name) != NULL;
+	free(name);
+	return key;
 }
 
 /* Appends the names of keys not yet in buf. */
@@ -133,12 +132,6 @@ void cfg_vocab_text(const struct cfg_key *k, char *buf, size_t n)
 	for (size_t i = 0; i < count && len < n; i++)
 		len += (size_t)snprintf(buf + len, n - len, "%s%s",
 					i == 0 ? "" : i + 1 == count ? " or " : ", ", cfg_vocab_word(k, i));
-}
-
-void cfg_words_text(const char *const *words, char *buf, size_t n)
-{
-	struct cfg_key k = { .vocab = words };
-	cfg_vocab_text(&k, buf, n);
 }
 
 /* ---- Defaults and freeing, driven by the tables ---- */

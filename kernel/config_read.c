@@ -2,7 +2,8 @@
  * config_read.c — the first two passes of loading a scenario (config.c):
  * reading the .ini text into raw sections of (key, value, file, line) with
  * inih, then applying --set overrides to them. Nothing is typed here;
- * config.c validates the raw sections against the key table afterwards.
+ * config.c validates the raw sections against the schema's key tables
+ * afterwards.
  *
  * Caught here, each at its line: what inih cannot parse, unknown sections
  * and keys, sections and keys given twice (other than repeated keys such
@@ -24,13 +25,14 @@
  * after a section header is an ordinary line, as in Python's configparser.
  */
 #define _GNU_SOURCE  /* vasprintf, strndup */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ini.h>
 #include "config_internal.h"
+#include "lex.h"
+#include "xalloc.h"
 
 const char cfg_set_origin[] = "--set";
 #define SET_ORIGIN cfg_set_origin
@@ -57,22 +59,6 @@ void cfg_set_err(char **err, const char *fmt, ...)
 	va_end(ap);
 }
 
-char *cfg_xstrdup(const char *s)
-{
-	char *d = strdup(s ? s : "");
-	if (!d)
-		abort();
-	return d;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		abort();
-	return p;
-}
-
 static struct cfg_raw_section *find_section(struct cfg_raw *raw, const char *name)
 {
 	for (size_t i = 0; i < raw->n; i++)
@@ -93,7 +79,7 @@ static struct cfg_raw_section *add_section(struct cfg_raw *raw, const char *name
 					   const struct cfg_section *sec, const char *file, int line)
 {
 	raw->s = xrealloc(raw->s, (raw->n + 1) * sizeof *raw->s);
-	raw->s[raw->n] = (struct cfg_raw_section){ .name = cfg_xstrdup(name), .sec = sec,
+	raw->s[raw->n] = (struct cfg_raw_section){ .name = xstrdup(name), .sec = sec,
 						   .file = file, .line = line };
 	return &raw->s[raw->n++];
 }
@@ -102,7 +88,7 @@ static void add_entry(struct cfg_raw_section *s, const char *key, const char *va
 		      const char *file, int line)
 {
 	s->e = xrealloc(s->e, (s->n + 1) * sizeof *s->e);
-	s->e[s->n++] = (struct cfg_raw_entry){ cfg_xstrdup(key), cfg_xstrdup(value), file, line };
+	s->e[s->n++] = (struct cfg_raw_entry){ xstrdup(key), xstrdup(value), file, line };
 }
 
 static bool is_repeated(const struct cfg_key *k)
@@ -174,20 +160,11 @@ static void continuation(struct read_state *R, const char *t, size_t len)
 	/* `  hosts = 4` under an indented key list would otherwise silently
 	 * become part of the previous value. */
 	size_t name_len = strcspn(t, "=:");
-	if (name_len < len) {
-		while (name_len && (t[name_len - 1] == ' ' || t[name_len - 1] == '\t'))
-			name_len--;
-		char *name = strndup(t, name_len);
-		if (!name)
-			abort();
-		bool is_key = cfg_key_find(s->sec, NULL, name) != NULL;
-		free(name);
-		if (is_key) {
-			cfg_set_err(&R->err, "%s:%d: [%s] '%.*s': expected a key at the start of its line "
-				    "(an indented line continues the value of %s from line %d)",
-				    R->cfg->path, R->line, s->name, (int)len, t, e->key, e->line);
-			return;
-		}
+	if (name_len < len && cfg_key_named(s->sec, t, name_len)) {
+		cfg_set_err(&R->err, "%s:%d: [%s] '%.*s': expected a key at the start of its line "
+			    "(an indented line continues the value of %s from line %d)",
+			    R->cfg->path, R->line, s->name, (int)len, t, e->key, e->line);
+		return;
 	}
 	size_t old = strlen(e->value);
 	e->value = xrealloc(e->value, old + 1 + len + 1);
@@ -277,58 +254,31 @@ static int handler(void *user, const char *section, const char *name, const char
 	return 1;
 }
 
-#define NUL_BYTES_ERR "%s: cannot read: expected a text file (it contains NUL bytes)"
-
 static int parse_text(struct config *cfg, struct cfg_raw *raw, char **err);
 
-/* Reads cfg->path whole into cfg->text; -1 with *err set. */
-static int slurp(struct config *cfg, char **err)
+/* Whether len bytes of text hold a NUL byte, which would end the text
+ * early for inih (*err set then). */
+static bool has_nul(const struct config *cfg, const char *text, size_t len, char **err)
 {
-	FILE *f = fopen(cfg->path, "rb");
-	size_t cap = 0, len = 0;
-	if (!f) {
-		cfg_set_err(err, "%s: cannot read: %s", cfg->path, strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		if (len + 4096 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			cfg->text = xrealloc(cfg->text, cap);
-		}
-		size_t got = fread(cfg->text + len, 1, cap - len - 1, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	cfg->text[len] = '\0';
-	int bad = ferror(f);
-	int saved = errno;
-	fclose(f);
-	if (bad) {
-		cfg_set_err(err, "%s: cannot read: %s", cfg->path, strerror(saved));
-		return -1;
-	}
-	if (memchr(cfg->text, '\0', len)) {
-		cfg_set_err(err, NUL_BYTES_ERR, cfg->path);
-		return -1;
-	}
-	return 0;
+	if (!memchr(text, '\0', len))
+		return false;
+	cfg_set_err(err, "%s: cannot read: expected a text file (it contains NUL bytes)", cfg->path);
+	return true;
 }
 
 int cfg_read_file(struct config *cfg, struct cfg_raw *raw, char **err)
 {
-	if (slurp(cfg, err) < 0)
+	size_t len;
+	if (lex_read_file(cfg->path, &cfg->text, &len, err) < 0 || has_nul(cfg, cfg->text, len, err))
 		return -1;
 	return parse_text(cfg, raw, err);
 }
 
 int cfg_read_mem(struct config *cfg, struct cfg_raw *raw, const char *text, size_t len, char **err)
 {
-	if (memchr(text, '\0', len)) {
-		cfg_set_err(err, NUL_BYTES_ERR, cfg->path);
+	if (has_nul(cfg, text, len, err))
 		return -1;
-	}
-	cfg->text = xrealloc(NULL, len + 1);
+	cfg->text = xmalloc(len + 1);
 	memcpy(cfg->text, text, len);
 	cfg->text[len] = '\0';
 	return parse_text(cfg, raw, err);
@@ -387,7 +337,7 @@ int cfg_apply_overrides(const struct config *cfg, struct cfg_raw *raw, const str
 		struct cfg_raw_entry *e = is_repeated(k) ? NULL : cfg_raw_find(s, key);
 		if (e) {
 			free(e->value);
-			e->value = cfg_xstrdup(value);
+			e->value = xstrdup(value);
 			e->file = SET_ORIGIN;
 			e->line = 0;
 		} else {

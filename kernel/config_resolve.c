@@ -53,14 +53,10 @@ static bool misread_first(const struct config *cfg, const char *word)
 	if (*word == '#')
 		return true;
 	size_t n = strcspn(word, "=:");
-	char *name = strndup(word, n);
-	if (!name)
-		abort();
-	bool key = false;
-	for (size_t k = 0; cfg_sec_at(cfg->schema, k) && !key; k++)
-		key = cfg_key_find(cfg_sec_at(cfg->schema, k), NULL, name) != NULL;
-	free(name);
-	return key;
+	for (size_t k = 0; cfg_sec_at(cfg->schema, k); k++)
+		if (cfg_key_named(cfg_sec_at(cfg->schema, k), word, n))
+			return true;
+	return false;
 }
 
 /* One word, after glue ("," for lists, "" for maps and groups) and a blank

@@ -1,13 +1,13 @@
 /*
  * config_values.c — a scenario string to its typed field: cfg_key_store,
- * one parser per key type of config_keys.h, with the range check of the
+ * one parser per key type of config.h, with the range check of the
  * key's table row; input paths and the built-in data files; per-rate maps
  * read back at a link rate.
  *
  * Every parser either stores the value (freeing what the field held) or
  * fills `expected` with what would have been accepted, worded to follow
  * "KEY = 'VALUE': expected ..." (config.c adds the location). Defaults go
- * through the same parsers (cfg_section_defaults), so the table cannot hold
+ * through the same parsers (cfg_keys_defaults), so the table cannot hold
  * a default the parser would refuse. A model's own key types (KT_CUSTOM)
  * bring their parser. config_resolve.c writes each type back as text.
  */
@@ -442,7 +442,7 @@ int cfg_rate_map_get(const struct cfg_rate_map *m, uint64_t rate_bps, double *ou
 	else if (m->file)
 		snprintf(w, sizeof w, "%s: ", m->file);
 	if (err && asprintf(err, "%s[%s] %s has no entry for %s: expected an entry for every link rate (it has %s)",
-			    w, m->section ? m->section : "switch", m->key ? m->key : "map", r, have) < 0)
+			    w, m->section, m->key, r, have) < 0)
 		abort();
 	return -1;
 }

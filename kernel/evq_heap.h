@@ -1,7 +1,8 @@
 /*
  * evq_heap.h — a 4-ary min-heap of events by value, ordered by (t, key)
  * (evq.h). The event queue keeps two of them: the events of the current
- * time bucket and the far-future events beyond its wheel (evq.c).
+ * time bucket and the far-future events beyond its wheel (evq.c). Internal
+ * to the event queue: not for models, which see evq.h.
  *
  * Why 4-ary: a pop costs log4(n) levels of 4 comparisons among children that
  * share a cache line or two, against log2(n) dependent levels for a binary

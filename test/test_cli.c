@@ -1,5 +1,5 @@
 /*
- * test_cli.c — the command line (kernel/cli.c, docs/scenario.md "Command line").
+ * test_cli.c — the command line (models/run/cli.c, docs/scenario.md "Command line").
  *
  * Options before and after the scenario, the --set split rule, --seed
  * validation, and every usage error: status 2 with "sim: ..." and the
