@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll_internal.h"
+#include "config.h"
 #include "log.h"
 #include "nic.h"
 #include "results.h"
@@ -81,21 +82,41 @@ const char *coll_op_name_at(const void *arg, size_t i)
 	return i < N_OPS ? op_names[i] : NULL;
 }
 
+void coll_alg_list(enum coll_op op, char *buf, size_t size)
+{
+	size_t len = 0, n = 0;
+	buf[0] = '\0';
+	while (coll_alg_name_at(&op, n))
+		n++;
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ", coll_alg_name_at(&op, i));
+}
+
 /* "ring, halving_doubling, tree or multicast for allreduce": what op accepts. */
 static const char *op_accepts(enum coll_op op)
 {
 	static char text[N_OPS][256];
 	char *b = text[op];
 	if (!b[0]) {
-		size_t len = 0, n = 0;
-		while (coll_alg_name_at(&op, n))
-			n++;
-		for (size_t i = 0; i < n; i++)
-			len += (size_t)snprintf(b + len, sizeof text[op] - len, "%s%s",
-						i == 0 ? "" : i + 1 == n ? " or " : ", ", coll_alg_name_at(&op, i));
+		coll_alg_list(op, b, sizeof text[op]);
+		size_t len = strlen(b);
 		snprintf(b + len, sizeof text[op] - len, " for %s", op_names[op]);
 	}
 	return b;
+}
+
+int coll_rule_multicast(struct cfg_check *c, const char *key, const char *algorithm)
+{
+	const struct mcast_cfg *mc = mcast_cfg_of(c->cfg);
+	if (!algorithm || strcmp(algorithm, "multicast") != 0)
+		return 0;
+	if (!mc->enabled)
+		return cfg_fail(c, key, "ring (or another unicast algorithm) while [multicast] enabled = off");
+	if (!mc->reliable)
+		return cfg_fail(c, key, "a unicast algorithm while [multicast] reliable = off "
+				"(a collective needs every byte; an unreliable group loses some)");
+	return 0;
 }
 
 int coll_op_by_name(const char *name)

@@ -41,9 +41,9 @@ struct job_cfg {
 	int grad_bytes;                /* 2|4 [2] */
 	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 */
 	char **placement; size_t n_placement; /* [tp,ep,dp,pp] */
-	char *allreduce;               /* algorithms of the collective registry [ring] */
-	char *allgather, *reduce_scatter, *broadcast; /* [ring] */
-	char *alltoall;                /* [direct] */
+	/* Algorithms of the collective registry [the op's first: ring;
+	 * direct for alltoall] (set by the rules when unset). */
+	char *allreduce, *allgather, *reduce_scatter, *broadcast, *alltoall;
 	double moe_skew;               /* >= 0 [0] */
 	uint64_t chunk_b;              /* [512KiB] */
 	int channels;                  /* [2] */
