@@ -387,8 +387,6 @@ struct colls *colls_new(struct world *w)
 	return cs;
 }
 
-struct world *colls_world(const struct colls *cs) { return cs->w; }
-
 void colls_write_unfinished(struct colls *cs)
 {
 	/* Oldest first: rows in the order the collectives started. */

@@ -97,7 +97,6 @@ const char *coll_op_name(enum coll_op op);
  * still running when it stops. */
 struct colls;
 struct colls *colls_new(struct world *w);
-struct world *colls_world(const struct colls *cs);
 /* Starts the collective now; returns its handle (valid until on_done returns). */
 struct coll *coll_start(struct colls *cs, const struct coll_spec *s);
 int64_t coll_id(const struct coll *c);

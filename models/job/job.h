@@ -67,10 +67,11 @@ void jobs_free(struct jobs *js);
 
 /* Tests only: replaces coll_start for every job set up afterwards (NULL
  * restores it), e.g. with a collective that completes at once, so the
- * dependency graph can be checked with free communication. */
-struct coll;
+ * dependency graph can be checked with free communication. It gets the
+ * run's sim, to schedule the completion on. */
 struct coll_spec;
-typedef struct coll *(*job_coll_start_fn)(struct colls *cs, const struct coll_spec *s);
+struct sim;
+typedef void (*job_coll_start_fn)(struct sim *sim, const struct coll_spec *s);
 void jobs_set_coll_start(job_coll_start_fn fn);
 
 #endif
