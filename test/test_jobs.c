@@ -26,7 +26,6 @@
 #include "sim.h"
 #include "sqlutil.h"
 #include "testutil.h"
-#include "world.h"
 #include "xalloc.h"
 
 static const char gpt[] =
@@ -110,15 +109,13 @@ static void fake_fire(struct sim *sim, void *obj, uintptr_t arg)
 	free(f);
 }
 
-static struct coll *fake_start(struct colls *cs, const struct coll_spec *s)
+static void fake_start(struct sim *sim, const struct coll_spec *s)
 {
 	struct fake *f = xmalloc(sizeof *f);
 	f->fn = s->on_done;
 	f->ctx = s->ctx;
 	fake_calls++;
-	struct sim *sim = colls_world(cs)->sim;
 	sched_at(sim, sim->now, &fake_elem, fake_fire, f, 0);
-	return NULL;
 }
 
 /* p = 4 stages, m = 8 micro-batches, dp = tp = 1. */

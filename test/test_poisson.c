@@ -81,6 +81,11 @@ static void test_poisson_errors(void)
 	h_free(&h);
 	unlink(bad);
 	free(bad);
+
+	/* One host has no peer (traffic_participants, located at hosts). */
+	h_init(&h, 4, 1, poisson_text(buf, sizeof buf, 0.3, "websearch", NULL, "1ms", "host2"));
+	expect_setup_error(&h, "test.ini:6", "poisson traffic needs at least 2 hosts, got 1");
+	h_free(&h);
 	free(ws);
 }
 

@@ -22,7 +22,6 @@ static void test_flows(void)
 	       "flow = host2 host3 2000B 1us\n"         /* 4 */
 	       "flow = host3 host0 3000B 5us\n"         /* 5: ties with line 3, after it */
 	       "flow = host1 host2 4000B 0s\n");        /* 6 */
-	uint32_t before = h.sim.n_elems;
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL(traffic_flows_expected(h.tr), 4);
 	CU_ASSERT_EQUAL_FATAL(n_recs, 4);
@@ -39,8 +38,8 @@ static void test_flows(void)
 		CU_ASSERT_STRING_EQUAL(recs[i].par, "micro");
 	}
 	/* The source is one element of its own, after the fabric's. */
-	CU_ASSERT_EQUAL(h.sim.n_elems, before + 1);
-	CU_ASSERT_STRING_EQUAL(h.sim.elem_names[before], "traffic.f");
+	CU_ASSERT_EQUAL(h.sim.n_elems, h.elems_built + 1);
+	CU_ASSERT_STRING_EQUAL(h.sim.elem_names[h.elems_built], "traffic.f");
 	h_free(&h);
 }
 
@@ -88,9 +87,13 @@ static void test_incast(void)
 	}
 	h_free(&h);
 
-	/* `all`: every host but the receiver. */
+	/* `all`: every host but the receiver, known before the run (the
+	 * memory estimate's count). */
 	h_init(&h, 8, 1,
 	       "[traffic.in]\ntype = incast\nsenders = all\nreceiver = host5\nsize = 1000B\n");
+	bool open = false;
+	CU_ASSERT_EQUAL(traffic_flows_known(&h.cfg, 8, &open), 7);
+	CU_ASSERT_FALSE(open);
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL_FATAL(n_recs, 7);
 	for (int i = 0; i < 7; i++) {
@@ -102,8 +105,7 @@ static void test_incast(void)
 	h_free(&h);
 
 	/* Errors, located at the key. The receiver among the senders is the
-	 * loader's rule (located at the receiver); traffic setup has the same
-	 * check, which names can no longer reach. */
+	 * loader's rule (located at the receiver). */
 	expect_load_error(8,
 			  "[traffic.in]\ntype = incast\nsize = 1000B\nsenders = host1 host0\n"
 			  "receiver = host0\n",
@@ -252,11 +254,10 @@ static void test_failure_undoes_and_counts(void)
 	h_init(&h, 4, 1,
 	       "[traffic.a]\ntype = all_to_all\nsize = 100B\n"
 	       "[traffic.f]\ntype = flows\nflow = host0 host1 10B 0s\nflow = host1 host0 10B 0s\n");
-	uint32_t before = h.sim.n_elems;
 	setup_and_run(&h);
 	CU_ASSERT_EQUAL(traffic_flows_expected(h.tr), 4 * 3 + 2);
 	CU_ASSERT_EQUAL(n_recs, 4 * 3 + 2);
-	CU_ASSERT_EQUAL(h.sim.n_elems, before + 2);
+	CU_ASSERT_EQUAL(h.sim.n_elems, h.elems_built + 2);
 	h_free(&h);
 }
 

@@ -74,5 +74,6 @@ static const struct coll_algo coll_direct_sendrecv = {
 	.progress = p2p_progress, .rounds = one_round,
 };
 
-/* This file's algorithms, in the order they are listed (collective.c). */
+/* This file's algorithms, in registry order (after the files listed before it in
+ * COLL_FAMILIES, models/coll/Makefile.inc): an op's first entry is its default. */
 const struct coll_algo *const coll_direct[] = { &coll_direct_alltoall, &coll_direct_sendrecv_ring, &coll_direct_sendrecv, NULL };

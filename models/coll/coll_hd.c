@@ -115,5 +115,6 @@ static const struct coll_algo coll_hd_allreduce = {
 	.progress = hd_progress, .rounds = hd_rounds,
 };
 
-/* This file's algorithms, in the order they are listed (collective.c). */
+/* This file's algorithms, in registry order (after the files listed before it in
+ * COLL_FAMILIES, models/coll/Makefile.inc): an op's first entry is its default. */
 const struct coll_algo *const coll_hd[] = { &coll_hd_allreduce, NULL };

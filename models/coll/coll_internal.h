@@ -49,8 +49,14 @@ struct coll_algo {
 	void (*free_a)(void *a);
 };
 
+/* The registry (coll_families.c, generated from COLL_FAMILIES in
+ * models/coll/Makefile.inc): each algorithm file's NULL-terminated list of
+ * entries, in that order, NULL-terminated. An op's first entry is its
+ * default, and the order is the order names are listed in (the keys'
+ * vocabularies). */
+extern const struct coll_algo *const *const coll_families[];
+
 struct coll_virtual;
-struct coll_slot;
 
 /* A pass over a collective's pieces: the real one posts messages on the
  * world (collective.c, coll_mcast.c); the virtual one times them on an
@@ -61,7 +67,7 @@ struct coll_pass {
 	 * rank dst's slot s. */
 	void (*send)(struct coll *c, int src, int dst, struct coll_slot *s, uint64_t size_b);
 	/* One network copy of a multicast piece from rank src to each of the
-	 * ranks dst[0..n_dst), each landing on its host's first rank. */
+	 * ranks dst[0..n_dst), one landing rank per other host (coll_mcast.c). */
 	void (*mcast)(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot,
 		      uint64_t size_b);
 };
@@ -98,9 +104,9 @@ struct coll {
 	/* Engine. */
 	const struct coll_pass *pass; /* the pass running: real or virtual */
 	uint64_t pending;           /* pieces posted and not yet received */
-	struct coll_slot **work;    /* zero-byte pieces received now (REAL), LIFO */
+	struct coll_slot **work;    /* zero-byte pieces received now (real pass), LIFO */
 	size_t n_work, cap_work;
-	struct coll_virtual *v;     /* VIRTUAL pass state */
+	struct coll_virtual *v;     /* the virtual pass's state */
 	uint64_t messages, bytes;   /* non-empty pieces posted by this pass */
 	uint64_t plan_messages;     /* messages of the virtual pass (checked at the end) */
 	uint64_t mcasts, plan_mcasts; /* multicast pieces of this pass, and of the virtual one */
@@ -132,25 +138,40 @@ static inline uint32_t coll_pieces(uint64_t max_b, uint64_t chunk_b)
 }
 static inline uint64_t coll_ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+/* A pipe's share of the buffer as the ring-shaped algorithms cut it
+ * (coll_ring.c, coll_mcast.c): the channel's bytes bc = split(size,
+ * channels, pipe), and the m pieces a stream of ceil(bc / n) bytes (one
+ * segment), or of the whole bc (whole), is cut into. */
+struct coll_share { uint64_t bc; uint32_t m; };
+static inline struct coll_share coll_share_of(const struct coll *c, int pipe, bool whole)
+{
+	uint64_t bc = coll_split(c->size_b, (uint64_t)c->channels, (uint64_t)pipe);
+	return (struct coll_share){ bc, coll_pieces(whole ? bc : coll_ceil_div(bc, (uint64_t)c->n), c->chunk_b) };
+}
+
 /* Posts one piece of size_b bytes (0 allowed: it "arrives" at once) from
  * src to dst rank, addressed to dst's receive slot `slot` of `pipe`. */
 void coll_send(struct coll *c, int pipe, int src, int dst, int slot, uint64_t size_b);
 
+/* Posts rank r's pieces of the ring steps 0..steps-1 of `pipe` (share p)
+ * that its receive count (slot 0) now allows: piece k of step s+1 once
+ * piece k of step s arrived from r-1, step 0 at once; segments as
+ * coll_ring.c's ring of c->op (coll_mcast.c's allreduce: its reduce-scatter
+ * half). */
+void coll_ring_post(struct coll *c, int pipe, int r, const struct coll_share *p, uint32_t steps);
+
 /* ---- Multicast delivery (coll_mcast.c, with two engine hooks) ----
- * coll_mcast posts one piece of size_b bytes from rank src to slot `slot`
- * of every other rank of `pipe` (each receiver counts one arrival): NVLink
- * to the source host's GPUs, one network copy per other host (a multicast
- * group, or plain RC when one host is left) landing on that host's first
- * rank, which relays it over NVLink to the host's other ranks
- * (coll_mcast_relay, called when the landing copy arrived, before it is
- * counted). */
+ * coll_mcast_piece posts one piece of size_b bytes from rank src to slot
+ * `slot` of every other rank of `pipe` (each receiver counts one
+ * arrival): NVLink to the source host's GPUs, one network copy per other
+ * host (a multicast group, or plain RC when one host is left) landing on
+ * one rank of that host (the first whose GPU uses the source's NIC index,
+ * else its first rank), which relays it over NVLink to the host's other
+ * ranks (coll_mcast_relay, called when the landing copy arrived, before it
+ * is counted). */
 void coll_mcast_piece(struct coll *c, int pipe, int src, int slot, uint64_t size_b);
 void coll_mcast_relay(struct coll *c, struct coll_slot *landing, uint64_t size_b);
-/* Engine (collective.c): the virtual pass's network copies of a multicast
- * piece from src to ranks dst[0..n_dst) (one transmission at the source,
- * each member at its own path's delivery time, relay_b on arrival;
- * coll_virtual.c); and the real pass's arrival of a piece at slot s now. */
-void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot, uint64_t size_b);
+/* Engine (collective.c): the real pass's arrival of a piece at slot s now. */
 void coll_recv(struct coll *c, struct coll_slot *s);
 /* coll_mcast.c: the real pass's multicast piece (a group, or plain RC to
  * one other host). */
@@ -159,13 +180,12 @@ void coll_mcast_post(struct coll *c, int src, const int *dst, int n_dst, int pip
 
 /* Engine internals shared by the real pass (collective.c) and the virtual
  * pass (coll_virtual.c): counters back to zero; a piece counted at slot s
- * (the algorithm's progress runs); every (pipe, rank) started; a piece of
- * the virtual pass; the virtual pass itself, returning its last arrival
- * (relative to the start; timing = false: order only, for plans). */
+ * (the algorithm's progress runs); every (pipe, rank) started; the virtual
+ * pass itself, returning its last arrival (relative to the start; timing =
+ * false: order only, for plans). */
 void coll_reset(struct coll *c);
 void coll_arrived(struct coll *c, struct coll_slot *s);
 void coll_start_all(struct coll *c);
-void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64_t size_b);
 simtime_t coll_virtual_run(struct coll *c, bool timing);
 
 #endif

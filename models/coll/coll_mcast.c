@@ -2,7 +2,7 @@
  * coll_mcast.c — collectives by multicast (docs/architecture.md;
  * docs/protocol.md "Multicast": Cepheus, Gleam): broadcast, allgather, and
  * allreduce as ring reduce-scatter then multicast all-gather; and the
- * delivery of a multicast piece (coll_internal.h, coll_mcast).
+ * delivery of a multicast piece (coll_internal.h, coll_mcast_piece).
  *
  * Algorithms (the buffer split over `channels`, Bc = split(size, channels,
  * c), and cut into pieces of at most `chunk` bytes, as coll_ring.c):
@@ -57,8 +57,6 @@
 #include "nic.h"
 #include "xalloc.h"
 
-struct mc_pipe { uint64_t bc; uint32_t m; };
-
 /* A network copy in flight (real pass): what its arrival at a member means. */
 struct mc_post {
 	struct coll *c;
@@ -77,7 +75,7 @@ struct mc_a {
 	struct mc_post *post;       /* [n_post] network copies of the real pass, in posting order
 				     * (as many as the virtual pass made: c->plan_mcasts) */
 	uint64_t n_post;
-	struct mc_pipe p[];         /* [channels] */
+	struct coll_share p[];      /* [channels] */
 };
 
 static const char *mc_check(int n) { return n >= 2 ? NULL : "a group of at least 2 ranks"; }
@@ -115,10 +113,8 @@ static void mc_layout(struct coll *c, bool whole)
 	struct mc_a *a = xcalloc(1, sizeof *a + (size_t)c->channels * sizeof a->p[0]);
 	c->pipes = c->channels;
 	c->spr = 2; /* slot 0: the ring's stream (allreduce); slot 1: multicast arrivals */
-	for (int p = 0; p < c->pipes; p++) {
-		a->p[p].bc = coll_split(c->size_b, (uint64_t)c->channels, (uint64_t)p);
-		a->p[p].m = coll_pieces(whole ? a->p[p].bc : coll_ceil_div(a->p[p].bc, (uint64_t)n), c->chunk_b);
-	}
+	for (int p = 0; p < c->pipes; p++)
+		a->p[p] = coll_share_of(c, p, whole);
 	a->host = xmalloc((size_t)n * sizeof *a->host);
 	a->first = xmalloc((size_t)n * sizeof *a->first);
 	a->pick = xmalloc((size_t)n * sizeof *a->pick);
@@ -308,7 +304,7 @@ static void bcast_progress(struct coll *c, int pipe, int r)
 	struct coll_pr *pr = coll_pr_of(c, pipe, r);
 	if (r != c->root || pr->sent[1])
 		return;
-	const struct mc_pipe *p = &a->p[pipe];
+	const struct coll_share *p = &a->p[pipe];
 	pr->sent[1] = p->m;
 	for (uint32_t k = 0; k < p->m; k++)
 		coll_mcast_piece(c, pipe, r, 1, coll_split(p->bc, p->m, k));
@@ -320,14 +316,12 @@ static void ag_progress(struct coll *c, int pipe, int r)
 	struct coll_pr *pr = coll_pr_of(c, pipe, r);
 	if (pr->sent[1])
 		return;
-	const struct mc_pipe *p = &a->p[pipe];
+	const struct coll_share *p = &a->p[pipe];
 	uint64_t seg = coll_split(p->bc, (uint64_t)c->n, (uint64_t)r);
 	pr->sent[1] = p->m;
 	for (uint32_t k = 0; k < p->m; k++)
 		coll_mcast_piece(c, pipe, r, 1, coll_split(seg, p->m, k));
 }
-
-static int mod(int x, int n) { return ((x % n) + n) % n; }
 
 /* Reduce-scatter as coll_ring.c's all-reduce steps 0..n-2 (slot 0, piece
  * k of step s+1 once piece k of step s arrived), then the multicast of the
@@ -335,24 +329,14 @@ static int mod(int x, int n) { return ((x % n) + n) % n; }
 static void ar_progress(struct coll *c, int pipe, int r)
 {
 	const struct mc_a *a = c->a;
-	const struct mc_pipe *p = &a->p[pipe];
+	const struct coll_share *p = &a->p[pipe];
 	struct coll_pr *pr = coll_pr_of(c, pipe, r);
 	int n = c->n;
 	uint64_t got = coll_count(c, pipe, r, 0);
-	uint64_t total = (uint64_t)(n - 1) * p->m;
-	uint64_t enabled = (uint64_t)p->m + got;
-	if (enabled > total)
-		enabled = total;
-	while (pr->sent[0] < enabled) {
-		uint32_t j = pr->sent[0]++;
-		int s = (int)(j / p->m);
-		uint32_t k = j % p->m;
-		uint64_t seg = coll_split(p->bc, (uint64_t)n, (uint64_t)mod(r - s, n));
-		coll_send(c, pipe, r, (r + 1) % n, 0, coll_split(seg, p->m, k));
-	}
+	coll_ring_post(c, pipe, r, p, (uint32_t)(n - 1));
 	uint64_t before = (uint64_t)(n - 2) * p->m;
 	uint64_t ready = got > before ? got - before : 0;
-	uint64_t seg = coll_split(p->bc, (uint64_t)n, (uint64_t)mod(r + 1, n));
+	uint64_t seg = coll_split(p->bc, (uint64_t)n, (uint64_t)((r + 1) % n));
 	while (pr->sent[1] < ready) {
 		uint32_t k = pr->sent[1]++;
 		coll_mcast_piece(c, pipe, r, 1, coll_split(seg, p->m, k));
@@ -375,5 +359,6 @@ static const struct coll_algo coll_mcast_allreduce = {
 	.progress = ar_progress, .rounds = ar_rounds, .free_a = mc_free_a,
 };
 
-/* This file's algorithms, in the order they are listed (collective.c). */
+/* This file's algorithms, in registry order (after the files listed before it in
+ * COLL_FAMILIES, models/coll/Makefile.inc): an op's first entry is its default. */
 const struct coll_algo *const coll_mcast[] = { &coll_mcast_allreduce, &coll_mcast_allgather, &coll_mcast_broadcast, NULL };

@@ -31,26 +31,25 @@
 #include "coll_internal.h"
 #include "xalloc.h"
 
-struct ring_pipe { uint64_t bc; uint32_t m; };
-struct ring_a { uint32_t steps; struct ring_pipe p[]; };
+struct ring_a { uint32_t steps; struct coll_share p[]; };
 
 static const char *ring_check(int n) { return n >= 2 ? NULL : "a group of at least 2 ranks"; }
 
-static void ring_layout_steps(struct coll *c, uint32_t steps)
+/* A ring of `steps` steps per pipe, its pieces cut from a segment of
+ * ceil(Bc / n) bytes or, for the chain, from the whole channel share Bc. */
+static void ring_layout(struct coll *c, uint32_t steps, bool whole)
 {
 	struct ring_a *a = xcalloc(1, sizeof *a + (size_t)c->channels * sizeof a->p[0]);
 	a->steps = steps;
 	c->pipes = c->channels;
 	c->spr = 1;
-	for (int p = 0; p < c->pipes; p++) {
-		a->p[p].bc = coll_split(c->size_b, (uint64_t)c->channels, (uint64_t)p);
-		a->p[p].m = coll_pieces(coll_ceil_div(a->p[p].bc, (uint64_t)c->n), c->chunk_b);
-	}
+	for (int p = 0; p < c->pipes; p++)
+		a->p[p] = coll_share_of(c, p, whole);
 	c->a = a;
 }
 
-static void ring_layout_ar(struct coll *c) { ring_layout_steps(c, 2u * (uint32_t)(c->n - 1)); }
-static void ring_layout_half(struct coll *c) { ring_layout_steps(c, (uint32_t)(c->n - 1)); }
+static void ring_layout_ar(struct coll *c) { ring_layout(c, 2u * (uint32_t)(c->n - 1), false); }
+static void ring_layout_half(struct coll *c) { ring_layout(c, (uint32_t)(c->n - 1), false); }
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
@@ -68,12 +67,10 @@ static int ring_segment(const struct coll *c, int r, int s)
 	}
 }
 
-static void ring_progress(struct coll *c, int pipe, int r)
+void coll_ring_post(struct coll *c, int pipe, int r, const struct coll_share *p, uint32_t steps)
 {
-	const struct ring_a *a = c->a;
-	const struct ring_pipe *p = &a->p[pipe];
 	struct coll_pr *pr = coll_pr_of(c, pipe, r);
-	uint64_t total = (uint64_t)a->steps * p->m;
+	uint64_t total = (uint64_t)steps * p->m;
 	uint64_t enabled = (uint64_t)p->m + coll_count(c, pipe, r, 0);
 	if (enabled > total)
 		enabled = total;
@@ -84,6 +81,12 @@ static void ring_progress(struct coll *c, int pipe, int r)
 		uint64_t seg = coll_split(p->bc, (uint64_t)c->n, (uint64_t)ring_segment(c, r, s));
 		coll_send(c, pipe, r, (r + 1) % c->n, 0, coll_split(seg, p->m, k));
 	}
+}
+
+static void ring_progress(struct coll *c, int pipe, int r)
+{
+	const struct ring_a *a = c->a;
+	coll_ring_post(c, pipe, r, &a->p[pipe], a->steps);
 }
 
 static int ring_rounds(const struct coll *c) { return (int)((const struct ring_a *)c->a)->steps; }
@@ -103,23 +106,12 @@ static const struct coll_algo coll_ring_allgather = {
 
 /* ---- broadcast: the pipelined chain ---- */
 
-static void chain_layout(struct coll *c)
-{
-	struct ring_a *a = xcalloc(1, sizeof *a + (size_t)c->channels * sizeof a->p[0]);
-	a->steps = (uint32_t)(c->n - 1);
-	c->pipes = c->channels;
-	c->spr = 1;
-	for (int p = 0; p < c->pipes; p++) {
-		a->p[p].bc = coll_split(c->size_b, (uint64_t)c->channels, (uint64_t)p);
-		a->p[p].m = coll_pieces(a->p[p].bc, c->chunk_b);
-	}
-	c->a = a;
-}
+static void chain_layout(struct coll *c) { ring_layout(c, (uint32_t)(c->n - 1), true); }
 
 static void chain_progress(struct coll *c, int pipe, int r)
 {
 	const struct ring_a *a = c->a;
-	const struct ring_pipe *p = &a->p[pipe];
+	const struct coll_share *p = &a->p[pipe];
 	int pos = mod(r - c->root, c->n);
 	if (pos == c->n - 1)
 		return;
@@ -136,5 +128,6 @@ static const struct coll_algo coll_chain_broadcast = {
 	.progress = chain_progress, .rounds = ring_rounds,
 };
 
-/* This file's algorithms, in the order they are listed (collective.c). */
+/* This file's algorithms, in registry order (after the files listed before it in
+ * COLL_FAMILIES, models/coll/Makefile.inc): an op's first entry is its default. */
 const struct coll_algo *const coll_ring[] = { &coll_ring_allreduce, &coll_ring_reduce_scatter, &coll_ring_allgather, &coll_chain_broadcast, NULL };

@@ -169,5 +169,6 @@ static const struct coll_algo coll_tree_allreduce = {
 	.progress = tree_progress, .rounds = tree_rounds, .free_a = tree_free,
 };
 
-/* This file's algorithms, in the order they are listed (collective.c). */
+/* This file's algorithms, in registry order (after the files listed before it in
+ * COLL_FAMILIES, models/coll/Makefile.inc): an op's first entry is its default. */
 const struct coll_algo *const coll_tree[] = { &coll_tree_allreduce, NULL };

@@ -109,7 +109,7 @@ static void vtime(struct coll *c, int src, int dst, uint64_t size_b, struct vmem
 	*out = *m;
 }
 
-void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64_t size_b)
+static void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64_t size_b)
 {
 	struct coll_virtual *v = c->v;
 	struct vmsg m = { .t = v->now, .slot = slot, .ack_nic = -1 };
@@ -134,9 +134,7 @@ void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot, uint64
 	vpush(v, m);
 }
 
-const struct coll_pass coll_virtual_pass = { .send = coll_vsend, .mcast = coll_vmcast };
-
-void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot, uint64_t size_b)
+static void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, int slot, uint64_t size_b)
 {
 	struct coll_virtual *v = c->v;
 	simtime_t start = v->now;
@@ -166,6 +164,8 @@ void coll_vmcast(struct coll *c, int src, const int *dst, int n_dst, int pipe, i
 		vpush(v, m);
 	}
 }
+
+const struct coll_pass coll_virtual_pass = { .send = coll_vsend, .mcast = coll_vmcast };
 
 static int int_cmp(const void *a, const void *b)
 {

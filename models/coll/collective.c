@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll_internal.h"
+#include "config.h"
 #include "log.h"
 #include "nic.h"
 #include "results.h"
@@ -41,42 +42,37 @@
 static const char *const op_names[] = { "allreduce", "reduce_scatter", "allgather", "alltoall",
 					"broadcast", "sendrecv" };
 
-/* The registry: the algorithm files (coll_*.c), in the order of
- * COLL_FAMILIES in models/coll/Makefile.inc (coll_families.c, generated
- * from it), each with its NULL-terminated list of (op, algorithm name)
- * entries. An op's first entry is its default, and the order is the order
- * names are listed in (the keys' vocabularies). */
-extern const struct coll_algo *const *const coll_families[];
-
-/* Registry entry i, NULL past the last. */
-static const struct coll_algo *registry_at(size_t i)
-{
-	for (size_t f = 0; coll_families[f]; f++)
-		for (size_t k = 0; coll_families[f][k]; k++)
-			if (i-- == 0)
-				return coll_families[f][k];
-	return NULL;
-}
 #define N_OPS (sizeof op_names / sizeof *op_names)
+
+/* The registry is coll_families (coll_internal.h). */
 
 const char *coll_alg_name_at(const void *op, size_t i)
 {
-	for (size_t k = 0; registry_at(k); k++)
-		if (registry_at(k)->op == *(const enum coll_op *)op && i-- == 0)
-			return registry_at(k)->name;
+	for (size_t f = 0; coll_families[f]; f++)
+		for (const struct coll_algo *const *a = coll_families[f]; *a; a++)
+			if ((*a)->op == *(const enum coll_op *)op && i-- == 0)
+				return (*a)->name;
 	return NULL;
+}
+
+/* Whether an entry before coll_families[f][k] has the same name. */
+static bool named_before(size_t f, size_t k)
+{
+	const char *name = coll_families[f][k]->name;
+	for (size_t g = 0; g <= f; g++)
+		for (size_t j = 0; coll_families[g][j] && (g < f || j < k); j++)
+			if (strcmp(coll_families[g][j]->name, name) == 0)
+				return true;
+	return false;
 }
 
 const char *coll_any_alg_name_at(const void *arg, size_t i)
 {
 	(void)arg;
-	for (size_t k = 0; registry_at(k); k++) {
-		bool first = true;
-		for (size_t j = 0; j < k && first; j++)
-			first = strcmp(registry_at(j)->name, registry_at(k)->name) != 0;
-		if (first && i-- == 0)
-			return registry_at(k)->name;
-	}
+	for (size_t f = 0; coll_families[f]; f++)
+		for (size_t k = 0; coll_families[f][k]; k++)
+			if (!named_before(f, k) && i-- == 0)
+				return coll_families[f][k]->name;
 	return NULL;
 }
 
@@ -86,26 +82,46 @@ const char *coll_op_name_at(const void *arg, size_t i)
 	return i < N_OPS ? op_names[i] : NULL;
 }
 
+void coll_alg_list(enum coll_op op, char *buf, size_t size)
+{
+	size_t len = 0, n = 0;
+	buf[0] = '\0';
+	while (coll_alg_name_at(&op, n))
+		n++;
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ", coll_alg_name_at(&op, i));
+}
+
 /* "ring, halving_doubling, tree or multicast for allreduce": what op accepts. */
 static const char *op_accepts(enum coll_op op)
 {
 	static char text[N_OPS][256];
 	char *b = text[op];
 	if (!b[0]) {
-		size_t len = 0, n = 0;
-		while (coll_alg_name_at(&op, n))
-			n++;
-		for (size_t i = 0; i < n; i++)
-			len += (size_t)snprintf(b + len, sizeof text[op] - len, "%s%s",
-						i == 0 ? "" : i + 1 == n ? " or " : ", ", coll_alg_name_at(&op, i));
+		coll_alg_list(op, b, sizeof text[op]);
+		size_t len = strlen(b);
 		snprintf(b + len, sizeof text[op] - len, " for %s", op_names[op]);
 	}
 	return b;
 }
 
+int coll_rule_multicast(struct cfg_check *c, const char *key, const char *algorithm)
+{
+	const struct mcast_cfg *mc = mcast_cfg_of(c->cfg);
+	if (!algorithm || strcmp(algorithm, "multicast") != 0)
+		return 0;
+	if (!mc->enabled)
+		return cfg_fail(c, key, "ring (or another unicast algorithm) while [multicast] enabled = off");
+	if (!mc->reliable)
+		return cfg_fail(c, key, "a unicast algorithm while [multicast] reliable = off "
+				"(a collective needs every byte; an unreliable group loses some)");
+	return 0;
+}
+
 int coll_op_by_name(const char *name)
 {
-	for (int i = 0; i < (int)(sizeof op_names / sizeof *op_names); i++)
+	for (int i = 0; i < (int)N_OPS; i++)
 		if (!strcmp(op_names[i], name))
 			return i;
 	return -1;
@@ -119,9 +135,10 @@ static const struct coll_algo *algo_find(enum coll_op op, const char *algorithm)
 {
 	if (!algorithm)
 		algorithm = default_algorithm(op);
-	for (size_t i = 0; registry_at(i); i++)
-		if (registry_at(i)->op == op && !strcmp(registry_at(i)->name, algorithm))
-			return registry_at(i);
+	for (size_t f = 0; coll_families[f]; f++)
+		for (const struct coll_algo *const *a = coll_families[f]; *a; a++)
+			if ((*a)->op == op && !strcmp((*a)->name, algorithm))
+				return *a;
 	return NULL;
 }
 
@@ -369,8 +386,6 @@ struct colls *colls_new(struct world *w)
 	cs->w = w;
 	return cs;
 }
-
-struct world *colls_world(const struct colls *cs) { return cs->w; }
 
 void colls_write_unfinished(struct colls *cs)
 {

@@ -43,8 +43,8 @@ typedef void (*coll_done_fn)(struct sim *sim, struct coll *c, void *ctx);
 
 struct coll_spec {
 	enum coll_op op;
-	const char *algorithm;      /* "ring", "halving_doubling", "tree", "direct" (registry name);
-				     * NULL = "ring" ("direct" for alltoall) */
+	const char *algorithm;      /* a registry name ("ring", "tree", ...); NULL = the op's
+				     * first algorithm in the registry (ring; direct for alltoall) */
 	const int *gpus; int n;     /* rank -> global GPU id; copied */
 	uint64_t size_b;            /* nccl-tests convention (docs/scenario.md "Result vocabularies");
 				     * it is also the row's size_bytes, except an alltoall with
@@ -81,6 +81,14 @@ const char *coll_alg_name_at(const void *op, size_t i);
 const char *coll_any_alg_name_at(const void *arg, size_t i);
 /* The ops' names in enum order; arg unused. */
 const char *coll_op_name_at(const void *arg, size_t i);
+/* "ring, halving_doubling, tree or multicast": the algorithms of op, into
+ * buf (size bytes). */
+void coll_alg_list(enum coll_op op, char *buf, size_t size);
+/* A config rule of a key naming a collective algorithm: fails at key
+ * (cfg_fail, -1) when algorithm is multicast and [multicast] is disabled
+ * or unreliable (a collective needs every byte, coll_mcast.c); else 0. */
+struct cfg_check;
+int coll_rule_multicast(struct cfg_check *c, const char *key, const char *algorithm);
 /* op by name ("allreduce"), -1 when unknown. */
 int coll_op_by_name(const char *name);
 const char *coll_op_name(enum coll_op op);
@@ -89,7 +97,6 @@ const char *coll_op_name(enum coll_op op);
  * still running when it stops. */
 struct colls;
 struct colls *colls_new(struct world *w);
-struct world *colls_world(const struct colls *cs);
 /* Starts the collective now; returns its handle (valid until on_done returns). */
 struct coll *coll_start(struct colls *cs, const struct coll_spec *s);
 int64_t coll_id(const struct coll *c);

@@ -89,13 +89,12 @@ static void job_destroy(struct job *j)
 	free(j->source);
 }
 
-/* Resolves one job onto the world's GPUs; 0 or -1 with *err. */
-static int job_create(struct world *w, struct colls *cs, int index, struct job *j, char **err)
+/* Resolves job number index, of section inst, onto the world's GPUs; 0
+ * or -1 with *err. */
+static int job_create(struct world *w, struct colls *cs, const struct cfg_inst *inst, int index,
+		      struct job *j, char **err)
 {
 	const struct config *cfg = w->cfg;
-	const struct cfg_inst *inst = cfg_next(cfg, &job_section, NULL);
-	for (int i = 0; i < index; i++)
-		inst = cfg_next(cfg, &job_section, inst);
 	const struct job_cfg *c = inst->data;
 	memset(j, 0, sizeof *j);
 	j->w = w;
@@ -119,7 +118,7 @@ static int job_create(struct world *w, struct colls *cs, int index, struct job *
 		j->gpu[r] = hosts[r / w->gpus_per_host] * w->gpus_per_host + r % w->gpus_per_host;
 	free(hosts);
 	j->spec.layout.gpu = j->gpu;
-	j->start_coll = coll_start_hook ? coll_start_hook : coll_start;
+	j->fake_coll = coll_start_hook;
 	return 0;
 }
 
@@ -131,8 +130,10 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
 		return 0;
 	struct jobs *js = xcalloc(1, sizeof *js);
 	js->job = xcalloc(n_jobs, sizeof *js->job);
+	const struct cfg_inst *inst = NULL;
 	for (size_t i = 0; i < n_jobs; i++) {
-		if (job_create(w, cs, (int)i, &js->job[i], err) < 0) {
+		inst = cfg_next(w->cfg, &job_section, inst);
+		if (job_create(w, cs, inst, (int)i, &js->job[i], err) < 0) {
 			for (size_t k = 0; k <= i; k++)
 				job_destroy(&js->job[k]);
 			free(js->job);

@@ -41,9 +41,9 @@ struct job_cfg {
 	int grad_bytes;                /* 2|4 [2] */
 	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 */
 	char **placement; size_t n_placement; /* [tp,ep,dp,pp] */
-	char *allreduce;               /* algorithms of the collective registry [ring] */
-	char *allgather, *reduce_scatter, *broadcast; /* [ring] */
-	char *alltoall;                /* [direct] */
+	/* Algorithms of the collective registry [the op's first: ring;
+	 * direct for alltoall] (set by the rules when unset). */
+	char *allreduce, *allgather, *reduce_scatter, *broadcast, *alltoall;
 	double moe_skew;               /* >= 0 [0] */
 	uint64_t chunk_b;              /* [512KiB] */
 	int channels;                  /* [2] */
@@ -67,10 +67,11 @@ void jobs_free(struct jobs *js);
 
 /* Tests only: replaces coll_start for every job set up afterwards (NULL
  * restores it), e.g. with a collective that completes at once, so the
- * dependency graph can be checked with free communication. */
-struct coll;
+ * dependency graph can be checked with free communication. It gets the
+ * run's sim, to schedule the completion on. */
 struct coll_spec;
-typedef struct coll *(*job_coll_start_fn)(struct colls *cs, const struct coll_spec *s);
+struct sim;
+typedef void (*job_coll_start_fn)(struct sim *sim, const struct coll_spec *s);
 void jobs_set_coll_start(job_coll_start_fn fn);
 
 #endif

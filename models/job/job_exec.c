@@ -107,7 +107,10 @@ static void start_coll(struct job *j, struct job_join *jn, enum coll_op op, cons
 	if (job_coll_empty(op, n, size_b, a2a))
 		return; /* nothing to move (a group of one, an empty matrix) */
 	jn->left++;
-	j->start_coll(j->colls, &cs);
+	if (j->fake_coll)
+		j->fake_coll(j->w->sim, &cs);
+	else
+		coll_start(j->colls, &cs);
 }
 
 static int gpu_of(const struct job *j, int tp, int d, int stage)

@@ -68,7 +68,7 @@ struct job {
 	struct colls *colls;        /* the run's collectives */
 	struct job_spec spec;
 	char *source;               /* "job.NAME": flows keep it by reference */
-	int index;                  /* in cfg->jobs: its RNG_WORKLOAD stream */
+	int index;                  /* among the [job.NAME] sections: its RNG_WORKLOAD stream */
 	int *gpu;                   /* [ranks] rank -> global GPU id */
 	int n_workers;              /* pp x dp; worker stage x dp + d */
 	struct job_worker *wk;
@@ -94,7 +94,7 @@ struct job {
 	int *tmp_gpus;
 	uint64_t *tmp_mat;
 	struct results_table *table;
-	job_coll_start_fn start_coll;
+	job_coll_start_fn fake_coll; /* tests: replaces coll_start (jobs_set_coll_start) */
 };
 
 struct jobs {

@@ -10,17 +10,20 @@
 #include "collective.h"
 #include "job.h"
 #include "job_model.h"
-#include "nic.h"
+#include "xalloc.h"
 
 #define JOB(f) offsetof(struct job_cfg, f)
 #define MODEL_DIM(n, what) \
 	{ #n, KT_LLONG, .def_doc = "from the preset", CFG_GE(1), .off = JOB(n), .help = what }
 
+/* An algorithm key: named after its op, its vocabulary the op's
+ * algorithms in the registry; unset, the op's first (job_rules). */
 static const enum coll_op op_allreduce = COLL_ALLREDUCE, op_allgather = COLL_ALLGATHER,
 	op_reduce_scatter = COLL_REDUCE_SCATTER, op_broadcast = COLL_BROADCAST,
 	op_alltoall = COLL_ALLTOALL;
 #define ALG(n, def, what) \
-	{ #n, KT_WORD, def, .vocab_fn = coll_alg_name_at, .vocab_arg = &op_##n, .off = JOB(n), .help = what }
+	{ #n, KT_WORD, .def_doc = "the first algorithm of the op in the registry (" def ")", \
+	  .vocab_fn = coll_alg_name_at, .vocab_arg = &op_##n, .off = JOB(n), .help = what }
 
 static const struct cfg_key job_keys[] = {
 	{ "model", KT_WORD, .required = true, .vocab_fn = job_model_name_at, .off = JOB(model),
@@ -68,9 +71,6 @@ static const struct cfg_key job_keys[] = {
 	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
 };
 
-/* The algorithm keys (their defaults: the op's first algorithm in the registry). */
-static const char *const alg_keys[] = { "allreduce", "allgather", "reduce_scatter", "broadcast", "alltoall" };
-
 static int job_rules(struct cfg_check *c)
 {
 	struct job_cfg *j = c->data;
@@ -97,18 +97,18 @@ static int job_rules(struct cfg_check *c)
 	long long per_step = (long long)j->micro_batch * j->dp;
 	if (j->global_batch % per_step != 0)
 		return cfg_fail(c, "global_batch", "a multiple of micro_batch x dp (%lld)", per_step);
-	/* Multicast collectives need the groups, and every byte: an
-	 * unreliable (UD) group never recovers a lost one (coll_mcast.c). */
-	const struct mcast_cfg *mc = mcast_cfg_of(c->cfg);
-	for (size_t k = 0; k < sizeof alg_keys / sizeof *alg_keys; k++) {
-		const char *v = cfg_given_value(c, alg_keys[k]);
-		if (!v || strcmp(v, "multicast") != 0)
+	/* The algorithm keys (ALG, found by their vocabulary): unset, the
+	 * op's first algorithm in the registry; a multicast one needs
+	 * [multicast] enabled and reliable. */
+	for (size_t k = 0; k < sizeof job_keys / sizeof *job_keys; k++) {
+		const struct cfg_key *key = &job_keys[k];
+		if (key->vocab_fn != coll_alg_name_at)
 			continue;
-		if (!mc->enabled)
-			return cfg_fail(c, alg_keys[k], "ring (or another unicast algorithm) while [multicast] enabled = off");
-		if (!mc->reliable)
-			return cfg_fail(c, alg_keys[k], "a unicast algorithm while [multicast] reliable = off "
-					"(a collective needs every byte; an unreliable group loses some)");
+		char **alg = CFG_FIELD(j, key->off, char *);
+		if (!*alg)
+			*alg = xstrdup(coll_alg_name_at(key->vocab_arg, 0));
+		if (coll_rule_multicast(c, key->name, *alg) < 0)
+			return -1;
 	}
 	return 0;
 }

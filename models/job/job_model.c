@@ -11,6 +11,7 @@
 #include "config.h"
 #include "job.h"
 #include "job_model.h"
+#include "log.h"
 
 static const struct job_model presets[] = {
 	{ .preset = "gpt3-175b", .layers = 96, .hidden = 12288, .ffn_hidden = 49152, .heads = 96,
@@ -62,13 +63,11 @@ int job_model_resolve(const struct config *cfg, const struct job_cfg *j, const c
 		      struct job_model *m, char **err)
 {
 	const struct job_model *p = NULL;
-	for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+	for (size_t i = 0; i < sizeof presets / sizeof *presets && !p; i++)
 		if (strcmp(presets[i].preset, j->model) == 0)
 			p = &presets[i];
-	if (!p) {
-		*err = cfg_error_at(cfg, section, "model", 0, "no such model preset");
-		return -1;
-	}
+	if (!p) /* model's vocabulary is the presets */
+		die_internal("[%s] model '%s' is not a preset", section, j->model);
 	*m = *p;
 #define OVERRIDE(f) do { if (j->f) m->f = j->f; } while (0)
 	OVERRIDE(layers); OVERRIDE(hidden); OVERRIDE(ffn_hidden); OVERRIDE(heads); OVERRIDE(kv_heads);

@@ -48,9 +48,9 @@ struct job_gpu {
 	double peak_flops;            /* dense bf16 FLOP/s (docs/protocol.md "Training jobs") */
 };
 
-/* The preset of cfg_job->model with every dimension the job gives
- * overriding it; "custom" needs layers, hidden, seq_len (checked by the
- * config), heads and vocab. Returns 0, or -1 with a located *err. */
+/* The preset of j->model with every dimension the job gives overriding
+ * it; "custom" needs layers, hidden, seq_len (checked by the rules), heads
+ * and vocab. Returns 0, or -1 with a located *err. */
 int job_model_resolve(const struct config *cfg, const struct job_cfg *j, const char *section,
 		      struct job_model *m, char **err);
 const struct job_gpu *job_gpu_by_name(const char *name);

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "job.h"
 #include "job_plan.h"
+#include "log.h"
 #include "nic.h"
 #include "workload.h"
 #include "xalloc.h"
@@ -142,10 +143,8 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 		return -1;
 	const struct job_model *m = &s->model;
 	s->gpu = job_gpu_by_name(j->gpu);
-	if (!s->gpu) {
-		*err = cfg_error_at(cfg, sec, "gpu", 0, "no such GPU preset");
-		return -1;
-	}
+	if (!s->gpu) /* gpu's vocabulary is the presets */
+		die_internal("[%s] gpu '%s' is not a preset", sec, j->gpu);
 	s->tp = j->tp, s->pp = j->pp, s->dp = j->dp, s->ep = j->ep, s->edp = j->dp / j->ep;
 	s->zero = j->zero;
 	s->gpus_per_host = world_cfg_gpus_per_host(cfg);
@@ -162,8 +161,6 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 		  "ep = %lld needs an MoE model (experts = %lld)", j->ep, (long long)m->experts) ||
 	    check(cfg, sec, "ep", m->experts % j->ep == 0, err,
 		  "experts (%lld) must be a multiple of ep (%lld)", (long long)m->experts, j->ep) ||
-	    check(cfg, sec, "global_batch", j->global_batch % ((long long)j->micro_batch * j->dp) == 0, err,
-		  "global_batch must be a multiple of micro_batch x dp (%lld x %lld)", j->micro_batch, j->dp) ||
 	    check(cfg, sec, "zero", j->zero < 3 || (j->pp == 1 && j->ep == 1), err,
 		  "zero = 3 is modelled with pp = 1 and ep = 1 only (pp = %lld, ep = %lld)", j->pp, j->ep))
 		return -1;
@@ -181,10 +178,8 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 	s->t_moe_f = job_compute_ps(job_model_mlp_flops(m, s->b, true) / s->tp, s->gpu, j->mfu);
 	if (m->tied && s->pp > 1)
 		s->emb_b = (uint64_t)((m->vocab * m->hidden + s->tp - 1) / s->tp) * (uint64_t)j->grad_bytes;
-	if (job_layout_init(&s->layout, s->tp, s->pp, s->dp, s->ep, j->placement, j->n_placement) < 0) {
-		*err = cfg_error_at(cfg, sec, "placement", 0, "expected a permutation of tp, ep, dp, pp");
-		return -1;
-	}
+	if (job_layout_init(&s->layout, s->tp, s->pp, s->dp, s->ep, j->placement, j->n_placement) < 0)
+		die_internal("[%s] placement is not a permutation of tp, ep, dp, pp", sec); /* the rules' */
 
 	int *bucket_end;
 	wl_dp_buckets(s, &bucket_end);

@@ -89,8 +89,8 @@ struct job_spec {
 
 /* Resolves the model, checks what needs the model and the GPU count
  * (divisibility, enough GPUs), computes sizes and times and builds the
- * programs. n_gpus = GPUs on the job's hosts. Returns 0 or -1 with a
- * located *err. */
+ * programs. j is a loaded [job.NAME] section (its rules passed); n_gpus =
+ * GPUs on the job's hosts. Returns 0 or -1 with a located *err. */
 int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name, const struct job_cfg *j,
 		  int n_gpus, char **err);
 void job_spec_free(struct job_spec *s);

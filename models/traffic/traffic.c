@@ -4,8 +4,8 @@
  *
  * A kind (traffic_*.c) declares its name, keys and struct; the section's
  * `type` picks one. traffic_setup turns every [traffic.NAME] section, in
- * file order, into one source through the registry below, in two phases: first every source is
- * created and validated (nothing is registered or scheduled, so a bad
+ * file order, into one source through the registry (traffic_kinds,
+ * traffic_internal.h), in two phases: first every source is created and validated (nothing is registered or scheduled, so a bad
  * section leaves the world untouched); then each is registered as an
  * element "traffic.NAME", counted as active (world_source_begin) and asked
  * to schedule its first event. A source calls world_source_end itself when
@@ -33,12 +33,6 @@ struct traffic {
 	uint64_t flows_expected;       /* sum over static sources */
 	bool unbounded;                /* some source (poisson) has no known count */
 };
-
-/* The registry: the `struct traffic_kind` of each kind's file
- * (traffic_*.c), NULL-terminated, in the order of TRAFFIC_KINDS in
- * models/traffic/Makefile.inc (traffic_kinds.c is generated from it),
- * which is the order `sim --keys` lists them. */
-extern const struct traffic_kind *const traffic_kinds[];
 
 static const struct cfg_type *type_at(size_t i)
 {
@@ -142,18 +136,4 @@ uint64_t traffic_flows_expected(const struct traffic *tr)
 	if (!tr || tr->unbounded)
 		return 0;
 	return tr->flows_expected;
-}
-
-int traffic_size_start(const struct world *w, uint64_t size_b, simtime_t start, const char *section,
-		       char **err)
-{
-	if (size_b == 0) {
-		*err = cfg_error_at(w->cfg, section, "size", 0, "size must be at least 1 byte");
-		return -1;
-	}
-	if (start < 0) {
-		*err = cfg_error_at(w->cfg, section, "start", 0, "start must not be negative");
-		return -1;
-	}
-	return 0;
 }

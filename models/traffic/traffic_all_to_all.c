@@ -8,25 +8,12 @@
 #include "traffic_internal.h"
 #include "nic.h"
 
-struct all_to_all_cfg {
-	simtime_t start;               /* [0] */
-	uint64_t size_b;               /* required */
-};
-
-static const struct cfg_key keys[] = {
-	{ "start", KT_TIME, "0s", .off = offsetof(struct all_to_all_cfg, start), .help = "start time" },
-	{ "size", KT_SIZE, .required = true, CFG_POS, .off = offsetof(struct all_to_all_cfg, size_b),
-	  .help = "bytes per flow" },
-};
-
 static struct traffic_src *create(struct world *w, const void *own, size_t index, const char *section,
 				  char **err)
 {
 	(void)index;
-	const struct all_to_all_cfg *ct = own;
+	const struct traffic_burst_cfg *ct = own;
 	int *ids;
-	if (traffic_size_start(w, ct->size_b, ct->start, section, err) < 0)
-		return NULL;
 	int n = traffic_participants(w, NULL, 0, section, "all_to_all", &ids, err);
 	if (n < 0)
 		return NULL;
@@ -49,7 +36,7 @@ static bool flows_known(const void *own, int n_hosts, uint64_t *n)
 }
 
 const struct traffic_kind traffic_all_to_all = {
-	.cfg = { .name = "all_to_all", .help = "every host to every other host", CFG_KEYS(keys),
-		 .size = sizeof(struct all_to_all_cfg) },
+	.cfg = { .name = "all_to_all", .help = "every host to every other host", CFG_KEYS(traffic_burst_keys),
+		 .size = sizeof(struct traffic_burst_cfg) },
 	.create = create, .flows_known = flows_known,
 };

@@ -25,7 +25,6 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "collective.h"
@@ -43,7 +42,6 @@ struct collective_cfg {
 	char *algorithm;               /* [the op's first algorithm] */
 	int repeat;                    /* [1] */
 };
-
 
 #define COLL_DEFAULT_CHUNK_B (512u * 1024u) /* [job] chunk default (NCCL Simple slot) */
 #define COLL_DEFAULT_CHANNELS 2             /* [job] channels default */
@@ -124,7 +122,8 @@ static const struct cfg_key keys[] = {
 	{ "start", KT_TIME, "0s", .off = CO(start), .help = "start time" },
 	{ "size", KT_SIZE, .required = true, CFG_POS, .off = CO(size_b), .help = "bytes of the collective buffer" },
 	{ "op", KT_WORD, .required = true, .vocab_fn = coll_op_name_at, .off = CO(op), .help = "collective operation" },
-	{ "algorithm", KT_WORD, .def_doc = "ring (direct for alltoall)", .vocab_fn = coll_any_alg_name_at,
+	{ "algorithm", KT_WORD, .def_doc = "the first algorithm of the op in the registry (ring; direct for alltoall)",
+	  .vocab_fn = coll_any_alg_name_at,
 	  .off = CO(algorithm), .help = "collective algorithm" },
 	{ "repeat", KT_INT, "1", CFG_GE(1), .off = CO(repeat), .help = "times the collective runs" },
 };
@@ -132,33 +131,20 @@ static const struct cfg_key keys[] = {
 static int rules(struct cfg_check *c)
 {
 	struct collective_cfg *t = c->type_data;
-	char list[CFG_EXPECTED_MAX / 2];
 	if (t->n_gpus && t->n_hosts)
 		return cfg_fail(c, "gpus", "either gpus or hosts, not both");
 	enum coll_op op = (enum coll_op)coll_op_by_name(t->op);
-	if (!t->algorithm && !(t->algorithm = strdup(coll_alg_name_at(&op, 0))))
-		abort();
+	if (!t->algorithm)
+		t->algorithm = xstrdup(coll_alg_name_at(&op, 0));
 	bool ok = false;
-	size_t len = 0;
-	list[0] = '\0';
-	for (size_t i = 0; coll_alg_name_at(&op, i); i++) {
-		const char *a = coll_alg_name_at(&op, i);
-		ok |= strcmp(a, t->algorithm) == 0;
-		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
-					i == 0 ? "" : !coll_alg_name_at(&op, i + 1) ? " or " : ", ", a);
-	}
-	if (!ok)
+	for (size_t i = 0; coll_alg_name_at(&op, i) && !ok; i++)
+		ok = strcmp(coll_alg_name_at(&op, i), t->algorithm) == 0;
+	if (!ok) {
+		char list[CFG_EXPECTED_MAX / 2];
+		coll_alg_list(op, list, sizeof list);
 		return cfg_fail(c, "algorithm", "%s for op %s", list, t->op);
-	const struct mcast_cfg *mc = mcast_cfg_of(c->cfg);
-	const char *given = cfg_given_value(c, "algorithm");
-	if (given && strcmp(given, "multicast") == 0) {
-		if (!mc->enabled)
-			return cfg_fail(c, "algorithm", "a unicast algorithm while [multicast] enabled = off");
-		if (!mc->reliable)
-			return cfg_fail(c, "algorithm", "a unicast algorithm while [multicast] reliable = off "
-					"(a collective needs every byte; an unreliable group loses some)");
 	}
-	return 0;
+	return coll_rule_multicast(c, "algorithm", t->algorithm);
 }
 
 /* The group's GPU ids, or -1 with *err. *key is the key that chose it. */
@@ -210,31 +196,16 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 	const struct collective_cfg *ct = own;
 	(void)index;
 	const struct config *cfg = w->cfg;
-	int op = ct->op ? coll_op_by_name(ct->op) : -1;
-	if (op < 0) {
-		*err = cfg_error_at(cfg, section, "op", 0,
-				    "expected allreduce, reduce_scatter, allgather, alltoall, broadcast or sendrecv");
-		return NULL;
-	}
+	/* The op, its algorithm and the size were checked by the loader and
+	 * the rules; the group only the world can. */
+	enum coll_op op = (enum coll_op)coll_op_by_name(ct->op);
 	const char *alg = ct->algorithm;
-	/* Is the algorithm wrong whatever the group? (2 and 4 ranks suit every
-	 * algorithm that exists for the op.) */
-	const char *alg_err = coll_check((enum coll_op)op, alg, 2) && coll_check((enum coll_op)op, alg, 4)
-				      ? coll_check((enum coll_op)op, alg, 4) : NULL;
-	if (alg_err) {
-		*err = cfg_error_at(cfg, section, "algorithm", 0, "expected %s", alg_err);
-		return NULL;
-	}
-	if (ct->size_b == 0) {
-		*err = cfg_error_at(cfg, section, "size", 0, "size must be at least 1 byte");
-		return NULL;
-	}
 	int *gpus;
 	const char *key;
 	int n = group_of(w, ct, section, &gpus, &key, err);
 	if (n < 0)
 		return NULL;
-	const char *why = n < 2 ? "a group of at least 2 GPUs" : coll_check((enum coll_op)op, alg, n);
+	const char *why = n < 2 ? "a group of at least 2 GPUs" : coll_check(op, alg, n);
 	if (why) {
 		*err = cfg_error_at(cfg, section, key, 0, "expected %s; the group has %d GPU%s", why, n,
 				    n == 1 ? "" : "s");
@@ -243,9 +214,9 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 	}
 	struct coll_src *s = xcalloc(1, sizeof *s);
 	s->gpus = gpus;
-	s->repeat = ct->repeat > 0 ? ct->repeat : 1;
+	s->repeat = ct->repeat;
 	s->spec = (struct coll_spec){
-		.op = (enum coll_op)op, .algorithm = alg, .gpus = gpus, .n = n, .size_b = ct->size_b,
+		.op = op, .algorithm = alg, .gpus = gpus, .n = n, .size_b = ct->size_b,
 		.root = 0, .chunk_b = COLL_DEFAULT_CHUNK_B, .channels = COLL_DEFAULT_CHANNELS,
 		.parallelism = "micro", .job = NULL, .iteration = 0,
 		.on_done = coll_src_done, .ctx = s,

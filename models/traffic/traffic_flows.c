@@ -131,14 +131,6 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 					    "source and destination are the same host '%s'", fs->src);
 			goto fail;
 		}
-		if (fs->size_b == 0) {
-			*err = cfg_error_at(cfg, section, "flow", fs->line, "size must be at least 1 byte");
-			goto fail;
-		}
-		if (fs->start < 0) {
-			*err = cfg_error_at(cfg, section, "flow", fs->line, "start must not be negative");
-			goto fail;
-		}
 		ord[i] = (struct flow_order){ fs->start, i, src, dst };
 	}
 	/* qsort is not stable: the explicit order key keeps equal start times

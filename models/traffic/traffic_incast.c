@@ -1,7 +1,7 @@
 /*
  * traffic_incast.c — `[traffic.NAME] type = incast`: every sender writes
- * `size` bytes to one receiver at `start` (senders in list order; `all`
- * or none given: every host but the receiver).
+ * `size` bytes to one receiver at `start` (senders in list order; `all`:
+ * every host but the receiver).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -40,18 +40,11 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 {
 	(void)index;
 	const struct incast_cfg *ct = own;
-	if (traffic_size_start(w, ct->size_b, ct->start, section, err) < 0)
-		return NULL;
-	if (!ct->receiver) {
-		*err = cfg_error_at(w->cfg, section, "receiver", 0, "incast needs a receiver");
-		return NULL;
-	}
 	int rcv = world_host_id(w, ct->receiver);
 	if (rcv < 0) {
 		*err = cfg_error_at(w->cfg, section, "receiver", 0, "unknown host '%s'", ct->receiver);
 		return NULL;
 	}
-	bool all = ct->n_senders == 0 || (ct->n_senders == 1 && strcmp(ct->senders[0], "all") == 0);
 	int *ids;
 	int n = world_host_list(w, section, "senders", ct->senders, ct->n_senders, &ids, err);
 	if (n < 0)
@@ -59,18 +52,9 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 	size_t k = 0;
 	struct static_flow *v;
 	struct traffic_src *s = traffic_static_new((size_t)n, &v, NULL);
-	for (int i = 0; i < n; i++) {
-		if (ids[i] == rcv) {
-			if (all)
-				continue; /* `all` means every host but the receiver */
-			*err = cfg_error_at(w->cfg, section, "senders", 0,
-					    "sender '%s' is the receiver", ct->receiver);
-			free(ids);
-			traffic_src_destroy(s);
-			return NULL;
-		}
-		v[k++] = (struct static_flow){ ct->start, ct->size_b, ids[i], rcv, NULL };
-	}
+	for (int i = 0; i < n; i++)
+		if (ids[i] != rcv) /* only with `all` (the rules refuse a sender named as the receiver) */
+			v[k++] = (struct static_flow){ ct->start, ct->size_b, ids[i], rcv, NULL };
 	free(ids);
 	if (k == 0) {
 		*err = cfg_error_at(w->cfg, section, "senders", 0, "incast needs at least one sender");
@@ -84,7 +68,8 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 static bool flows_known(const void *own, int n_hosts, uint64_t *n)
 {
 	const struct incast_cfg *ct = own;
-	*n = ct->n_senders ? ct->n_senders : (uint64_t)(n_hosts - 1);
+	bool all = ct->n_senders == 1 && strcmp(ct->senders[0], "all") == 0;
+	*n = all ? (uint64_t)(n_hosts > 1 ? n_hosts - 1 : 0) : ct->n_senders;
 	return true;
 }
 

@@ -14,9 +14,6 @@
 #include "sim.h"
 #include "traffic.h"
 
-struct world;
-struct hpcc_flow;
-
 struct traffic_src;
 
 struct traffic_src_ops {
@@ -46,7 +43,8 @@ typedef struct traffic_src *(*traffic_create_fn)(struct world *w, const void *ow
 						  const char *section, char **err);
 
 /* A kind of traffic: one file (traffic_*.c) and one line of the registry
- * (traffic.c). cfg names the type, its keys and its struct. */
+ * (TRAFFIC_KINDS += in models/traffic/Makefile.inc). cfg names the type,
+ * its keys and its struct. */
 struct traffic_kind {
 	struct cfg_type cfg;
 	traffic_create_fn create;
@@ -54,6 +52,11 @@ struct traffic_kind {
 	 * known before running. NULL: not known. */
 	bool (*flows_known)(const void *own, int n_hosts, uint64_t *n);
 };
+
+/* The registry: each kind, NULL-terminated, in the order of TRAFFIC_KINDS
+ * in models/traffic/Makefile.inc (traffic_kinds.c is generated from it),
+ * which is the order `sim --keys` lists them. */
+extern const struct traffic_kind *const traffic_kinds[];
 
 /* A flow of a list known at setup (traffic_static.c). */
 struct static_flow {
@@ -70,11 +73,15 @@ struct traffic_src *traffic_static_new(size_t n, struct static_flow **v, void *k
 void traffic_static_truncate(struct traffic_src *s, size_t n);
 /* Frees any source (its ops->destroy). */
 static inline void traffic_src_destroy(struct traffic_src *s) { s->ops->destroy(s); }
-/* The checks of a source with one `size` and one `start`: located errors. */
-int traffic_size_start(const struct world *w, uint64_t size_b, simtime_t start, const char *section,
-		       char **err);
-/* The hosts of a permutation or all_to_all source (names, or all when
- * n = 0), at least two; -1 with *err otherwise. */
+/* The keys of the kinds whose flows all have one `size` and leave at one
+ * `start` (permutation, all_to_all), and the struct they fill. */
+struct traffic_burst_cfg {
+	simtime_t start;               /* [0] */
+	uint64_t size_b;               /* required */
+};
+extern const struct cfg_key traffic_burst_keys[2];
+/* The hosts of a source (names, or all when n = 0), at least two ("WHAT
+ * needs at least 2 hosts"); -1 with *err otherwise. */
 int traffic_participants(struct world *w, char *const *names, size_t n, const char *section,
 			 const char *what, int **ids, char **err);
 

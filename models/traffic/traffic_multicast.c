@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "config.h"
+#include "log.h"
 #include "nic.h"
 #include "xalloc.h"
 
@@ -79,21 +80,11 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 {
 	const struct multicast_cfg *ct = own;
 	(void)index;
-	if (ct->size_b == 0) {
-		*err = cfg_error_at(w->cfg, section, "size", 0, "size must be at least 1 byte");
-		return NULL;
-	}
-	if (ct->start < 0) {
-		*err = cfg_error_at(w->cfg, section, "start", 0, "start must not be negative");
-		return NULL;
-	}
 	if (mcast_cfg_groups(w, err) < 0)
 		return NULL;
 	struct mcast_group *g = mcast_group_by_name(w, ct->group);
-	if (!g) { /* config_rules checks the name; kept for scenarios built by hand */
-		*err = cfg_error_at(w->cfg, section, "group", 0, "no [multicast] group named '%s'", ct->group);
-		return NULL;
-	}
+	if (!g) /* the rules found the name among [multicast]'s groups */
+		die_internal("[%s] group '%s' was not made", section, ct->group);
 	struct mc_src *s = xcalloc(1, sizeof *s);
 	s->g = g;
 	s->base.ops = &mc_ops;

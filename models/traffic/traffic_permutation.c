@@ -14,17 +14,6 @@
 #include "nic.h"
 #include "xalloc.h"
 
-struct permutation_cfg {
-	simtime_t start;               /* [0] */
-	uint64_t size_b;               /* required */
-};
-
-static const struct cfg_key keys[] = {
-	{ "start", KT_TIME, "0s", .off = offsetof(struct permutation_cfg, start), .help = "start time" },
-	{ "size", KT_SIZE, .required = true, CFG_POS, .off = offsetof(struct permutation_cfg, size_b),
-	  .help = "bytes per flow" },
-};
-
 /* Rejection sampling: shuffle until no element is fixed. Every permutation
  * is equally likely after a shuffle, so conditioning on "no fixed point"
  * gives exactly the uniform law over derangements (fix-up schemes that swap
@@ -47,10 +36,8 @@ static void draw_derangement(gsl_rng *r, int *perm, int n)
 static struct traffic_src *create(struct world *w, const void *own, size_t index, const char *section,
 				  char **err)
 {
-	const struct permutation_cfg *ct = own;
+	const struct traffic_burst_cfg *ct = own;
 	int *ids;
-	if (traffic_size_start(w, ct->size_b, ct->start, section, err) < 0)
-		return NULL;
 	int n = traffic_participants(w, NULL, 0, section, "a permutation", &ids, err);
 	if (n < 0)
 		return NULL;
@@ -78,6 +65,6 @@ static bool flows_known(const void *own, int n_hosts, uint64_t *n)
 
 const struct traffic_kind traffic_permutation = {
 	.cfg = { .name = "permutation", .help = "each host to one other (a random derangement)",
-		 CFG_KEYS(keys), .size = sizeof(struct permutation_cfg) },
+		 CFG_KEYS(traffic_burst_keys), .size = sizeof(struct traffic_burst_cfg) },
 	.create = create, .flows_known = flows_known,
 };

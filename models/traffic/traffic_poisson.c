@@ -4,10 +4,9 @@
  *
  * Each participating host h runs an independent arrival process with rate
  *     λ_h = load × rate_h / (8 × mean size)      (data/README.md)
- * where rate_h is the rate of h's link (the [topology] host_link_rate when
- * the topology has no link for it), so on average the host offers `load`
- * of its link. Arrivals fall in [start, stop); the first is one exponential
- * gap after start.
+ * where rate_h is the rate of h's link (a host without one is refused),
+ * so on average the host offers `load` of its link. Arrivals fall in
+ * [start, stop); the first is one exponential gap after start.
  *
  * Determinism: host h draws from its own stream RNG_TRAFFIC /
  * traffic_stream_id(source index, h), in the fixed order size, destination,
@@ -190,8 +189,8 @@ static const struct traffic_src_ops poisson_ops = {
 	.destroy = poisson_destroy,
 };
 
-/* Rate of host h's link: the topology's when it has one (HPCC topology
- * files give every link its own rate), else the configured host rate. */
+/* Rate of host h's link: the topology's (HPCC topology files give every
+ * link its own rate); 0 when h has no link. */
 static uint64_t poisson_host_rate(const struct world *w, int h)
 {
 	const struct topo *t = &w->fab.topo;
@@ -212,15 +211,6 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 				    section);
 		return NULL;
 	}
-	if (!(ct->load > 0)) {
-		*err = cfg_error_at(cfg, section, "load", 0, "load must be above 0");
-		return NULL;
-	}
-	if (ct->start < 0) {
-		*err = cfg_error_at(cfg, section, "start", 0, "start must not be negative");
-		return NULL;
-	}
-
 	struct poisson_src *p = xcalloc(1, sizeof *p);
 	p->base.ops = &poisson_ops;
 	p->base.unbounded = true;
@@ -248,14 +238,9 @@ static struct traffic_src *create(struct world *w, const void *own, size_t index
 		goto fail;
 	}
 
-	p->n = world_host_list(w, section, "hosts", ct->hosts, ct->n_hosts, &p->host, err);
+	p->n = traffic_participants(w, ct->hosts, ct->n_hosts, section, "poisson traffic", &p->host, err);
 	if (p->n < 0) {
 		p->n = 0;
-		goto fail;
-	}
-	if (p->n < 2) {
-		*err = cfg_error_at(cfg, section, ct->n_hosts ? "hosts" : "type", 0,
-				    "poisson traffic needs at least 2 hosts, got %d", p->n);
 		goto fail;
 	}
 	size_t n = (size_t)p->n;

@@ -11,6 +11,8 @@
  * order; permutation and all_to_all by source then destination), so equal
  * start times post in a reproducible order.
  *
+ * Also what the kinds share: the keys of a burst (one size, one start)
+ * and the participants of a source (traffic_internal.h).
  */
 #include "traffic_internal.h"
 
@@ -94,6 +96,12 @@ void traffic_static_truncate(struct traffic_src *base, size_t n)
 	}
 }
 
+const struct cfg_key traffic_burst_keys[2] = {
+	{ "start", KT_TIME, "0s", .off = offsetof(struct traffic_burst_cfg, start), .help = "start time" },
+	{ "size", KT_SIZE, .required = true, CFG_POS, .off = offsetof(struct traffic_burst_cfg, size_b),
+	  .help = "bytes per flow" },
+};
+
 int traffic_participants(struct world *w, char *const *names, size_t n, const char *section,
 			 const char *what, int **ids, char **err)
 {
@@ -104,6 +112,7 @@ int traffic_participants(struct world *w, char *const *names, size_t n, const ch
 		*err = cfg_error_at(w->cfg, section, n ? "hosts" : "type", 0,
 				    "%s needs at least 2 hosts, got %d", what, got);
 		free(*ids);
+		*ids = NULL;
 		return -1;
 	}
 	return got;
