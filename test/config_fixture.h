@@ -1,19 +1,20 @@
 /*
- * config_fixture.h — shared scaffolding of the config tests: a private
- * temporary folder, scenarios written there and loaded through
- * scenario_load as main.c does, EXPECT_ERROR, which checks that a load
- * fails with a message holding every expected fragment, and ways to see
- * values that the models keep in their own structs (a topology's or a
- * traffic type's keys): the resolved text, the key origins, and a --check
- * run that builds the world and its traffic sources. Header-only, like
- * testutil.h (its helpers are static inline: a test uses what it needs);
- * included by the config tests and test_topology_kinds.c. It also holds
- * FULL, a scenario giving keys of most sections, and expect_roundtrip.
+ * config_fixture.h — shared scaffolding of the config tests: scenarios
+ * written to the private temporary folder (testutil.h) and loaded through
+ * scenario_load as main.c does; expect_load_error_text and EXPECT_ERROR,
+ * which check that a load fails with a one-line message holding every
+ * expected fragment; and ways to see values that the models keep in their
+ * own structs (a topology's or a traffic type's keys): the resolved text,
+ * the key origins, and a --check run that builds the world and its traffic
+ * sources. Header-only, like testutil.h (its helpers are static inline: a
+ * test uses what it needs); included by the config tests, the traffic
+ * harness, test_topology_kinds.c and test_fuzz_regress.c. It also holds
+ * FULL, a scenario giving keys of most sections, STAR, a small one, and
+ * expect_roundtrip.
  */
 #ifndef ROCESIM_CONFIG_FIXTURE_H
 #define ROCESIM_CONFIG_FIXTURE_H
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,51 +24,9 @@
 #include "run.h"
 #include "testutil.h"
 
-static char tmpdir[256];
-static char scen_path[300];
-
-static inline void remove_tmpdir(void)
-{
-	const char *names[] = { "scen.ini", "topo.txt", "sizes.cdf", "resolved.ini", "resolved2.ini" };
-	char p[400];
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
-		unlink(p);
-	}
-	rmdir(tmpdir);
-}
-
-/* The private folder, made on first use and removed at exit. */
-static inline void ensure_tmpdir(void)
-{
-	if (tmpdir[0])
-		return;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/test_config.XXXXXX");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		exit(1);
-	}
-	snprintf(scen_path, sizeof scen_path, "%s/scen.ini", tmpdir);
-	atexit(remove_tmpdir);
-}
-
-static inline void write_file(const char *path, const char *text)
-{
-	ensure_tmpdir();
-	FILE *f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static inline const char *tmp_file(const char *name, const char *text)
-{
-	static char p[400];
-	ensure_tmpdir();
-	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-	write_file(p, text);
-	return p;
-}
+/* The private folder (testutil.h's tmp_dir), for the tests that name it;
+ * "" until a scenario or tmp_file is written. */
+static const char *const tmpdir = test_tmpdir;
 
 /* A scenario giving keys of most sections (the line numbers are counted
  * in the comments: tests check the loader's). */
@@ -151,41 +110,47 @@ static inline void expect_roundtrip(const char *what, const struct config *c)
 	config_free(&b);
 }
 
-/* Loads text as scen.ini; returns the scenario_load status. */
+/* Loads text as the file scen.ini of the private folder; returns the
+ * scenario_load status. */
 static inline int load_text(struct config *cfg, const char *text, const struct cfg_override *ov, size_t n_ov,
 		     char **err)
 {
-	ensure_tmpdir();
-	write_file(scen_path, text);
+	static char path[512];
+	snprintf(path, sizeof path, "%s", tmp_file("scen.ini", text));
 	*err = NULL;
-	return scenario_load(cfg, scen_path, ov, n_ov, err);
+	return scenario_load(cfg, path, ov, n_ov, err);
 }
 
-/* The load fails, the config is left zeroed, and the message holds every
- * fragment in `want` (NULL-terminated). */
-static inline void expect_error_v(const char *text, const struct cfg_override *ov, size_t n_ov,
-			   const char *const *want)
+/* Loading text named `name` (scenario_load_text) with the overrides fails:
+ * -1, the config left zeroed, and a one-line message holding every
+ * fragment of want (NULL-terminated). */
+static inline void expect_load_error_ov(const char *name, const char *text, const struct cfg_override *ov,
+					size_t n_ov, const char *const *want)
 {
-	struct config cfg;
+	struct config cfg, zero;
 	char *err = NULL;
-	CU_ASSERT_EQUAL(load_text(&cfg, text, ov, n_ov, &err), -1);
+	memset(&zero, 0, sizeof zero);
+	int rc = scenario_load_text(&cfg, name, text, strlen(text), ov, n_ov, &err);
+	CU_ASSERT_EQUAL(rc, -1);
+	if (rc == 0) {
+		fprintf(stderr, "\n  loaded, wanted an error:\n%s\n", text);
+		config_free(&cfg);
+		return;
+	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	CU_ASSERT_PTR_NULL(strchr(err, '\n'));  /* one line */
-	CU_ASSERT_PTR_NULL(cfg.path);
-	CU_ASSERT_PTR_NULL(cfg.text);
-	for (; *want; want++) {
-		bool ok = strstr(err, *want) != NULL;
-		if (!ok)
-			fprintf(stderr, "\n  message: %s\n  missing: %s\n", err, *want);
-		CU_ASSERT(ok);
-	}
+	CU_ASSERT_EQUAL(memcmp(&cfg, &zero, sizeof cfg), 0);
+	CU_ASSERT(msg_has_all(err, want));
 	free(err);
 }
 
-#define EXPECT_ERROR(text, ...) \
-	expect_error_v((text), NULL, 0, (const char *const[]){ __VA_ARGS__, NULL })
+/* The same without overrides: expect_load_error_text(name, text, fragment...). */
+#define expect_load_error_text(name, text, ...) \
+	expect_load_error_ov((name), (text), NULL, 0, (const char *const[]){ __VA_ARGS__, NULL })
+/* The scenario text, named scen.ini, fails to load: EXPECT_ERROR(text, fragment...). */
+#define EXPECT_ERROR(text, ...) expect_load_error_text("scen.ini", (text), __VA_ARGS__)
 #define EXPECT_ERROR_SET(text, ov, n, ...) \
-	expect_error_v((text), (ov), (n), (const char *const[]){ __VA_ARGS__, NULL })
+	expect_load_error_ov("scen.ini", (text), (ov), (n), (const char *const[]){ __VA_ARGS__, NULL })
 
 /* The lines of [title] in c's resolved text, from "\n" after its header
  * to the "\n" before the next one, so that "\nKEY = VALUE\n" matches a
@@ -252,15 +217,9 @@ static inline int check_run(const struct config *c, uint64_t *flows, char **err)
 	struct run_report rep;
 	*err = NULL;
 	/* --check prints the jobs' plans on stdout: not here. */
-	fflush(stdout);
-	int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
-	CU_ASSERT_FATAL(saved >= 0 && null >= 0);
-	dup2(null, STDOUT_FILENO);
-	close(null);
+	int saved = fd_to(STDOUT_FILENO, "/dev/null");
 	int rc = run_scenario(c, &o, &rep, err);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
+	fd_restore(STDOUT_FILENO, saved);
 	if (flows)
 		*flows = rep.flows_expected;
 	run_report_free(&rep);

@@ -13,7 +13,6 @@
  * the resolved text, the built topology or a --check run instead.
  */
 #define _GNU_SOURCE
-#include <limits.h>
 #include "config_fixture.h"
 #include "cc_dcqcn.h"
 #include "fabric.h"
@@ -24,19 +23,6 @@
 #include "traffic.h"
 
 static const char full[] = FULL;
-
-
-/* Key `key` of section sec's type `type` (its own table), NULL when none. */
-static const struct cfg_key *type_key(const struct cfg_section *sec, const char *type, const char *key)
-{
-	for (size_t t = 0; sec->type_at && sec->type_at(t); t++) {
-		const struct cfg_type *ty = sec->type_at(t);
-		for (size_t i = 0; strcmp(ty->name, type) == 0 && i < ty->n_keys; i++)
-			if (strcmp(ty->keys[i].name, key) == 0)
-				return &ty->keys[i];
-	}
-	return NULL;
-}
 
 static void check_full(const struct config *c)
 {
@@ -401,9 +387,13 @@ static void test_paths(void)
 	snprintf(line, sizeof line, "cdf = %s", path);
 	CU_ASSERT(resolved_has(&c, "traffic.p", line));
 	CU_ASSERT_STRING_EQUAL(scenario_sim(&c)->output, "out/r.db");  /* outputs: relative to the cwd */
-	/* poisson's cdf: a built-in name or a path (KT_DATA). */
-	const struct cfg_key *cdf = type_key(&traffic_section, "poisson", "cdf");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(cdf);
+	/* poisson's cdf: a built-in name or a path (KT_DATA), the key found in
+	 * the loaded section's type. */
+	const struct cfg_type *poisson = cfg_next(&c, &traffic_section, NULL)->type;
+	const struct cfg_key *cdf = poisson->keys;
+	while (cdf < poisson->keys + poisson->n_keys && strcmp(cdf->name, "cdf") != 0)
+		cdf++;
+	CU_ASSERT_FATAL(cdf < poisson->keys + poisson->n_keys);
 	CU_ASSERT_EQUAL(cdf->type, KT_DATA);
 	char *found = cfg_find_data(&c, cdf, path);
 	CU_ASSERT_PTR_NOT_NULL(found);
@@ -436,49 +426,6 @@ static void test_paths(void)
 		     "scen.ini:3: [topology] file = 'missing.txt': expected a readable file", "No such file");
 }
 
-/* Type hpcc brings its links' rates and delays in its file: link_rate and
- * link_delay are not needed (and file is). */
-static void test_hpcc_own_links(void)
-{
-	static const char text[] = "[topology]\ntype = hpcc\nfile = " ROCESIM_SRCDATADIR "/hpcc/fat.txt\n";
-	struct config a, b;
-	char *err = NULL;
-	int rc = load_text(&a, text, NULL, 0, &err);
-	if (rc)
-		fprintf(stderr, "\n  %s\n", err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_STRING_EQUAL(topology_type_name(&a), "hpcc");
-	CU_ASSERT_EQUAL(topology_cfg(&a)->link_rate_bps, 0);
-	char *file = realpath(ROCESIM_SRCDATADIR "/hpcc/fat.txt", NULL), line[PATH_MAX + 16];
-	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
-	snprintf(line, sizeof line, "file = %s", file);
-	free(file);
-	CU_ASSERT(resolved_has(&a, "topology", line));
-	struct topo t;
-	CU_ASSERT_EQUAL_FATAL(topology_build(&a, &t, &err), 0);
-	CU_ASSERT_EQUAL(t.n_nodes, 376);   /* fat.txt's first line: 376 nodes, 56 switches, 480 links */
-	CU_ASSERT_EQUAL(t.n_hosts, 320);
-	CU_ASSERT_EQUAL(t.n_links, 480);
-	CU_ASSERT_PTR_NOT_NULL(t.hpcc_id);
-	CU_ASSERT_EQUAL(t.links[0].rate_bps, 100000000000ULL);  /* "0 320 100Gbps 1000ns 0.000000" */
-	CU_ASSERT_EQUAL(t.links[0].delay_ps, 1000000);
-	topology_free(&t);
-	/* The resolved text, without the rates, loads to itself. */
-	const char *p = tmp_file("resolved.ini", a.resolved);
-	rc = scenario_load(&b, p, NULL, 0, &err);
-	if (rc)
-		fprintf(stderr, "\n  %s\n%s\n", err, a.resolved);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_STRING_EQUAL(strchr(a.resolved, '\n'), strchr(b.resolved, '\n'));
-	config_free(&b);
-	config_free(&a);
-
-	EXPECT_ERROR("[topology]\ntype = hpcc\n", "scen.ini:1: [topology] missing required key 'file' for type hpcc");
-	/* Other types still need them. */
-	EXPECT_ERROR("[topology]\ntype = star\nhosts = 2\nlink_delay = 1us\n",
-		     "scen.ini:1: [topology] missing required key 'link_rate'");
-}
-
 /* The resolved text is itself a scenario that loads to the same values
  * (that it resolves to the same text: test_config_text.c). */
 static void test_resolved_values(void)
@@ -507,5 +454,4 @@ TEST_MAIN("config",
 	  { "per-rate maps", test_rate_maps },
 	  { "--set overrides", test_overrides },
 	  { "paths", test_paths },
-	  { "hpcc topology without link_rate, link_delay", test_hpcc_own_links },
 	  { "the resolved text loads to the same values", test_resolved_values })

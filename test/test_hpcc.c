@@ -28,7 +28,6 @@
 #include "run_fixture.h"
 #include "sqlutil.h"
 #include "testutil.h"
-#include "topology.h"
 
 static const char topo_txt[] =
 	"6 2 5\n"
@@ -237,16 +236,6 @@ static void test_hostile_prefixes_and_bytes(void)
 	}
 }
 
-static void write_file(const char *name, const char *text)
-{
-	char path[300];
-	snprintf(path, sizeof path, "%s/%s", run_tmpdir, name);
-	FILE *f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* Serialisation of b wire bytes at rate (ps, rounded up as the port does). */
 static int64_t ser(int64_t b, uint64_t rate)
 {
@@ -261,8 +250,8 @@ static const char run_ini[] =
 
 static void test_run_physics_and_fct(void)
 {
-	write_file("topo.txt", topo_txt);
-	write_file("flow.txt", flow_txt);
+	file_in(run_tmpdir, "topo.txt", topo_txt);
+	file_in(run_tmpdir, "flow.txt", flow_txt);
 	char ini[600];
 	snprintf(ini, sizeof ini, run_ini, run_tmpdir, 1);
 	sqlite3 *h = run_text(ini);
@@ -330,8 +319,8 @@ static void test_run_physics_and_fct(void)
 
 static void test_run_input_errors(void)
 {
-	write_file("topo.txt", topo_txt);
-	write_file("flow.txt", flow_txt);
+	file_in(run_tmpdir, "topo.txt", topo_txt);
+	file_in(run_tmpdir, "flow.txt", flow_txt);
 	char ini[600], db[300];
 	int rc;
 	/* An unwritable fct.txt path: exit 2 before simulating, no database. */
@@ -344,7 +333,7 @@ static void test_run_input_errors(void)
 
 	/* A flow naming a switch (HPCC id 1 is sw0): located in the scenario
 	 * and in flow.txt. */
-	write_file("flow_sw.txt", "1\n0 1 3 100 10 0\n");
+	file_in(run_tmpdir, "flow_sw.txt", "1\n0 1 3 100 10 0\n");
 	CU_ASSERT_PTR_NULL(run_text_rc("[topology]\ntype = hpcc\nfile = topo.txt\nlink_rate = 100Gbps\n"
 				       "link_delay = 1us\n[traffic.h]\ntype = hpcc\nfile = flow_sw.txt\n", &rc));
 	CU_ASSERT_EQUAL(rc, EXIT_INPUT);
@@ -352,7 +341,7 @@ static void test_run_input_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(run_err, "flow_sw.txt:2: node 1 is not a host"));
 
 	/* A bad topology file: its own file:line. */
-	write_file("topo_bad.txt", "3 1 2\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0.5\n");
+	file_in(run_tmpdir, "topo_bad.txt", "3 1 2\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0.5\n");
 	CU_ASSERT_PTR_NULL(run_text_rc("[topology]\ntype = hpcc\nfile = topo_bad.txt\nlink_rate = 100Gbps\n"
 				       "link_delay = 1us\n[traffic.h]\ntype = hpcc\nfile = flow.txt\n", &rc));
 	CU_ASSERT_EQUAL(rc, EXIT_INPUT);
@@ -360,7 +349,7 @@ static void test_run_input_errors(void)
 
 	/* With another topology, HPCC id i is host i: a star of 4 hosts runs
 	 * the file's 0->2 flows between host0 and host2. */
-	write_file("flow_star.txt", "2\n0 2 3 100 1000 0\n3 1 3 100 1000 0.000001\n");
+	file_in(run_tmpdir, "flow_star.txt", "2\n0 2 3 100 1000 0\n3 1 3 100 1000 0.000001\n");
 	sqlite3 *h = run_text("[topology]\ntype = star\nhosts = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
 			      "[traffic.h]\ntype = hpcc\nfile = flow_star.txt\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
@@ -372,8 +361,8 @@ static void test_run_input_errors(void)
 /* Same scenario, same seed: byte-identical fct.txt. */
 static void test_fct_deterministic(void)
 {
-	write_file("topo.txt", topo_txt);
-	write_file("flow.txt", flow_txt);
+	file_in(run_tmpdir, "topo.txt", topo_txt);
+	file_in(run_tmpdir, "flow.txt", flow_txt);
 	char ini[600], a[300], b[300], buf_a[4096], buf_b[4096];
 	for (int i = 2; i <= 3; i++) {
 		snprintf(ini, sizeof ini, run_ini, run_tmpdir, i);

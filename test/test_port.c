@@ -6,10 +6,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "fabric.h"
 #include "pool.h"
 #include "port.h"
 #include "testutil.h"
-#include "world.h"
 
 #define DELAY_PS 1000000           /* 1 us */
 #define RATE_BPS 100000000000ull   /* 100 Gb/s: 80 ps per byte */
@@ -186,7 +186,7 @@ static void test_paused_class_waits(void)
 	teardown(&f);
 }
 
-/* PFC between two ports of a world (pfc frames come from its pool). */
+/* PFC between two ports of a fabric (PFC frames come from its packet pool). */
 static struct fabric pw;
 
 static void pfc_record(struct sim *sim, void *ctx, struct port *in, struct packet *pkt)

@@ -6,7 +6,6 @@
  * the topology's numbering (topo_ring.c) and the watchdog's period, never
  * from an earlier run's output.
  */
-#include <fcntl.h>
 #include <unistd.h>
 #include "run_fixture.h"
 #include "sqlutil.h"
@@ -51,22 +50,12 @@ static sqlite3 *run_any(const char *text, int *rc, const char *log)
 		free(err);
 		return NULL;
 	}
-	int saved = -1;
-	if (log) {
-		fflush(stderr);
-		saved = dup(2);
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 2);
-		close(fd);
-	}
+	int saved = log ? fd_to(STDERR_FILENO, log) : -1;
 	struct run_opts o = { .scenario = ini, .output = db };
 	struct run_report rep;
 	*rc = run_scenario(&cfg, &o, &rep, &err);
-	if (log) {
-		fflush(stderr);
-		dup2(saved, 2);
-		close(saved);
-	}
+	if (log)
+		fd_restore(STDERR_FILENO, saved);
 	if (err)
 		printf("run: %s\n", err);
 	free(err);
@@ -198,13 +187,9 @@ static void test_shipped_scenario(void)
 	CU_ASSERT_FATAL(scenario_load(&cfg, ROCESIM_SRCDATADIR "/../scenarios/pfc_deadlock.ini", NULL, 0, &err) == 0);
 	struct run_opts o = { .scenario = cfg.path, .output = db };
 	struct run_report rep;
-	fflush(stderr);
-	int saved = dup(2), fd = open("/dev/null", O_WRONLY);
-	dup2(fd, 2);
-	close(fd);
+	int saved = fd_to(STDERR_FILENO, "/dev/null");
 	int rc = run_scenario(&cfg, &o, &rep, &err);
-	dup2(saved, 2);
-	close(saved);
+	fd_restore(STDERR_FILENO, saved);
 	CU_ASSERT_EQUAL(rc, EXIT_STALLED);
 	CU_ASSERT_STRING_EQUAL(rep.status, "deadlock");
 	CU_ASSERT_EQUAL(rep.sim_end_ps, 2 * scenario_sim(&cfg)->watchdog);

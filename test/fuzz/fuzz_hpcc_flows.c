@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "topology.h"
 #include "traffic.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

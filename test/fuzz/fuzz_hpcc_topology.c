@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topology.h"
-#include "traffic.h"
-#include "topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
