@@ -246,8 +246,8 @@ static void test_help_version(void)
 		"Usage: sim [options] SCENARIO.ini [options]",
 		"-o, --output FILE", "--append", "-s, --set SECTION.KEY=VALUE", "--seed N",
 		"--pcap DIR", "-q, --quiet", "--check", "-h, --help", "-V, --version",
-		"      --keys               print every scenario section and key with its\n"
-		"                           type, default and meaning, and exit\n",
+		("      --keys               print every scenario section and key with its\n"
+		 "                           type, default and meaning, and exit\n"),
 		"Exit status:", "  0  finished", "  1  internal failure", "  2  bad input",
 		"  3  stopped by a detected PFC deadlock or stall",
 	};
