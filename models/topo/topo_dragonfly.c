@@ -24,12 +24,20 @@
  * link_delay; global links at link_rate with `global_link_delay` (the
  * long cables between cabinets).
  *
- * Routing is the fabric's shortest paths, so minimal routing: at most one
- * local, one global and one local hop between routers. There is no
- * Valiant or adaptive (UGAL) routing, so adversarial patterns load single
- * global links; and minimal routing on a dragonfly has cyclic buffer
- * dependencies between groups, so under PFC a heavy pattern can deadlock
- * (the watchdog reports the cycle).
+ * Routing is minimal: at most one local, one global and one local hop
+ * between routers. Fewest hops would not give it: through a third group
+ * (two global links) a router of group i may reach group j in as few hops
+ * as through its group's own link to j, or fewer (g0r1, g3r0, g1r1 with
+ * a = 4, h = 2). So global links get routing cost GLOBAL_COST, above twice a
+ * local link's 1: a path with two global links (cost >= 6) then always
+ * costs more than local, global, local (5), and the fabric's least-cost
+ * routing (routing.h) takes exactly one global link between groups and
+ * none inside a group. With one global link per pair of groups that path
+ * is unique, so a dragonfly has no equal-cost choices. There is no Valiant
+ * or adaptive (UGAL) routing, so adversarial patterns load single global
+ * links; and minimal routing on a dragonfly has cyclic buffer dependencies
+ * between groups, so under PFC a heavy pattern can deadlock (the watchdog
+ * reports the cycle).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +45,9 @@
 
 #include "topology.h"
 #include "xalloc.h"
+
+/* Routing cost of a global link; local and host links cost 1. */
+#define GLOBAL_COST 3
 
 struct dragonfly_cfg {
 	int groups;                /* [routers_per_group x global_links + 1] */
@@ -106,9 +117,12 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 				TOPO_TRY(topo_add_link(t, r0 + (int)(gi * a) + r, r0 + (int)(gi * a) + s,
 						       c->link_rate_bps, c->link_delay));
 	for (int64_t i = 0; i < g; i++)
-		for (int64_t j = i + 1; j < g; j++)
-			TOPO_TRY(topo_add_link(t, r0 + (int)(i * a + (j - 1) / h), r0 + (int)(j * a + i / h),
-					       c->link_rate_bps, gdelay));
+		for (int64_t j = i + 1; j < g; j++) {
+			int l = topo_add_link(t, r0 + (int)(i * a + (j - 1) / h), r0 + (int)(j * a + i / h),
+					      c->link_rate_bps, gdelay);
+			TOPO_TRY(l);
+			t->links[l].cost = GLOBAL_COST;
+		}
 	return 0;
 oom:
 	return topo_oom("dragonfly", err);

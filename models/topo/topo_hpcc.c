@@ -8,8 +8,8 @@
  * Naming: hosts keep their relative HPCC id order as
  * host0.., switches follow as sw0.. in HPCC id order (all tier 1); the HPCC
  * id of node u stays in topo.hpcc_id[u]. The graph has no tiers, so
- * routing is shortest-path ECMP over it (routing.c runs a BFS per switch
- * that has hosts and needs no tiers). [topology] link_rate and link_delay
+ * routing is shortest-path ECMP over it (every link costs 1; routing.c
+ * searches from each switch that has hosts and needs no tiers). [topology] link_rate and link_delay
  * are not used by this type: every link has the file's values.
  */
 #include <stddef.h>

@@ -183,6 +183,7 @@ int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t del
 	l->b = b;
 	l->rate_bps = rate_bps;
 	l->delay_ps = delay_ps;
+	l->cost = 1;
 	return t->n_links++;
 }
 

@@ -20,7 +20,8 @@
  *     NIC to the same switch, consecutively, so a ToR's down ports are
  *     (host order) x (NIC order) and still precede its up ports.
  * Limits: at most TOPO_MAX_PORTS ports per node (routing stores port
- * indices as uint16) and TOPO_MAX_NODES nodes.
+ * indices as uint16), TOPO_MAX_NODES nodes, link costs up to TOPO_MAX_COST
+ * (routing's bucket queue has one bucket per cost).
  */
 #ifndef ROCESIM_TOPOLOGY_H
 #define ROCESIM_TOPOLOGY_H
@@ -35,6 +36,7 @@ enum node_kind { NODE_HOST, NODE_GPU, NODE_SWITCH, NODE_NVSWITCH };
 #define TOPO_NAME_MAX 24
 #define TOPO_MAX_PORTS 65535
 #define TOPO_MAX_NODES (1 << 24)
+#define TOPO_MAX_COST 16
 
 struct topo_node {
 	char name[TOPO_NAME_MAX];  /* "host3", "tor0", "agg5", "core1", "leaf2", "spine0", "sw1" */
@@ -46,6 +48,11 @@ struct topo_link {
 	int a, b;                  /* node ids */
 	uint64_t rate_bps;
 	simtime_t delay_ps;        /* propagation, one way */
+	/* Routing cost, 1 .. TOPO_MAX_COST: switches forward on the paths of
+	 * least total cost (routing.h). topo_add_link sets 1, so routing
+	 * counts hops unless a builder says otherwise (a dragonfly's global
+	 * links, topo_dragonfly.c). */
+	int cost;
 };
 
 struct topo_port {
@@ -155,6 +162,7 @@ int topo_add_node(struct topo *t, const char *name, enum node_kind kind, int tie
 int topo_add_named(struct topo *t, const char *prefix, int index, enum node_kind kind, int tier);
 /* Adds "<prefix>0" .. "<prefix>(n-1)"; returns the first one's id, or -1. */
 int topo_add_tier(struct topo *t, const char *prefix, int n, enum node_kind kind, int tier);
+/* A link of routing cost 1 (a builder may raise links[id].cost). */
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps);
 /* A builder's failed add when its names and ids are valid: out of memory.
  * Sets *err "[topology] TYPE: out of memory building the topology"; -1. */
