@@ -253,8 +253,18 @@ static void test_dragonfly(void)
 	CU_ASSERT_EQUAL(t.n_links, 3 * 2 + 3 * 1 + 3);
 	check_invariants(&t, HOST_RATE);
 	topology_free(&t);
-	topo_expect_build_error("type = dragonfly\nrouters_per_group = 2\nhosts_per_router = 1\n"
-				"global_links = 2\ngroups = 6", "at most 5 groups");
+	topo_expect_load_error("type = dragonfly\nrouters_per_group = 2\nhosts_per_router = 1\n"
+			       "global_links = 2\ngroups = 6",
+			       "topo.ini:6: [topology] groups = '6': expected at most 5 groups: routers_per_group "
+			       "x global_links = 2 x 2 global ports per group, one for each other group");
+	topo_expect_build_error("type = dragonfly\nrouters_per_group = 30000\nhosts_per_router = 30000\n"
+				"global_links = 10000\ngroups = 2",
+				"[topology] hosts_per_router = 30000, routers_per_group = 30000, "
+				"global_links = 10000: a router would have 69999 ports");
+	topo_expect_build_error("type = dragonfly\nrouters_per_group = 300\nhosts_per_router = 100\n"
+				"global_links = 100",
+				"[topology] routers_per_group = 300, hosts_per_router = 100, global_links = 100, "
+				"groups = 30001: 909030300 nodes and");
 	topo_expect_load_error("type = dragonfly\nrouters_per_group = 2\nhosts_per_router = 1",
 			       "missing required key 'global_links' for type dragonfly");
 }

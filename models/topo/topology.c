@@ -109,11 +109,6 @@ void topo_scale_rates(const struct config *cfg, uint64_t rates[2])
 	rates[1] = c->link_rate_bps;
 }
 
-int topo_oom(const char *type, char **err)
-{
-	return err_printf(err, "[topology] %s: out of memory building the topology", type);
-}
-
 int topo_reserve(struct topo *t, int n_nodes, int n_links)
 {
 	if (n_nodes < 0 || n_links < 0)
@@ -133,6 +128,20 @@ int topo_reserve(struct topo *t, int n_nodes, int n_links)
 		t->links_cap = n_links;
 	}
 	return 0;
+}
+
+int topo_reserve_checked(struct topo *t, int64_t n_nodes, int64_t n_links, char **err, const char *fmt, ...)
+{
+	if (n_nodes <= TOPO_MAX_NODES && n_links <= INT32_MAX / 2)
+		return topo_reserve(t, (int)n_nodes, (int)n_links);
+	char keys[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(keys, sizeof keys, fmt, ap);
+	va_end(ap);
+	return err_printf(err, "[topology] %s: %lld nodes and %lld links; at most %d nodes and %d links "
+			  "are supported", keys, (long long)n_nodes, (long long)n_links, TOPO_MAX_NODES,
+			  INT32_MAX / 2);
 }
 
 int topo_add_node(struct topo *t, const char *name, enum node_kind kind, int tier)
@@ -168,6 +177,14 @@ int topo_add_tier(struct topo *t, const char *prefix, int n, enum node_kind kind
 	return first;
 }
 
+int topo_add_hosts(struct topo *t, int n)
+{
+	if (topo_add_tier(t, "host", n, NODE_HOST, 0) < 0)
+		return -1;
+	t->n_hosts = n;
+	return 0;
+}
+
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps)
 {
 	if (a < 0 || b < 0 || a >= t->n_nodes || b >= t->n_nodes || a == b)
@@ -185,6 +202,14 @@ int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t del
 	l->delay_ps = delay_ps;
 	l->cost = 1;
 	return t->n_links++;
+}
+
+int topo_link_hosts(struct topo *t, int sw0, int per, uint64_t rate_bps, simtime_t delay_ps)
+{
+	for (int h = 0; h < t->n_hosts; h++)
+		if (topo_add_link(t, h, sw0 + h / per, rate_bps, delay_ps) < 0)
+			return -1;
+	return 0;
 }
 
 void topo_finalize(struct topo *t)
@@ -280,8 +305,12 @@ int topology_build_kind(const struct topo_cfg *c, const struct topo_kind *ty, co
 	 * hand (tests, tools) may leave it 0 and gets the same default. */
 	uint64_t host_rate = c->host_link_rate_bps ? c->host_link_rate_bps : c->link_rate_bps;
 
-	if (ty->build(c, own, host_rate, t, err) < 0)
+	*err = NULL;
+	if (ty->build(c, own, host_rate, t, err) < 0) {
+		if (!*err)   /* an add failed (TOPO_TRY) */
+			err_printf(err, "[topology] %s: out of memory building the topology", ty->cfg.name);
 		goto fail;
+	}
 	t->nics_per_host = nics;
 	if (nics > 1 && ty->nics == TOPO_NICS_SAME_SWITCH && topo_multi_home(t, nics) < 0) {
 		err_printf(err, "[topology] nics_per_host = %d: out of memory or more than %d links "

@@ -162,15 +162,27 @@ int topo_add_node(struct topo *t, const char *name, enum node_kind kind, int tie
 int topo_add_named(struct topo *t, const char *prefix, int index, enum node_kind kind, int tier);
 /* Adds "<prefix>0" .. "<prefix>(n-1)"; returns the first one's id, or -1. */
 int topo_add_tier(struct topo *t, const char *prefix, int n, enum node_kind kind, int tier);
+/* Adds the hosts host0 .. host(n-1), the first nodes, and sets n_hosts;
+ * 0, or -1. */
+int topo_add_hosts(struct topo *t, int n);
 /* A link of routing cost 1 (a builder may raise links[id].cost). */
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps);
-/* A builder's failed add when its names and ids are valid: out of memory.
- * Sets *err "[topology] TYPE: out of memory building the topology"; -1. */
-int topo_oom(const char *type, char **err);
-/* For builders: leave through their `oom:` label when an add fails. */
-#define TOPO_TRY(expr) do { if ((expr) < 0) goto oom; } while (0)
+/* Links every host h to switch sw0 + h / per (per hosts under each switch,
+ * in host order); 0, or -1. */
+int topo_link_hosts(struct topo *t, int sw0, int per, uint64_t rate_bps, simtime_t delay_ps);
+/* For builders: return -1 when an add fails. With names and ids valid that
+ * is running out of memory, which topology_build reports for the builder
+ * ("[topology] TYPE: out of memory building the topology"). */
+#define TOPO_TRY(expr) do { if ((expr) < 0) return -1; } while (0)
 /* Pre-sizes nodes and links when a builder knows the counts; 0 or -1. */
 int topo_reserve(struct topo *t, int n_nodes, int n_links);
+/* The same for counts computed from a type's keys, checked first: more
+ * than TOPO_MAX_NODES nodes or INT32_MAX / 2 links sets *err "[topology]
+ * KEYS: N nodes and M links; at most ..." (KEYS formatted from fmt, the
+ * keys and values that give the counts) and returns -1; out of memory
+ * returns -1 with *err left NULL, as TOPO_TRY. */
+int topo_reserve_checked(struct topo *t, int64_t n_nodes, int64_t n_links, char **err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* Numbers ports (port_off, ports). On allocation failure port_off stays NULL. */
 void topo_finalize(struct topo *t);
 
