@@ -418,21 +418,8 @@ static void test_multi_homed(void)
 		check_invariants(&t, HOST_RATE);
 		topology_free(&t);
 	}
-	/* nics_per_host 0 is refused by the loader; the builder, handed the
-	 * shared keys by a tool with nics_per_host left 0, takes it as 1. */
 	topo_expect_load_error("type = star\nhosts = 3\nnics_per_host = 0",
 			       "topo.ini:4: [topology] nics_per_host = '0': expected an integer >= 1");
-	struct config cfg;
-	char *err = NULL;
-	CU_ASSERT_EQUAL_FATAL(topo_load("type = star\nhosts = 3", &cfg, &err), 0);
-	struct topo_cfg common = *topology_cfg(&cfg);
-	common.nics_per_host = 0;
-	CU_ASSERT_EQUAL_FATAL(topology_build_kind(&common, topology_kind("star"), cfg_inst(&cfg, &topo_section)->type_data,
-						  &t, &err), 0);
-	CU_ASSERT_EQUAL(t.nics_per_host, 1);
-	CU_ASSERT_EQUAL(t.n_links, 3);
-	topology_free(&t);
-	config_free(&cfg);
 }
 
 static void test_host_rate_default(void)
@@ -446,14 +433,6 @@ static void test_host_rate_default(void)
 	CU_ASSERT_EQUAL(topology_cfg(&cfg)->host_link_rate_bps, RATE);
 	struct topo t;
 	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
-	check_invariants(&t, RATE);
-	topology_free(&t);
-	/* Shared keys with host_link_rate left 0 (as a tool filling them by
-	 * hand leaves it): the builder gives host links link_rate too. */
-	struct topo_cfg common = *topology_cfg(&cfg);
-	common.host_link_rate_bps = 0;
-	CU_ASSERT_EQUAL_FATAL(topology_build_kind(&common, topology_kind("star"), cfg_inst(&cfg, &topo_section)->type_data,
-						  &t, &err), 0);
 	check_invariants(&t, RATE);
 	topology_free(&t);
 	config_free(&cfg);

@@ -86,7 +86,7 @@ static int rules(struct cfg_check *c)
 	return 0;
 }
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct dragonfly_cfg *o = own;
 	int a = o->routers_per_group, p = o->hosts_per_router, h = o->global_links;
@@ -108,7 +108,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 		for (int r = 0; r < a; r++)
 			TOPO_TRY(topo_add_named(t, prefix, r, NODE_SWITCH, 1));
 	}
-	TOPO_TRY(topo_link_hosts(t, r0, p, host_rate_bps, c->link_delay));
+	TOPO_TRY(topo_link_hosts(t, r0, p, c->host_link_rate_bps, c->link_delay));
 	for (int gi = 0; gi < ng; gi++)
 		for (int r = 0; r < a; r++)
 			for (int s = r + 1; s < a; s++)

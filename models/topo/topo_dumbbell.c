@@ -23,7 +23,7 @@ static const struct cfg_key keys[] = {
 	  .help = "hosts on sw1" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct dumbbell_cfg *o = own;
 	int nl = o->hosts_left, nr = o->hosts_right;
@@ -39,7 +39,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	int sw1 = topo_add_node(t, "sw1", NODE_SWITCH, 1);
 	TOPO_TRY(sw1);
 	for (int h = 0; h < nh; h++)
-		TOPO_TRY(topo_add_link(t, h, h < nl ? sw0 : sw1, host_rate_bps, c->link_delay));
+		TOPO_TRY(topo_add_link(t, h, h < nl ? sw0 : sw1, c->host_link_rate_bps, c->link_delay));
 	TOPO_TRY(topo_add_link(t, sw0, sw1, c->link_rate_bps, c->link_delay));
 	return 0;
 }

@@ -36,7 +36,7 @@ static const struct cfg_key keys[] = {
 	  .help = "ToR downlink to uplink capacity ratio" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct fat_tree_cfg *f = own;
 	int k = f->k;   /* even, >= 2 (the key's range) */
@@ -71,7 +71,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	int core0 = topo_add_tier(t, "core", (int)n_core, NODE_SWITCH, 3);
 	TOPO_TRY(core0);
 
-	TOPO_TRY(topo_link_hosts(t, tor0, hpt, host_rate_bps, c->link_delay));
+	TOPO_TRY(topo_link_hosts(t, tor0, hpt, c->host_link_rate_bps, c->link_delay));
 	for (int p = 0; p < k; p++)
 		for (int j = 0; j < half; j++)
 			for (int i = 0; i < half; i++)

@@ -199,10 +199,9 @@ static const struct cfg_key keys[] = {
 /* The file gives every link its rate and delay. */
 static const char *const not_required[] = { "link_rate", "link_delay", NULL };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct hpcc_topo_cfg *o = own;
-	(void)host_rate_bps;
 	char *text, *msg = NULL;
 	size_t len;
 	if (!o->file)

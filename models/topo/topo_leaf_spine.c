@@ -26,7 +26,7 @@ static const struct cfg_key keys[] = {
 	  .off = offsetof(struct leaf_spine_cfg, hosts_per_leaf), .help = "hosts under a leaf" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct leaf_spine_cfg *o = own;
 	int nl = o->leaves, ns = o->spines, hpl = o->hosts_per_leaf;
@@ -42,7 +42,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	int spine0 = topo_add_tier(t, "spine", ns, NODE_SWITCH, 2);
 	TOPO_TRY(spine0);
 	/* All host links first: every leaf's down ports precede its up ports. */
-	TOPO_TRY(topo_link_hosts(t, leaf0, hpl, host_rate_bps, c->link_delay));
+	TOPO_TRY(topo_link_hosts(t, leaf0, hpl, c->host_link_rate_bps, c->link_delay));
 	for (int i = 0; i < nl; i++)
 		for (int s = 0; s < ns; s++)
 			TOPO_TRY(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));

@@ -32,7 +32,7 @@ static const struct cfg_key keys[] = {
 	{ "hosts", KT_INT, .required = true, CFG_GE(1), .off = offsetof(struct rail_cfg, hosts), .help = "hosts" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct rail_cfg *o = own;
 	int nh = o->hosts, ns = o->spines, nl = c->nics_per_host;
@@ -54,7 +54,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	 * leaf's down ports precede its up ports. */
 	for (int h = 0; h < nh; h++)
 		for (int i = 0; i < nl; i++)
-			TOPO_TRY(topo_add_link(t, h, leaf0 + i, host_rate_bps, c->link_delay));
+			TOPO_TRY(topo_add_link(t, h, leaf0 + i, c->host_link_rate_bps, c->link_delay));
 	for (int i = 0; i < nl; i++)
 		for (int s = 0; s < ns; s++)
 			TOPO_TRY(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));

@@ -37,7 +37,7 @@ static const struct cfg_key keys[] = {
 	  .help = "hosts under each ring switch" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct ring_cfg *o = own;
 	int ns = o->switches, hps = o->hosts_per_switch;
@@ -50,7 +50,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	TOPO_TRY(topo_add_hosts(t, (int)nh));
 	int sw0 = topo_add_tier(t, "sw", ns, NODE_SWITCH, 1);
 	TOPO_TRY(sw0);
-	TOPO_TRY(topo_link_hosts(t, sw0, hps, host_rate_bps, c->link_delay));
+	TOPO_TRY(topo_link_hosts(t, sw0, hps, c->host_link_rate_bps, c->link_delay));
 	for (int i = 0; i < ns; i++) {
 		int j = (i + 1) % ns;
 		/* End a is the lower id (topology.h), so the closing link is sw0-sw{S-1}. */

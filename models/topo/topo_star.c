@@ -16,7 +16,7 @@ static const struct cfg_key keys[] = {
 	{ "hosts", KT_INT, .required = true, CFG_GE(1), .off = offsetof(struct star_cfg, hosts), .help = "hosts" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct star_cfg *o = own;
 	if (o->hosts > TOPO_MAX_PORTS)
@@ -26,7 +26,7 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	TOPO_TRY(topo_add_hosts(t, o->hosts));
 	int sw = topo_add_node(t, "sw0", NODE_SWITCH, 1);
 	TOPO_TRY(sw);
-	return topo_link_hosts(t, sw, o->hosts, host_rate_bps, c->link_delay);
+	return topo_link_hosts(t, sw, o->hosts, c->host_link_rate_bps, c->link_delay);
 }
 
 const struct topo_kind topo_star = {

@@ -284,29 +284,15 @@ static int topo_multi_home(struct topo *t, int nics)
 int topology_build(const struct config *cfg, struct topo *t, char **err)
 {
 	const void *own;
-	const struct topo_kind *kind = kind_of(cfg, &own);
-	return topology_build_kind(topology_cfg(cfg), kind, own, t, err);
-}
-
-int topology_build_kind(const struct topo_cfg *c, const struct topo_kind *ty, const void *own,
-			struct topo *t, char **err)
-{
+	const struct topo_kind *ty = kind_of(cfg, &own);
+	const struct topo_cfg *c = topology_cfg(cfg);
+	int nics = c->nics_per_host;
 	memset(t, 0, sizeof *t);
-	if (!ty->own_links && c->link_rate_bps == 0)
-		return err_printf(err, "[topology] link_rate: must be greater than 0");
-	if (!ty->own_links && c->link_delay < 0)
-		return err_printf(err, "[topology] link_delay: must not be negative");
-	/* A config filled by hand (tests, tools) may leave nics_per_host 0. */
-	int nics = c->nics_per_host > 1 ? c->nics_per_host : 1;
 	if (nics > 1 && ty->nics == TOPO_NICS_ONE)
 		return err_printf(err, "[topology] nics_per_host = %d: %s supports one NIC per host",
 				  nics, ty->cfg.name);
-	/* The loader fills host_link_rate with link_rate; a config filled by
-	 * hand (tests, tools) may leave it 0 and gets the same default. */
-	uint64_t host_rate = c->host_link_rate_bps ? c->host_link_rate_bps : c->link_rate_bps;
-
 	*err = NULL;
-	if (ty->build(c, own, host_rate, t, err) < 0) {
+	if (ty->build(c, own, t, err) < 0) {
 		if (!*err)   /* an add failed (TOPO_TRY) */
 			err_printf(err, "[topology] %s: out of memory building the topology", ty->cfg.name);
 		goto fail;

@@ -102,13 +102,12 @@ enum topo_nics {
 /* A kind of topology: one file (topo_*.c) and one line of the registry
  * (topology.c). cfg names the type, its keys and its struct (own); build
  * adds nodes and links (and sets n_hosts) and reports impossible shapes;
- * topology_build validates the shared keys before and finalizes after.
- * host_rate_bps is the host-switch link rate already defaulted to
- * link_rate. */
+ * topology_build checks the NICs before and finalizes after. The loader
+ * has checked every key's range and the type's rules, and filled
+ * host_link_rate with link_rate when not given. */
 struct topo_kind {
 	struct cfg_type cfg;
-	int (*build)(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t,
-		     char **err);
+	int (*build)(const struct topo_cfg *c, const void *own, struct topo *t, char **err);
 	enum topo_nics nics;
 	/* The shared keys' link_rate and link_delay are not used: the type
 	 * brings its own rates and delays (a file). */
@@ -119,9 +118,6 @@ struct topo_kind {
  * -1 with *err (malloc'd) for an impossible shape (fat_tree k odd,
  * oversubscription that does not give whole hosts, zero hosts, ...). */
 int topology_build(const struct config *cfg, struct topo *t, char **err);
-/* The same from its parts: the shared keys, the kind and its struct. */
-int topology_build_kind(const struct topo_cfg *c, const struct topo_kind *kind, const void *own,
-			struct topo *t, char **err);
 void topology_free(struct topo *t);
 /* The [topology] section of a loaded scenario. */
 const struct topo_cfg *topology_cfg(const struct config *cfg);
