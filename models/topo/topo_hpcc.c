@@ -188,7 +188,7 @@ fail:
 
 
 struct hpcc_topo_cfg {
-	char *file;                /* resolved path */;
+	char *file;                /* resolved path */
 };
 
 static const struct cfg_key keys[] = {

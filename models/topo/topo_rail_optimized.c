@@ -1,5 +1,5 @@
 /*
- * topo_rail.c — the rail-optimised fabric of GPU clusters: NIC i of every
+ * topo_rail_optimized.c — the rail-optimised fabric of GPU clusters: NIC i of every
  * host on leaf ("rail") i, every leaf linked to every spine (docs/protocol.md "Collectives";
  * NVIDIA DGX SuperPOD reference architecture). Traffic between NICs of one
  * rail crosses one leaf; traffic between rails climbs to a spine, with

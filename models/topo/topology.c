@@ -4,7 +4,7 @@
  * One table maps each `[topology] type` to its kind (topo_*.c: its name,
  * keys, struct and builder), so the names accepted, the keys documented
  * and the dispatch cannot drift apart; adding a topology is one new file
- * and one row. The [topology] keys every type shares are declared here.
+ * and one TOPO_KINDS line. The [topology] keys every type shares are declared here.
  *
  * Invariants after topology_build succeeds: nodes [0, n_hosts) are hosts;
  * every link joins two distinct existing nodes; port_off has n_nodes + 1

@@ -2,8 +2,9 @@
  * topology.h — building the graph of a [topology] section.
  *
  * A topology is a plain description (nodes, links, port numbering) that
- * knows nothing of ports' queues or NICs; world.c turns it into live
- * objects. Builders are looked up by type in one registry (topology.c).
+ * knows nothing of ports' queues or NICs; fabric.c turns it into live
+ * objects. Builders are looked up by type in one registry (TOPO_KINDS in
+ * models/topo/Makefile.inc; topology.c looks them up).
  *
  * Numbering (stable, used in results, taps and flows):
  *   - node ids: hosts first (host0..), then switches tier by tier from the
@@ -15,10 +16,11 @@
  *   - a link's end `a` is its lower end (the host, or the lower-tier switch);
  *   - every host has nics_per_host ports, port i being its NIC i (endpoint
  *     host x nics_per_host + i, world.h). rail_optimized wires NIC i to
- *     leaf i; the single-NIC builders (star, dumbbell, leaf_spine, fat_tree)
- *     are multi-homed by topology_build: each host link is repeated once per
- *     NIC to the same switch, consecutively, so a ToR's down ports are
- *     (host order) x (NIC order) and still precede its up ports.
+ *     leaf i; the single-NIC builders (star, dumbbell, leaf_spine, fat_tree,
+ *     ring, dragonfly) are multi-homed by topology_build: each host link is
+ *     repeated once per NIC to the same switch, consecutively, so a ToR's
+ *     down ports are (host order) x (NIC order) and still precede its up
+ *     ports.
  * Limits: at most TOPO_MAX_PORTS ports per node (routing stores port
  * indices as uint16), TOPO_MAX_NODES nodes, link costs up to TOPO_MAX_COST
  * (routing's bucket queue has one bucket per cost).
@@ -99,8 +101,8 @@ enum topo_nics {
 	TOPO_NICS_ONE,             /* only one NIC per host is supported */
 };
 
-/* A kind of topology: one file (topo_*.c) and one line of the registry
- * (topology.c). cfg names the type, its keys and its struct (own); build
+/* A kind of topology: one file (topo_*.c) and one TOPO_KINDS += line in
+ * models/topo/Makefile.inc. cfg names the type, its keys and its struct (own); build
  * adds nodes and links (and sets n_hosts) and reports impossible shapes;
  * topology_build checks the NICs before and finalizes after. The loader
  * has checked every key's range and the type's rules, and filled
