@@ -3,11 +3,12 @@
  *
  * Checks the next-hop sets of fat tree, dumbbell, leaf-spine and
  * rail-optimised fabrics against their known structure, walks every
- * equal-cost path, checks that tables are per endpoint (traffic for NIC i
- * of a host enters on its port i), compares random graphs against a plain
- * Floyd-Warshall reference (hosts never transit; with and without several
- * NICs per host), checks the unreachable and multi-homed-host cases, and
- * times k=16.
+ * equal-cost path, checks that a dragonfly is routed minimally (its link
+ * costs), that tables are per endpoint (traffic for NIC i of a host enters
+ * on its port i), compares random graphs against a plain Floyd-Warshall
+ * reference (hosts never transit; with and without several NICs per host;
+ * unit and random link costs), checks the unreachable and multi-homed-host
+ * cases, and times k=16.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,79 @@ static void test_multi_nic_endpoints(void)
 	net_free(&n);
 }
 
+/* Every path from router u to endpoint e following the tables (a
+ * dragonfly: routers r0.., a per group): how many there are, and in *bad
+ * how many cross more than one global link (between groups) or more than
+ * three router-to-router links. */
+static long dragonfly_paths(const struct net *n, int r0, int a, int u, int e, int globals, int links,
+			    long *bad)
+{
+	long total = 0;
+	const uint16_t *p = route_ports(&n->rt[u], e);
+	for (int i = 0; i < route_n(&n->rt[u], e); i++) {
+		int q = peer_of(&n->t, u, p[i]);
+		if (q < r0) {             /* down to the host */
+			total++;
+			*bad += globals > 1 || links > 3;
+			continue;
+		}
+		if (links >= 8) {         /* a loop: the tables are broken */
+			CU_FAIL("a path of more than 8 router links");
+			continue;
+		}
+		total += dragonfly_paths(n, r0, a, q, e, globals + ((q - r0) / a != (u - r0) / a), links + 1,
+					 bad);
+	}
+	return total;
+}
+
+/* Router pairs (u, v) of the dragonfly of n for which some path from u to
+ * v's first host crosses two global links or more than three router links,
+ * and in *all_bad those for which every path does. */
+static int dragonfly_nonminimal(const struct net *n, int a, int p, int *all_bad)
+{
+	int r0 = n->t.n_hosts, pairs = 0;
+	*all_bad = 0;
+	for (int u = r0; u < n->t.n_nodes; u++)
+		for (int v = r0; v < n->t.n_nodes; v++) {
+			if (u == v)
+				continue;
+			long bad = 0, total = dragonfly_paths(n, r0, a, u, (v - r0) * p, 0, 0, &bad);
+			CU_ASSERT(total >= 1);
+			pairs += bad > 0;
+			*all_bad += bad == total;
+		}
+	return pairs;
+}
+
+/* Dragonfly (a = 4 routers per group, p = 2 hosts each, h = 2 global links,
+ * 9 groups): routing is minimal, every path between routers at most
+ * local, global, local, and unique (one global link per pair of groups).
+ * By hop count alone (every link cost 1) it is not: 312 of the 1260 router
+ * pairs have an equal-cost path over two global links, 24 only such paths. */
+static void test_dragonfly_minimal(void)
+{
+	const int a = 4, p = 2;
+	struct net n;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = dragonfly\nrouters_per_group = 4\nhosts_per_router = 2\n"
+					"global_links = 2"), 0);
+	check_tables(&n);
+	int all_bad;
+	CU_ASSERT_EQUAL(dragonfly_nonminimal(&n, a, p, &all_bad), 0);
+	for (int u = n.t.n_hosts; u < n.t.n_nodes; u++)
+		for (int e = 0; e < n.t.n_hosts; e++)
+			CU_ASSERT_EQUAL(route_n(&n.rt[u], e), 1);
+	/* The same graph routed by hops: the check above catches it. */
+	routing_free(n.rt, n.t.n_nodes);
+	for (int l = 0; l < n.t.n_links; l++)
+		n.t.links[l].cost = 1;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(routing_build(&n.t, n.rt, &err), 0);
+	CU_ASSERT_EQUAL(dragonfly_nonminimal(&n, a, p, &all_bad), 312);
+	CU_ASSERT_EQUAL(all_bad, 24);
+	net_free(&n);
+}
+
 /* Many distinct sets on one switch exercise the interning hash's growth. */
 static void test_star_many_sets(void)
 {
@@ -356,10 +430,22 @@ static void test_unreachable(void)
 	CU_ASSERT_EQUAL(route_n(&rt[3], 0), 1);
 	CU_ASSERT_EQUAL(route_ports(&rt[3], 0)[0], 1);  /* sw1 port 1 = host0 */
 	routing_free(rt, 4);
+	/* A link cost out of range is refused, not searched. */
+	t.links[3].cost = TOPO_MAX_COST + 1;
+	CU_ASSERT_EQUAL(routing_build(&t, rt, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "the link sw0 - sw1 has cost 17; expected 1 to 16"));
+	free(err);
 	topology_free(&t);
 }
 
-/* Reference: Floyd-Warshall with only switches as intermediate nodes. */
+static int cost_of(const struct topo *t, int u, int port)
+{
+	return t->links[t->ports[t->port_off[u] + port].link].cost;
+}
+
+/* Reference: Floyd-Warshall over the link costs with only switches as
+ * intermediate nodes. */
 static void check_against_reference(const struct net *n)
 {
 	const struct topo *t = &n->t;
@@ -371,7 +457,8 @@ static void check_against_reference(const struct net *n)
 	for (int u = 0; u < nn; u++) {
 		dd[u * nn + u] = 0;
 		for (int i = 0; i < topo_n_ports(t, u); i++)
-			dd[u * nn + peer_of(t, u, i)] = 1;
+			if (cost_of(t, u, i) < dd[u * nn + peer_of(t, u, i)])
+				dd[u * nn + peer_of(t, u, i)] = cost_of(t, u, i);
 	}
 	for (int m = nh; m < nn; m++)
 		for (int a = 0; a < nn; a++)
@@ -384,8 +471,8 @@ static void check_against_reference(const struct net *n)
 			int m = 0;
 			for (int i = 0; i < topo_n_ports(t, u); i++) {
 				int q = peer_of(t, u, i);
-				if ((q == d && dd[u * nn + d] == 1) ||
-				    (q >= nh && dd[q * nn + d] == dd[u * nn + d] - 1))
+				if ((q == d && cost_of(t, u, i) == dd[u * nn + d]) ||
+				    (q >= nh && dd[q * nn + d] + cost_of(t, u, i) == dd[u * nn + d]))
 					want[m++] = (uint16_t)i;
 			}
 			CU_ASSERT_EQUAL_FATAL(route_n(&n->rt[u], d), m);
@@ -395,9 +482,9 @@ static void check_against_reference(const struct net *n)
 }
 
 /* Reference per endpoint when hosts have N > 1 NICs: endpoint e is entered
- * only from the switch a behind host port e % N, so its distance from u is
- * dist(u, a) + 1 over switches, and a next hop is that last port itself or
- * a switch one hop closer to a. */
+ * only from the switch a behind host port e % N, so its cost from u is
+ * cost(u, a) over switches plus that last link's, and a next hop is that
+ * last port itself or a switch closer to a by the hop's link cost. */
 static void check_eps_against_reference(const struct net *n)
 {
 	const struct topo *t = &n->t;
@@ -409,8 +496,8 @@ static void check_eps_against_reference(const struct net *n)
 	for (int u = 0; u < nn; u++) {
 		dd[u * nn + u] = 0;
 		for (int i = 0; i < topo_n_ports(t, u); i++)
-			if (u >= nh && peer_of(t, u, i) >= nh)
-				dd[u * nn + peer_of(t, u, i)] = 1;
+			if (u >= nh && peer_of(t, u, i) >= nh && cost_of(t, u, i) < dd[u * nn + peer_of(t, u, i)])
+				dd[u * nn + peer_of(t, u, i)] = cost_of(t, u, i);
 	}
 	for (int m = nh; m < nn; m++)
 		for (int a = nh; a < nn; a++)
@@ -422,11 +509,11 @@ static void check_eps_against_reference(const struct net *n)
 		int a = last->peer;
 		for (int u = nh; u < nn; u++) {
 			uint16_t want[512];
-			int m = 0, du = dd[u * nn + a] + 1;
+			int m = 0;
 			for (int i = 0; i < topo_n_ports(t, u); i++) {
 				int q = peer_of(t, u, i);
 				if ((u == a && i == last->peer_port) ||
-				    (q >= nh && dd[q * nn + a] + 1 == du - 1))
+				    (q >= nh && dd[q * nn + a] + cost_of(t, u, i) == dd[u * nn + a]))
 					want[m++] = (uint16_t)i;
 			}
 			CU_ASSERT_EQUAL_FATAL(route_n(&n->rt[u], e), m);
@@ -439,8 +526,9 @@ static void check_eps_against_reference(const struct net *n)
 /* Random switch graphs; hosts multi-homed (nics 0: one endpoint per host,
  * one to three homes) or with exactly `nics` NICs on random switches (the
  * same switch possibly twice; nics 1 checks the per-switch grouping against
- * the plain reference). */
-static void random_against_reference(int nics)
+ * the plain reference). Links cost 1, or with max_cost > 1 a random cost
+ * from 1 to max_cost each. */
+static void random_against_reference(int nics, int max_cost)
 {
 	for (int iter = 0; iter < 60; iter++) {
 		struct net n;
@@ -464,6 +552,9 @@ static void random_against_reference(int nics)
 		for (int h = 0; h < nh; h++)
 			for (int e = nics ? nics : 1 + rand() % 3; e > 0; e--)
 				topo_add_link(&n.t, h, nh + rand() % ns, RATE, DELAY);
+		if (max_cost > 1)
+			for (int l = 0; l < n.t.n_links; l++)
+				n.t.links[l].cost = 1 + rand() % max_cost;
 		topo_finalize(&n.t);
 		n.rt = calloc((size_t)n.t.n_nodes, sizeof *n.rt);
 		char *err = NULL;
@@ -480,15 +571,26 @@ static void random_against_reference(int nics)
 static void test_random_against_reference(void)
 {
 	srand(12345);
-	random_against_reference(0);
+	random_against_reference(0, 1);
 }
 
 static void test_random_nics_against_reference(void)
 {
 	srand(54321);
-	random_against_reference(1);
-	random_against_reference(2);
-	random_against_reference(3);
+	random_against_reference(1, 1);
+	random_against_reference(2, 1);
+	random_against_reference(3, 1);
+}
+
+/* Link costs: the same graphs with costs up to TOPO_MAX_COST (parallel
+ * links of different costs included). */
+static void test_random_costs_against_reference(void)
+{
+	srand(2024);
+	random_against_reference(0, 4);
+	random_against_reference(2, 4);
+	random_against_reference(1, TOPO_MAX_COST);
+	random_against_reference(3, TOPO_MAX_COST);
 }
 
 static double now_s(void)
@@ -543,10 +645,12 @@ TEST_MAIN("routing",
 	  { "dumbbell bottleneck", test_dumbbell },
 	  { "leaf_spine next hops", test_leaf_spine },
 	  { "rail_optimized: same rail down, cross rail via spines", test_rail },
+	  { "dragonfly: minimal routing by link costs", test_dragonfly_minimal },
 	  { "several NICs: tables per endpoint", test_multi_nic_endpoints },
 	  { "star: one set per host", test_star_many_sets },
 	  { "unreachable and hosts never forward", test_unreachable },
 	  { "random graphs against Floyd-Warshall", test_random_against_reference },
 	  { "random graphs, several NICs, against Floyd-Warshall", test_random_nics_against_reference },
+	  { "random graphs with link costs against Floyd-Warshall", test_random_costs_against_reference },
 	  { "fat_tree k=16 builds fast", test_fat_tree_k16 },
 	  { "rail_optimized 1024 x 8 builds", test_rail_large })

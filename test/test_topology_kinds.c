@@ -79,29 +79,6 @@ static void test_errors(void)
 			       "topo.ini:4: [topology] link_rate = '0Gbps': expected a rate > 0");
 	topo_expect_load_error("type = star\nhosts = 3\nlink_delay = -1us",
 			       "topo.ini:4: [topology] link_delay = '-1us': expected a non-negative time");
-	/* The builder's own checks of the shared keys, for a tool that hands
-	 * them over without the loader: link_rate 0 and a negative delay. */
-	struct config cfg;
-	char *err = NULL;
-	struct topo t;
-	CU_ASSERT_EQUAL_FATAL(topo_load("type = star\nhosts = 3", &cfg, &err), 0);
-	const struct topo_kind *star = topology_kind("star");
-	const void *own = cfg_inst(&cfg, &topo_section)->type_data;
-	struct topo_cfg common = *topology_cfg(&cfg);
-	common.link_rate_bps = 0;
-	CU_ASSERT_EQUAL(topology_build_kind(&common, star, own, &t, &err), -1);
-	topo_check_message(err, "[topology] link_rate: must be greater than 0");
-	CU_ASSERT_PTR_NULL(t.nodes);
-	free(err);
-	err = NULL;
-	common = *topology_cfg(&cfg);
-	common.link_delay = -1;
-	CU_ASSERT_EQUAL(topology_build_kind(&common, star, own, &t, &err), -1);
-	topo_check_message(err, "[topology] link_delay: must not be negative");
-	CU_ASSERT_PTR_NULL(t.nodes);
-	free(err);
-	err = NULL;
-	config_free(&cfg);
 	/* A type with one NIC per host refuses more (hpcc is the one today). */
 	snprintf(keys, sizeof keys, "type = hpcc\nfile = %s\nnics_per_host = 2", hpcc_file());
 	topo_expect_build_error(keys, "[topology] nics_per_host = 2: hpcc supports one NIC per host");

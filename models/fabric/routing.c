@@ -1,18 +1,25 @@
 /*
- * routing.c — shortest-path forwarding tables with interned equal-cost sets.
+ * routing.c — least-cost forwarding tables with interned equal-cost sets.
  *
- * Destinations are endpoints (NIC i of host d, behind d's port i). In a
- * built topology each endpoint hangs off one switch a; every other switch
- * reaches it through a, so one BFS from a (over the undirected graph, in
- * which hosts are leaves: they get a distance but are not expanded, hosts
- * never forward) gives every switch's next-hop set toward all of a's
- * endpoints: the ports whose peer is a switch exactly one hop closer to a.
- * a itself sends down the one port facing d's port i, never to another NIC
- * of d (a host with several NICs or links to one switch may not carry
- * transit traffic, and traffic for NIC i must enter on port i). In a graph
- * built by hand (nics_per_host 0) a host is one endpoint, entered through
- * any of its ports: one BFS from each host, next hops being the ports whose
- * peer is one hop closer and is a switch or that host.
+ * A path costs the sum of its links' routing costs (topology.h: 1 unless
+ * the topology says otherwise, so by default the hop count). Destinations
+ * are endpoints (NIC i of host d, behind d's port i). In a built topology
+ * each endpoint hangs off one switch a; every other switch reaches it
+ * through a, so one search from a (over the undirected graph, in which
+ * hosts are leaves: they get a cost but are not expanded, hosts never
+ * forward) gives every switch's next-hop set toward all of a's endpoints:
+ * the ports whose peer is a switch closer to a by exactly that port's link
+ * cost. a itself sends down the one port facing d's port i, never to
+ * another NIC of d (a host with several NICs or links to one switch may
+ * not carry transit traffic, and traffic for NIC i must enter on port i).
+ * In a graph built by hand (nics_per_host 0) a host is one endpoint,
+ * entered through any of its ports: one search from each host, next hops
+ * being the ports whose peer is closer by the link's cost and is a switch
+ * or that host.
+ *
+ * The search is Dial's bucket queue, a breadth-first search generalised to
+ * small integer costs; with every cost 1 it finds the distances a BFS
+ * finds, so the sets (ports ascending) are those of hop-count routing.
  *
  * Sets are interned per switch with a small open-addressing hash keyed on
  * the port list, so a table is one uint16 per destination plus its distinct
@@ -162,49 +169,98 @@ static int rt_set(const struct topo *t, struct route_table *tables, struct rt_gr
 	return 0;
 }
 
-/* Breadth-first distances from `src` (which is expanded whatever it is);
- * other hosts get a distance but are not expanded. */
-static void rt_bfs(const struct topo *t, int src, int *dist, int *queue)
+/* The search's state: dist per node (-1: not reached), and the nodes
+ * waiting at cost d in bucket d mod (TOPO_MAX_COST + 1), doubly linked
+ * through next and prev. */
+struct rt_search {
+	int *dist, *next, *prev;
+	int head[TOPO_MAX_COST + 1];
+};
+
+static int link_cost(const struct topo *t, int port)
+{
+	return t->links[t->ports[port].link].cost;
+}
+
+static void rt_unlink(struct rt_search *s, int v)
+{
+	int b = s->dist[v] % (TOPO_MAX_COST + 1);
+	if (s->prev[v] >= 0)
+		s->next[s->prev[v]] = s->next[v];
+	else
+		s->head[b] = s->next[v];
+	if (s->next[v] >= 0)
+		s->prev[s->next[v]] = s->prev[v];
+}
+
+static void rt_push(struct rt_search *s, int v, int d)
+{
+	int b = d % (TOPO_MAX_COST + 1);
+	s->dist[v] = d;
+	s->prev[v] = -1;
+	s->next[v] = s->head[b];
+	if (s->head[b] >= 0)
+		s->prev[s->head[b]] = v;
+	s->head[b] = v;
+}
+
+/* Least-cost distances from `src` (which is expanded whatever it is);
+ * other hosts get a distance but are not expanded. Buckets are emptied in
+ * increasing cost d; a node expanded at d reaches its peers at most
+ * TOPO_MAX_COST further, so bucket d mod (TOPO_MAX_COST + 1) holds only
+ * nodes at exactly d when its turn comes, and a node is expanded once,
+ * at its least cost. */
+static void rt_search(const struct topo *t, int src, struct rt_search *s)
 {
 	for (int u = 0; u < t->n_nodes; u++)
-		dist[u] = -1;
-	int head = 0, tail = 0;
-	dist[src] = 0;
-	queue[tail++] = src;
-	while (head < tail) {
-		int v = queue[head++];
-		int lo = t->port_off[v], hi = t->port_off[v + 1];
-		if (v < t->n_hosts && v != src)
-			continue;          /* hosts do not forward */
-		for (int i = lo; i < hi; i++) {
-			int q = t->ports[i].peer;
-			if (dist[q] < 0) {
-				dist[q] = dist[v] + 1;
-				queue[tail++] = q;
+		s->dist[u] = -1;
+	for (int b = 0; b <= TOPO_MAX_COST; b++)
+		s->head[b] = -1;
+	rt_push(s, src, 0);
+	for (int d = 0, waiting = 1; waiting > 0; d++) {
+		int *head = &s->head[d % (TOPO_MAX_COST + 1)];
+		while (*head >= 0) {
+			int v = *head;
+			*head = s->next[v];
+			if (*head >= 0)
+				s->prev[*head] = -1;
+			waiting--;
+			if (v < t->n_hosts && v != src)
+				continue;          /* hosts do not forward */
+			for (int i = t->port_off[v]; i < t->port_off[v + 1]; i++) {
+				int q = t->ports[i].peer, dq = d + link_cost(t, i);
+				if (s->dist[q] >= 0 && s->dist[q] <= dq)
+					continue;
+				if (s->dist[q] >= 0)
+					rt_unlink(s, q);   /* waiting at a higher cost */
+				else
+					waiting++;
+				rt_push(s, q, dq);
 			}
 		}
 	}
 }
 
 /* Graphs built by hand (nics_per_host 0): host d is one endpoint, entered
- * through any of its ports. One BFS per host. */
+ * through any of its ports. One search per host. */
 static int rt_build_hosts(const struct topo *t, struct route_table *tables, struct rt_grow *grow,
-			  int *dist, int *queue, uint16_t *buf, char **err)
+			  struct rt_search *s, uint16_t *buf, char **err)
 {
 	int n = t->n_nodes, nh = t->n_hosts;
+	const int *dist = s->dist;
 	for (int d = 0; d < nh; d++) {
-		rt_bfs(t, d, dist, queue);
+		rt_search(t, d, s);
 		for (int u = nh; u < n; u++) {
 			if (dist[u] < 0)
 				return err_printf(err, "routing: switch %s cannot reach host %s",
 						  t->nodes[u].name, t->nodes[d].name);
-			int m = 0, want = dist[u] - 1, base = t->port_off[u];
+			int m = 0, base = t->port_off[u];
 			for (int i = base; i < t->port_off[u + 1]; i++) {
 				int q = t->ports[i].peer;
-				if (dist[q] == want && (q >= nh || q == d))
+				if (dist[q] >= 0 && dist[q] + link_cost(t, i) == dist[u] && (q >= nh || q == d))
 					buf[m++] = (uint16_t)(i - base);
 			}
-			/* BFS reached u from d or a switch, so m >= 1. */
+			/* The search reached u from d or a switch, so m >= 1. */
 			if (rt_set(t, tables, grow, u, d, buf, m, err) < 0)
 				return -1;
 		}
@@ -214,12 +270,13 @@ static int rt_build_hosts(const struct topo *t, struct route_table *tables, stru
 
 /* Built topologies: endpoint e (NIC i of host d) hangs off exactly one
  * switch a, at d's port i. Every other switch reaches e through a, so its
- * set toward e is its set toward a: one BFS from a serves every endpoint
+ * set toward e is its set toward a: one search from a serves every endpoint
  * a carries (a ToR's hosts, a rail's NICs), and a itself sends down the
  * one port facing d's port i. */
 static int rt_build_eps(const struct topo *t, struct route_table *tables, struct rt_grow *grow,
-			int *dist, int *queue, uint16_t *buf, char **err)
+			struct rt_search *s, uint16_t *buf, char **err)
 {
+	const int *dist = s->dist;
 	int n = t->n_nodes, nh = t->n_hosts, nics = t->nics_per_host, n_eps = topo_n_eps(t), rc = -1;
 	int *first = calloc((size_t)n + 2, sizeof *first);    /* endpoints by switch, counting sort */
 	int *order = malloc(((size_t)n_eps + 1) * sizeof *order);
@@ -248,7 +305,7 @@ static int rt_build_eps(const struct topo *t, struct route_table *tables, struct
 	for (int a = nh; a < n; a++) {
 		if (first[a] == first[a + 1])
 			continue;
-		rt_bfs(t, a, dist, queue);
+		rt_search(t, a, s);
 		for (int u = nh; u < n; u++) {
 			if (dist[u] < 0) {
 				int e = order[first[a]];
@@ -262,10 +319,10 @@ static int rt_build_eps(const struct topo *t, struct route_table *tables, struct
 			}
 			if (u == a)
 				continue;
-			int m = 0, want = dist[u] - 1, base = t->port_off[u];
+			int m = 0, base = t->port_off[u];
 			for (int i = base; i < t->port_off[u + 1]; i++) {
 				int q = t->ports[i].peer;
-				if (q >= nh && dist[q] == want)
+				if (q >= nh && dist[q] >= 0 && dist[q] + link_cost(t, i) == dist[u])
 					buf[m++] = (uint16_t)(i - base);
 			}
 			/* u was reached from a switch, so m >= 1. */
@@ -296,14 +353,24 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 {
 	int n = t->n_nodes, nh = t->n_hosts, n_eps = topo_n_eps(t), rc = -1;
 	memset(tables, 0, (size_t)n * sizeof *tables);
-	int *dist = malloc(((size_t)n + 1) * sizeof *dist);
-	int *queue = malloc(((size_t)n + 1) * sizeof *queue);
+	struct rt_search s = {
+		.dist = malloc(((size_t)n + 1) * sizeof *s.dist),
+		.next = malloc(((size_t)n + 1) * sizeof *s.next),
+		.prev = malloc(((size_t)n + 1) * sizeof *s.prev),
+	};
 	struct rt_grow *grow = calloc((size_t)n + 1, sizeof *grow);
 	uint16_t *buf = malloc((TOPO_MAX_PORTS + 1) * sizeof *buf);
-	if (!dist || !queue || !grow || !buf) {
+	if (!s.dist || !s.next || !s.prev || !grow || !buf) {
 		err_printf(err, "routing: out of memory");
 		goto out;
 	}
+	for (int l = 0; l < t->n_links; l++)
+		if (t->links[l].cost < 1 || t->links[l].cost > TOPO_MAX_COST) {
+			err_printf(err, "routing: the link %s - %s has cost %d; expected 1 to %d",
+				   t->nodes[t->links[l].a].name, t->nodes[t->links[l].b].name,
+				   t->links[l].cost, TOPO_MAX_COST);
+			goto out;
+		}
 	for (int u = nh; u < n; u++) {
 		if (topo_n_ports(t, u) > TOPO_MAX_PORTS) {
 			err_printf(err, "routing: %s has %d ports; at most %d are supported",
@@ -317,7 +384,7 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 			goto out;
 		}
 	}
-	if ((t->nics_per_host >= 1 ? rt_build_eps : rt_build_hosts)(t, tables, grow, dist, queue, buf, err) < 0)
+	if ((t->nics_per_host >= 1 ? rt_build_eps : rt_build_hosts)(t, tables, grow, &s, buf, err) < 0)
 		goto out;
 	for (int u = nh; u < n; u++)
 		rt_shrink(&tables[u], &grow[u]);
@@ -329,8 +396,9 @@ out:
 			free(grow[u].set_hash);
 		}
 	free(grow);
-	free(dist);
-	free(queue);
+	free(s.dist);
+	free(s.next);
+	free(s.prev);
 	free(buf);
 	if (rc < 0)
 		routing_free(tables, n);

@@ -1,9 +1,11 @@
 /*
- * routing.h — shortest-path forwarding tables with equal-cost sets.
+ * routing.h — least-cost forwarding tables with equal-cost sets.
  *
  * For every switch and every destination endpoint (a host's NIC, world.h:
  * endpoint h x nics_per_host + i sits behind host port i): the set of ports
- * on a shortest path (by hop count) toward that endpoint, so traffic
+ * on a path of least cost toward that endpoint (the sum of its links'
+ * costs, topology.h: the hop count unless the topology gives some links
+ * another cost, as a dragonfly does its global links), so traffic
  * addressed to NIC i of a host arrives on that host's port i, whichever NIC
  * is closer. Sets are interned per switch, so a table costs 2 bytes per
  * (switch, endpoint) plus the distinct sets (a fat-tree ToR has k/2 + 1

@@ -10,10 +10,11 @@
  * largest dragonfly of those routers). With fewer groups some global
  * ports stay unconnected.
  *
- * Global links, "consecutive" arrangement: group i's global port k
- * (k = 0 .. groups - 2) leads to group k (k < i) or k + 1 (k >= i), and
- * sits on router k / h of the group. So the link between groups i < j
- * leaves router (j - 1) / h of group i and enters router i / h of group j.
+ * Global links: Kim et al. leave their arrangement open; this one is
+ * consecutive: group i's global port k (k = 0 .. groups - 2) leads to
+ * group k (k < i) or k + 1 (k >= i), and sits on router k / h of the
+ * group. So the link between groups i < j leaves router (j - 1) / h of
+ * group i and enters router i / h of group j.
  *
  * Numbering (topology.h): hosts first, host x on router x / p, routers
  * group-major (group g's routers are g*a .. g*a + a-1), named gGrR, all of
@@ -24,12 +25,20 @@
  * link_delay; global links at link_rate with `global_link_delay` (the
  * long cables between cabinets).
  *
- * Routing is the fabric's shortest paths, so minimal routing: at most one
- * local, one global and one local hop between routers. There is no
- * Valiant or adaptive (UGAL) routing, so adversarial patterns load single
- * global links; and minimal routing on a dragonfly has cyclic buffer
- * dependencies between groups, so under PFC a heavy pattern can deadlock
- * (the watchdog reports the cycle).
+ * Routing is minimal: at most one local, one global and one local hop
+ * between routers. Fewest hops would not give it: through a third group
+ * (two global links) a router of group i may reach group j in as few hops
+ * as through its group's own link to j, or fewer (g0r1, g3r0, g1r1 with
+ * a = 4, h = 2). So global links get routing cost GLOBAL_COST, above twice a
+ * local link's 1: a path with two global links (cost >= 6) then always
+ * costs more than local, global, local (5), and the fabric's least-cost
+ * routing (routing.h) takes exactly one global link between groups and
+ * none inside a group. With one global link per pair of groups that path
+ * is unique, so a dragonfly has no equal-cost choices. There is no Valiant
+ * or adaptive (UGAL) routing, so adversarial patterns load single global
+ * links; and minimal routing on a dragonfly has cyclic buffer dependencies
+ * between groups, so under PFC a heavy pattern can deadlock (the watchdog
+ * reports the cycle).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +46,9 @@
 
 #include "topology.h"
 #include "xalloc.h"
+
+/* Routing cost of a global link; local and host links cost 1. */
+#define GLOBAL_COST 3
 
 struct dragonfly_cfg {
 	int groups;                /* [routers_per_group x global_links + 1] */
@@ -61,62 +73,60 @@ static const struct cfg_key keys[] = {
 	  .help = "propagation delay of global links" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+/* Every pair of groups needs its own global port in each: at most
+ * routers_per_group x global_links + 1 groups (the default). */
+static int rules(struct cfg_check *c)
+{
+	const struct dragonfly_cfg *o = c->type_data;
+	int64_t max_groups = (int64_t)o->routers_per_group * o->global_links + 1;
+	if (cfg_given(c, "groups") && o->groups > max_groups)
+		return cfg_fail(c, "groups", "at most %lld groups: routers_per_group x global_links = "
+				"%d x %d global ports per group, one for each other group",
+				(long long)max_groups, o->routers_per_group, o->global_links);
+	return 0;
+}
+
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct dragonfly_cfg *o = own;
 	int a = o->routers_per_group, p = o->hosts_per_router, h = o->global_links;
-	int64_t max_groups = (int64_t)a * h + 1;
-	int64_t g = o->groups > 0 ? o->groups : max_groups;
+	int64_t g = o->groups > 0 ? o->groups : (int64_t)a * h + 1;
 	simtime_t gdelay = o->global_link_delay != SIMTIME_NEVER ? o->global_link_delay : c->link_delay;
-	if (a < 1 || p < 1 || h < 1 || g < 2)
-		return err_printf(err, "[topology] routers_per_group = %d, hosts_per_router = %d, "
-				 "global_links = %d, groups = %lld: dragonfly needs at least 1 of each "
-				 "and 2 groups", a, p, h, (long long)g);
-	if (g > max_groups)
-		return err_printf(err, "[topology] groups = %lld: with %d routers of %d global links a "
-				 "group has %lld global ports, so at most %lld groups are joined pairwise",
-				 (long long)g, a, h, (long long)(max_groups - 1), (long long)max_groups);
 	if ((int64_t)p + (a - 1) + h > TOPO_MAX_PORTS)
-		return err_printf(err, "[topology] a router would have %lld ports; at most %d are supported",
-				 (long long)p + (a - 1) + h, TOPO_MAX_PORTS);
-	if (gdelay < 0)
-		return err_printf(err, "[topology] global_link_delay: must not be negative");
+		return err_printf(err, "[topology] hosts_per_router = %d, routers_per_group = %d, "
+				 "global_links = %d: a router would have %lld ports (p + a - 1 + h); at "
+				 "most %d are supported", p, a, h, (long long)p + (a - 1) + h, TOPO_MAX_PORTS);
 	int64_t routers = g * a, n_host = routers * p;
-	int64_t n_links = n_host + g * a * (a - 1) / 2 + g * (g - 1) / 2;
-	if (n_host + routers > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
-		return err_printf(err, "[topology] dragonfly of %lld groups: %lld nodes and %lld links; at "
-				 "most %d nodes and %d links are supported", (long long)g,
-				 (long long)(n_host + routers), (long long)n_links, TOPO_MAX_NODES, INT32_MAX / 2);
-	TOPO_TRY(topo_reserve(t, (int)(n_host + routers), (int)n_links));
-	TOPO_TRY(topo_add_tier(t, "host", (int)n_host, NODE_HOST, 0));
-	t->n_hosts = (int)n_host;
-	int r0 = t->n_nodes;
-	for (int64_t gi = 0; gi < g; gi++)
-		for (int r = 0; r < a; r++) {
-			/* At most 8 + 5 digits below TOPO_MAX_NODES: it fits TOPO_NAME_MAX. */
-			char name[48];
-			snprintf(name, sizeof name, "g%lldr%d", (long long)gi, r);
-			TOPO_TRY(topo_add_node(t, name, NODE_SWITCH, 1));
-		}
-	for (int64_t x = 0; x < n_host; x++)
-		TOPO_TRY(topo_add_link(t, (int)x, r0 + (int)(x / p), host_rate_bps, c->link_delay));
-	for (int64_t gi = 0; gi < g; gi++)
+	TOPO_TRY(topo_reserve_checked(t, n_host + routers, n_host + g * a * (a - 1) / 2 + g * (g - 1) / 2,
+				      err, "routers_per_group = %d, hosts_per_router = %d, global_links = %d, "
+				      "groups = %lld", a, p, h, (long long)g));
+	TOPO_TRY(topo_add_hosts(t, (int)n_host));
+	int r0 = t->n_nodes, ng = (int)g;   /* the counts fit int from here */
+	for (int gi = 0; gi < ng; gi++) {
+		char prefix[TOPO_NAME_MAX];
+		snprintf(prefix, sizeof prefix, "g%dr", gi);
+		for (int r = 0; r < a; r++)
+			TOPO_TRY(topo_add_named(t, prefix, r, NODE_SWITCH, 1));
+	}
+	TOPO_TRY(topo_link_hosts(t, r0, p, c->host_link_rate_bps, c->link_delay));
+	for (int gi = 0; gi < ng; gi++)
 		for (int r = 0; r < a; r++)
 			for (int s = r + 1; s < a; s++)
-				TOPO_TRY(topo_add_link(t, r0 + (int)(gi * a) + r, r0 + (int)(gi * a) + s,
-						       c->link_rate_bps, c->link_delay));
-	for (int64_t i = 0; i < g; i++)
-		for (int64_t j = i + 1; j < g; j++)
-			TOPO_TRY(topo_add_link(t, r0 + (int)(i * a + (j - 1) / h), r0 + (int)(j * a + i / h),
-					       c->link_rate_bps, gdelay));
+				TOPO_TRY(topo_add_link(t, r0 + gi * a + r, r0 + gi * a + s, c->link_rate_bps,
+						       c->link_delay));
+	for (int i = 0; i < ng; i++)
+		for (int j = i + 1; j < ng; j++) {
+			int l = topo_add_link(t, r0 + i * a + (j - 1) / h, r0 + j * a + i / h, c->link_rate_bps,
+					      gdelay);
+			TOPO_TRY(l);
+			t->links[l].cost = GLOBAL_COST;
+		}
 	return 0;
-oom:
-	return topo_oom("dragonfly", err);
 }
 
 const struct topo_kind topo_dragonfly = {
 	.cfg = { .name = "dragonfly", .help = "groups of fully connected routers, one global link "
 		 "between each pair of groups (Kim et al., ISCA 2008)", CFG_KEYS(keys),
-		 .size = sizeof(struct dragonfly_cfg) },
+		 .size = sizeof(struct dragonfly_cfg), .rules = rules },
 	.build = build, .nics = TOPO_NICS_SAME_SWITCH,
 };

@@ -23,31 +23,25 @@ static const struct cfg_key keys[] = {
 	  .help = "hosts on sw1" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct dumbbell_cfg *o = own;
 	int nl = o->hosts_left, nr = o->hosts_right;
-	if (nl < 1 || nr < 1)
-		return err_printf(err, "[topology] hosts_left = %d, hosts_right = %d: "
-				 "dumbbell needs at least 1 host on each side", nl, nr);
 	/* Each switch also has the bottleneck port. */
 	if (nl > TOPO_MAX_PORTS - 1 || nr > TOPO_MAX_PORTS - 1)
 		return err_printf(err, "[topology] hosts_left = %d, hosts_right = %d: "
 				 "a switch would have more than %d ports", nl, nr, TOPO_MAX_PORTS);
 	int nh = nl + nr;
 	TOPO_TRY(topo_reserve(t, nh + 2, nh + 1));
-	TOPO_TRY(topo_add_tier(t, "host", nh, NODE_HOST, 0));
-	t->n_hosts = nh;
+	TOPO_TRY(topo_add_hosts(t, nh));
 	int sw0 = topo_add_node(t, "sw0", NODE_SWITCH, 1);
-	int sw1 = topo_add_node(t, "sw1", NODE_SWITCH, 1);
 	TOPO_TRY(sw0);
+	int sw1 = topo_add_node(t, "sw1", NODE_SWITCH, 1);
 	TOPO_TRY(sw1);
 	for (int h = 0; h < nh; h++)
-		TOPO_TRY(topo_add_link(t, h, h < nl ? sw0 : sw1, host_rate_bps, c->link_delay));
+		TOPO_TRY(topo_add_link(t, h, h < nl ? sw0 : sw1, c->host_link_rate_bps, c->link_delay));
 	TOPO_TRY(topo_add_link(t, sw0, sw1, c->link_rate_bps, c->link_delay));
 	return 0;
-oom:
-	return topo_oom("dumbbell", err);
 }
 
 const struct topo_kind topo_dumbbell = {

@@ -36,12 +36,10 @@ static const struct cfg_key keys[] = {
 	  .help = "ToR downlink to uplink capacity ratio" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct fat_tree_cfg *f = own;
-	int k = f->k;
-	if (k < 2 || k % 2 != 0)
-		return err_printf(err, "[topology] k = %d: fat_tree needs an even k >= 2", k);
+	int k = f->k;   /* even, >= 2 (the key's range) */
 	if (k > TOPO_MAX_PORTS)
 		return err_printf(err, "[topology] k = %d: a switch would have more than %d ports",
 				 k, TOPO_MAX_PORTS);
@@ -62,24 +60,18 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	int64_t n_tor = (int64_t)k * half;       /* also the number of aggs */
 	int64_t n_core = (int64_t)half * half;
 	int64_t n_host = n_tor * hpt;
-	int64_t n_nodes = n_host + 2 * n_tor + n_core;
-	int64_t n_links = n_host + n_tor * half + n_tor * half;
-	if (n_nodes > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
-		return err_printf(err, "[topology] k = %d, oversubscription = %g: %lld nodes; "
-				 "at most %d are supported", k, os, (long long)n_nodes, TOPO_MAX_NODES);
-	TOPO_TRY(topo_reserve(t, (int)n_nodes, (int)n_links));
+	TOPO_TRY(topo_reserve_checked(t, n_host + 2 * n_tor + n_core, n_host + 2 * n_tor * half, err,
+				      "k = %d, oversubscription = %g", k, os));
 
-	TOPO_TRY(topo_add_tier(t, "host", n_host, NODE_HOST, 0));
-	t->n_hosts = (int)n_host;
-	int tor0 = topo_add_tier(t, "tor", n_tor, NODE_SWITCH, 1);
+	TOPO_TRY(topo_add_hosts(t, (int)n_host));
+	int tor0 = topo_add_tier(t, "tor", (int)n_tor, NODE_SWITCH, 1);
 	TOPO_TRY(tor0);
-	int agg0 = topo_add_tier(t, "agg", n_tor, NODE_SWITCH, 2);
+	int agg0 = topo_add_tier(t, "agg", (int)n_tor, NODE_SWITCH, 2);
 	TOPO_TRY(agg0);
-	int core0 = topo_add_tier(t, "core", n_core, NODE_SWITCH, 3);
+	int core0 = topo_add_tier(t, "core", (int)n_core, NODE_SWITCH, 3);
 	TOPO_TRY(core0);
 
-	for (int h = 0; h < n_host; h++)
-		TOPO_TRY(topo_add_link(t, h, tor0 + h / hpt, host_rate_bps, c->link_delay));
+	TOPO_TRY(topo_link_hosts(t, tor0, hpt, c->host_link_rate_bps, c->link_delay));
 	for (int p = 0; p < k; p++)
 		for (int j = 0; j < half; j++)
 			for (int i = 0; i < half; i++)
@@ -91,8 +83,6 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 				TOPO_TRY(topo_add_link(t, agg0 + p * half + i, core0 + i * half + m,
 						      c->link_rate_bps, c->link_delay));
 	return 0;
-oom:
-	return err_printf(err, "[topology] fat_tree k = %d: out of memory building the topology", k);
 }
 
 const struct topo_kind topo_fat_tree = {

@@ -8,8 +8,8 @@
  * Naming: hosts keep their relative HPCC id order as
  * host0.., switches follow as sw0.. in HPCC id order (all tier 1); the HPCC
  * id of node u stays in topo.hpcc_id[u]. The graph has no tiers, so
- * routing is shortest-path ECMP over it (routing.c runs a BFS per switch
- * that has hosts and needs no tiers). [topology] link_rate and link_delay
+ * routing is shortest-path ECMP over it (every link costs 1; routing.c
+ * searches from each switch that has hosts and needs no tiers). [topology] link_rate and link_delay
  * are not used by this type: every link has the file's values.
  */
 #include <stddef.h>
@@ -188,7 +188,7 @@ fail:
 
 
 struct hpcc_topo_cfg {
-	char *file;                /* resolved path */;
+	char *file;                /* resolved path */
 };
 
 static const struct cfg_key keys[] = {
@@ -199,10 +199,9 @@ static const struct cfg_key keys[] = {
 /* The file gives every link its rate and delay. */
 static const char *const not_required[] = { "link_rate", "link_delay", NULL };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct hpcc_topo_cfg *o = own;
-	(void)host_rate_bps;
 	char *text, *msg = NULL;
 	size_t len;
 	if (!o->file)

@@ -26,38 +26,27 @@ static const struct cfg_key keys[] = {
 	  .off = offsetof(struct leaf_spine_cfg, hosts_per_leaf), .help = "hosts under a leaf" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct leaf_spine_cfg *o = own;
 	int nl = o->leaves, ns = o->spines, hpl = o->hosts_per_leaf;
-	if (nl < 1 || ns < 1 || hpl < 1)
-		return err_printf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
-				 "leaf_spine needs at least 1 of each", nl, ns, hpl);
 	if ((int64_t)hpl + ns > TOPO_MAX_PORTS || nl > TOPO_MAX_PORTS)
 		return err_printf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
 				 "a switch would have more than %d ports", nl, ns, hpl, TOPO_MAX_PORTS);
-	int64_t nh64 = (int64_t)nl * hpl;
-	int64_t links64 = nh64 + (int64_t)nl * ns;
-	if (nh64 + nl + ns > TOPO_MAX_NODES || links64 > INT32_MAX / 2)
-		return err_printf(err, "[topology] leaves = %d, spines = %d, hosts_per_leaf = %d: "
-				 "more than %d nodes", nl, ns, hpl, TOPO_MAX_NODES);
-	int nh = (int)nh64;
-	TOPO_TRY(topo_reserve(t, nh + nl + ns, (int)links64));
-	TOPO_TRY(topo_add_tier(t, "host", nh, NODE_HOST, 0));
-	t->n_hosts = nh;
+	int64_t nh = (int64_t)nl * hpl;
+	TOPO_TRY(topo_reserve_checked(t, nh + nl + ns, nh + (int64_t)nl * ns, err,
+				      "leaves = %d, spines = %d, hosts_per_leaf = %d", nl, ns, hpl));
+	TOPO_TRY(topo_add_hosts(t, (int)nh));
 	int leaf0 = topo_add_tier(t, "leaf", nl, NODE_SWITCH, 1);
 	TOPO_TRY(leaf0);
 	int spine0 = topo_add_tier(t, "spine", ns, NODE_SWITCH, 2);
 	TOPO_TRY(spine0);
 	/* All host links first: every leaf's down ports precede its up ports. */
-	for (int h = 0; h < nh; h++)
-		TOPO_TRY(topo_add_link(t, h, leaf0 + h / hpl, host_rate_bps, c->link_delay));
+	TOPO_TRY(topo_link_hosts(t, leaf0, hpl, c->host_link_rate_bps, c->link_delay));
 	for (int i = 0; i < nl; i++)
 		for (int s = 0; s < ns; s++)
 			TOPO_TRY(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));
 	return 0;
-oom:
-	return topo_oom("leaf_spine", err);
 }
 
 const struct topo_kind topo_leaf_spine = {

@@ -1,5 +1,5 @@
 /*
- * topo_rail.c — the rail-optimised fabric of GPU clusters: NIC i of every
+ * topo_rail_optimized.c — the rail-optimised fabric of GPU clusters: NIC i of every
  * host on leaf ("rail") i, every leaf linked to every spine (docs/protocol.md "Collectives";
  * NVIDIA DGX SuperPOD reference architecture). Traffic between NICs of one
  * rail crosses one leaf; traffic between rails climbs to a spine, with
@@ -32,13 +32,10 @@ static const struct cfg_key keys[] = {
 	{ "hosts", KT_INT, .required = true, CFG_GE(1), .off = offsetof(struct rail_cfg, hosts), .help = "hosts" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct rail_cfg *o = own;
-	int nh = o->hosts, ns = o->spines, nl = c->nics_per_host > 1 ? c->nics_per_host : 1;
-	if (nh < 1 || ns < 1)
-		return err_printf(err, "[topology] hosts = %d, spines = %d: rail_optimized needs "
-				 "at least 1 of each", nh, ns);
+	int nh = o->hosts, ns = o->spines, nl = c->nics_per_host;
 	if ((int64_t)nh + ns > TOPO_MAX_PORTS)
 		return err_printf(err, "[topology] hosts = %d, spines = %d: a leaf would have %lld ports "
 				 "(one per host and one per spine); at most %d are supported",
@@ -46,14 +43,9 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	if (nl > TOPO_MAX_PORTS)
 		return err_printf(err, "[topology] nics_per_host = %d: a spine would have more than %d ports",
 				 nl, TOPO_MAX_PORTS);
-	int64_t n_nodes = (int64_t)nh + nl + ns;
-	int64_t n_links = (int64_t)nh * nl + (int64_t)nl * ns;
-	if (n_nodes > TOPO_MAX_NODES || n_links > INT32_MAX / 2)
-		return err_printf(err, "[topology] hosts = %d, spines = %d, nics_per_host = %d: "
-				 "more than %d nodes or %d links", nh, ns, nl, TOPO_MAX_NODES, INT32_MAX / 2);
-	TOPO_TRY(topo_reserve(t, (int)n_nodes, (int)n_links));
-	TOPO_TRY(topo_add_tier(t, "host", nh, NODE_HOST, 0));
-	t->n_hosts = nh;
+	TOPO_TRY(topo_reserve_checked(t, (int64_t)nh + nl + ns, (int64_t)nh * nl + (int64_t)nl * ns, err,
+				      "hosts = %d, spines = %d, nics_per_host = %d", nh, ns, nl));
+	TOPO_TRY(topo_add_hosts(t, nh));
 	int leaf0 = topo_add_tier(t, "leaf", nl, NODE_SWITCH, 1);
 	TOPO_TRY(leaf0);
 	int spine0 = topo_add_tier(t, "spine", ns, NODE_SWITCH, 2);
@@ -62,13 +54,11 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 	 * leaf's down ports precede its up ports. */
 	for (int h = 0; h < nh; h++)
 		for (int i = 0; i < nl; i++)
-			TOPO_TRY(topo_add_link(t, h, leaf0 + i, host_rate_bps, c->link_delay));
+			TOPO_TRY(topo_add_link(t, h, leaf0 + i, c->host_link_rate_bps, c->link_delay));
 	for (int i = 0; i < nl; i++)
 		for (int s = 0; s < ns; s++)
 			TOPO_TRY(topo_add_link(t, leaf0 + i, spine0 + s, c->link_rate_bps, c->link_delay));
 	return 0;
-oom:
-	return err_printf(err, "[topology] rail_optimized: out of memory building the topology");
 }
 
 const struct topo_kind topo_rail_optimized = {

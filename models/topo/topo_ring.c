@@ -37,27 +37,20 @@ static const struct cfg_key keys[] = {
 	  .help = "hosts under each ring switch" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct ring_cfg *o = own;
 	int ns = o->switches, hps = o->hosts_per_switch;
-	if (ns < 3 || hps < 1)
-		return err_printf(err, "[topology] switches = %d, hosts_per_switch = %d: ring needs "
-				 "at least 3 switches and 1 host per switch", ns, hps);
 	if ((int64_t)hps + 2 > TOPO_MAX_PORTS)
 		return err_printf(err, "[topology] hosts_per_switch = %d: a switch would have more "
 				 "than %d ports", hps, TOPO_MAX_PORTS);
 	int64_t nh = (int64_t)ns * hps;
-	if (nh + ns > TOPO_MAX_NODES || nh + ns > INT32_MAX / 2)
-		return err_printf(err, "[topology] switches = %d, hosts_per_switch = %d: more than %d nodes",
-				 ns, hps, TOPO_MAX_NODES);
-	TOPO_TRY(topo_reserve(t, (int)(nh + ns), (int)(nh + ns)));
-	TOPO_TRY(topo_add_tier(t, "host", (int)nh, NODE_HOST, 0));
-	t->n_hosts = (int)nh;
+	TOPO_TRY(topo_reserve_checked(t, nh + ns, nh + ns, err, "switches = %d, hosts_per_switch = %d",
+				      ns, hps));
+	TOPO_TRY(topo_add_hosts(t, (int)nh));
 	int sw0 = topo_add_tier(t, "sw", ns, NODE_SWITCH, 1);
 	TOPO_TRY(sw0);
-	for (int h = 0; h < (int)nh; h++)
-		TOPO_TRY(topo_add_link(t, h, sw0 + h / hps, host_rate_bps, c->link_delay));
+	TOPO_TRY(topo_link_hosts(t, sw0, hps, c->host_link_rate_bps, c->link_delay));
 	for (int i = 0; i < ns; i++) {
 		int j = (i + 1) % ns;
 		/* End a is the lower id (topology.h), so the closing link is sw0-sw{S-1}. */
@@ -65,8 +58,6 @@ static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_b
 				       c->link_delay));
 	}
 	return 0;
-oom:
-	return err_printf(err, "[topology] ring: out of memory building the topology");
 }
 
 const struct topo_kind topo_ring = {

@@ -16,24 +16,17 @@ static const struct cfg_key keys[] = {
 	{ "hosts", KT_INT, .required = true, CFG_GE(1), .off = offsetof(struct star_cfg, hosts), .help = "hosts" },
 };
 
-static int build(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t, char **err)
+static int build(const struct topo_cfg *c, const void *own, struct topo *t, char **err)
 {
 	const struct star_cfg *o = own;
-	if (o->hosts < 1)
-		return err_printf(err, "[topology] hosts = %d: star needs at least 1 host", o->hosts);
 	if (o->hosts > TOPO_MAX_PORTS)
 		return err_printf(err, "[topology] hosts = %d: sw0 would have more than %d ports",
 				 o->hosts, TOPO_MAX_PORTS);
 	TOPO_TRY(topo_reserve(t, o->hosts + 1, o->hosts));
-	TOPO_TRY(topo_add_tier(t, "host", o->hosts, NODE_HOST, 0));
-	t->n_hosts = o->hosts;
+	TOPO_TRY(topo_add_hosts(t, o->hosts));
 	int sw = topo_add_node(t, "sw0", NODE_SWITCH, 1);
 	TOPO_TRY(sw);
-	for (int h = 0; h < o->hosts; h++)
-		TOPO_TRY(topo_add_link(t, h, sw, host_rate_bps, c->link_delay));
-	return 0;
-oom:
-	return topo_oom("star", err);
+	return topo_link_hosts(t, sw, o->hosts, c->host_link_rate_bps, c->link_delay);
 }
 
 const struct topo_kind topo_star = {

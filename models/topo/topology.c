@@ -4,7 +4,7 @@
  * One table maps each `[topology] type` to its kind (topo_*.c: its name,
  * keys, struct and builder), so the names accepted, the keys documented
  * and the dispatch cannot drift apart; adding a topology is one new file
- * and one row. The [topology] keys every type shares are declared here.
+ * and one TOPO_KINDS line. The [topology] keys every type shares are declared here.
  *
  * Invariants after topology_build succeeds: nodes [0, n_hosts) are hosts;
  * every link joins two distinct existing nodes; port_off has n_nodes + 1
@@ -109,11 +109,6 @@ void topo_scale_rates(const struct config *cfg, uint64_t rates[2])
 	rates[1] = c->link_rate_bps;
 }
 
-int topo_oom(const char *type, char **err)
-{
-	return err_printf(err, "[topology] %s: out of memory building the topology", type);
-}
-
 int topo_reserve(struct topo *t, int n_nodes, int n_links)
 {
 	if (n_nodes < 0 || n_links < 0)
@@ -133,6 +128,20 @@ int topo_reserve(struct topo *t, int n_nodes, int n_links)
 		t->links_cap = n_links;
 	}
 	return 0;
+}
+
+int topo_reserve_checked(struct topo *t, int64_t n_nodes, int64_t n_links, char **err, const char *fmt, ...)
+{
+	if (n_nodes <= TOPO_MAX_NODES && n_links <= INT32_MAX / 2)
+		return topo_reserve(t, (int)n_nodes, (int)n_links);
+	char keys[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(keys, sizeof keys, fmt, ap);
+	va_end(ap);
+	return err_printf(err, "[topology] %s: %lld nodes and %lld links; at most %d nodes and %d links "
+			  "are supported", keys, (long long)n_nodes, (long long)n_links, TOPO_MAX_NODES,
+			  INT32_MAX / 2);
 }
 
 int topo_add_node(struct topo *t, const char *name, enum node_kind kind, int tier)
@@ -168,6 +177,14 @@ int topo_add_tier(struct topo *t, const char *prefix, int n, enum node_kind kind
 	return first;
 }
 
+int topo_add_hosts(struct topo *t, int n)
+{
+	if (topo_add_tier(t, "host", n, NODE_HOST, 0) < 0)
+		return -1;
+	t->n_hosts = n;
+	return 0;
+}
+
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps)
 {
 	if (a < 0 || b < 0 || a >= t->n_nodes || b >= t->n_nodes || a == b)
@@ -183,7 +200,16 @@ int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t del
 	l->b = b;
 	l->rate_bps = rate_bps;
 	l->delay_ps = delay_ps;
+	l->cost = 1;
 	return t->n_links++;
+}
+
+int topo_link_hosts(struct topo *t, int sw0, int per, uint64_t rate_bps, simtime_t delay_ps)
+{
+	for (int h = 0; h < t->n_hosts; h++)
+		if (topo_add_link(t, h, sw0 + h / per, rate_bps, delay_ps) < 0)
+			return -1;
+	return 0;
 }
 
 void topo_finalize(struct topo *t)
@@ -258,29 +284,19 @@ static int topo_multi_home(struct topo *t, int nics)
 int topology_build(const struct config *cfg, struct topo *t, char **err)
 {
 	const void *own;
-	const struct topo_kind *kind = kind_of(cfg, &own);
-	return topology_build_kind(topology_cfg(cfg), kind, own, t, err);
-}
-
-int topology_build_kind(const struct topo_cfg *c, const struct topo_kind *ty, const void *own,
-			struct topo *t, char **err)
-{
+	const struct topo_kind *ty = kind_of(cfg, &own);
+	const struct topo_cfg *c = topology_cfg(cfg);
+	int nics = c->nics_per_host;
 	memset(t, 0, sizeof *t);
-	if (!ty->own_links && c->link_rate_bps == 0)
-		return err_printf(err, "[topology] link_rate: must be greater than 0");
-	if (!ty->own_links && c->link_delay < 0)
-		return err_printf(err, "[topology] link_delay: must not be negative");
-	/* A config filled by hand (tests, tools) may leave nics_per_host 0. */
-	int nics = c->nics_per_host > 1 ? c->nics_per_host : 1;
 	if (nics > 1 && ty->nics == TOPO_NICS_ONE)
 		return err_printf(err, "[topology] nics_per_host = %d: %s supports one NIC per host",
 				  nics, ty->cfg.name);
-	/* The loader fills host_link_rate with link_rate; a config filled by
-	 * hand (tests, tools) may leave it 0 and gets the same default. */
-	uint64_t host_rate = c->host_link_rate_bps ? c->host_link_rate_bps : c->link_rate_bps;
-
-	if (ty->build(c, own, host_rate, t, err) < 0)
+	*err = NULL;
+	if (ty->build(c, own, t, err) < 0) {
+		if (!*err)   /* an add failed (TOPO_TRY) */
+			err_printf(err, "[topology] %s: out of memory building the topology", ty->cfg.name);
 		goto fail;
+	}
 	t->nics_per_host = nics;
 	if (nics > 1 && ty->nics == TOPO_NICS_SAME_SWITCH && topo_multi_home(t, nics) < 0) {
 		err_printf(err, "[topology] nics_per_host = %d: out of memory or more than %d links "

@@ -2,8 +2,9 @@
  * topology.h — building the graph of a [topology] section.
  *
  * A topology is a plain description (nodes, links, port numbering) that
- * knows nothing of ports' queues or NICs; world.c turns it into live
- * objects. Builders are looked up by type in one registry (topology.c).
+ * knows nothing of ports' queues or NICs; fabric.c turns it into live
+ * objects. Builders are looked up by type in one registry (TOPO_KINDS in
+ * models/topo/Makefile.inc; topology.c looks them up).
  *
  * Numbering (stable, used in results, taps and flows):
  *   - node ids: hosts first (host0..), then switches tier by tier from the
@@ -15,12 +16,14 @@
  *   - a link's end `a` is its lower end (the host, or the lower-tier switch);
  *   - every host has nics_per_host ports, port i being its NIC i (endpoint
  *     host x nics_per_host + i, world.h). rail_optimized wires NIC i to
- *     leaf i; the single-NIC builders (star, dumbbell, leaf_spine, fat_tree)
- *     are multi-homed by topology_build: each host link is repeated once per
- *     NIC to the same switch, consecutively, so a ToR's down ports are
- *     (host order) x (NIC order) and still precede its up ports.
+ *     leaf i; the single-NIC builders (star, dumbbell, leaf_spine, fat_tree,
+ *     ring, dragonfly) are multi-homed by topology_build: each host link is
+ *     repeated once per NIC to the same switch, consecutively, so a ToR's
+ *     down ports are (host order) x (NIC order) and still precede its up
+ *     ports.
  * Limits: at most TOPO_MAX_PORTS ports per node (routing stores port
- * indices as uint16) and TOPO_MAX_NODES nodes.
+ * indices as uint16), TOPO_MAX_NODES nodes, link costs up to TOPO_MAX_COST
+ * (routing's bucket queue has one bucket per cost).
  */
 #ifndef ROCESIM_TOPOLOGY_H
 #define ROCESIM_TOPOLOGY_H
@@ -35,6 +38,7 @@ enum node_kind { NODE_HOST, NODE_GPU, NODE_SWITCH, NODE_NVSWITCH };
 #define TOPO_NAME_MAX 24
 #define TOPO_MAX_PORTS 65535
 #define TOPO_MAX_NODES (1 << 24)
+#define TOPO_MAX_COST 16
 
 struct topo_node {
 	char name[TOPO_NAME_MAX];  /* "host3", "tor0", "agg5", "core1", "leaf2", "spine0", "sw1" */
@@ -46,6 +50,11 @@ struct topo_link {
 	int a, b;                  /* node ids */
 	uint64_t rate_bps;
 	simtime_t delay_ps;        /* propagation, one way */
+	/* Routing cost, 1 .. TOPO_MAX_COST: switches forward on the paths of
+	 * least total cost (routing.h). topo_add_link sets 1, so routing
+	 * counts hops unless a builder says otherwise (a dragonfly's global
+	 * links, topo_dragonfly.c). */
+	int cost;
 };
 
 struct topo_port {
@@ -92,16 +101,15 @@ enum topo_nics {
 	TOPO_NICS_ONE,             /* only one NIC per host is supported */
 };
 
-/* A kind of topology: one file (topo_*.c) and one line of the registry
- * (topology.c). cfg names the type, its keys and its struct (own); build
+/* A kind of topology: one file (topo_*.c) and one TOPO_KINDS += line in
+ * models/topo/Makefile.inc. cfg names the type, its keys and its struct (own); build
  * adds nodes and links (and sets n_hosts) and reports impossible shapes;
- * topology_build validates the shared keys before and finalizes after.
- * host_rate_bps is the host-switch link rate already defaulted to
- * link_rate. */
+ * topology_build checks the NICs before and finalizes after. The loader
+ * has checked every key's range and the type's rules, and filled
+ * host_link_rate with link_rate when not given. */
 struct topo_kind {
 	struct cfg_type cfg;
-	int (*build)(const struct topo_cfg *c, const void *own, uint64_t host_rate_bps, struct topo *t,
-		     char **err);
+	int (*build)(const struct topo_cfg *c, const void *own, struct topo *t, char **err);
 	enum topo_nics nics;
 	/* The shared keys' link_rate and link_delay are not used: the type
 	 * brings its own rates and delays (a file). */
@@ -112,9 +120,6 @@ struct topo_kind {
  * -1 with *err (malloc'd) for an impossible shape (fat_tree k odd,
  * oversubscription that does not give whole hosts, zero hosts, ...). */
 int topology_build(const struct config *cfg, struct topo *t, char **err);
-/* The same from its parts: the shared keys, the kind and its struct. */
-int topology_build_kind(const struct topo_cfg *c, const struct topo_kind *kind, const void *own,
-			struct topo *t, char **err);
 void topology_free(struct topo *t);
 /* The [topology] section of a loaded scenario. */
 const struct topo_cfg *topology_cfg(const struct config *cfg);
@@ -155,14 +160,27 @@ int topo_add_node(struct topo *t, const char *name, enum node_kind kind, int tie
 int topo_add_named(struct topo *t, const char *prefix, int index, enum node_kind kind, int tier);
 /* Adds "<prefix>0" .. "<prefix>(n-1)"; returns the first one's id, or -1. */
 int topo_add_tier(struct topo *t, const char *prefix, int n, enum node_kind kind, int tier);
+/* Adds the hosts host0 .. host(n-1), the first nodes, and sets n_hosts;
+ * 0, or -1. */
+int topo_add_hosts(struct topo *t, int n);
+/* A link of routing cost 1 (a builder may raise links[id].cost). */
 int topo_add_link(struct topo *t, int a, int b, uint64_t rate_bps, simtime_t delay_ps);
-/* A builder's failed add when its names and ids are valid: out of memory.
- * Sets *err "[topology] TYPE: out of memory building the topology"; -1. */
-int topo_oom(const char *type, char **err);
-/* For builders: leave through their `oom:` label when an add fails. */
-#define TOPO_TRY(expr) do { if ((expr) < 0) goto oom; } while (0)
+/* Links every host h to switch sw0 + h / per (per hosts under each switch,
+ * in host order); 0, or -1. */
+int topo_link_hosts(struct topo *t, int sw0, int per, uint64_t rate_bps, simtime_t delay_ps);
+/* For builders: return -1 when an add fails. With names and ids valid that
+ * is running out of memory, which topology_build reports for the builder
+ * ("[topology] TYPE: out of memory building the topology"). */
+#define TOPO_TRY(expr) do { if ((expr) < 0) return -1; } while (0)
 /* Pre-sizes nodes and links when a builder knows the counts; 0 or -1. */
 int topo_reserve(struct topo *t, int n_nodes, int n_links);
+/* The same for counts computed from a type's keys, checked first: more
+ * than TOPO_MAX_NODES nodes or INT32_MAX / 2 links sets *err "[topology]
+ * KEYS: N nodes and M links; at most ..." (KEYS formatted from fmt, the
+ * keys and values that give the counts) and returns -1; out of memory
+ * returns -1 with *err left NULL, as TOPO_TRY. */
+int topo_reserve_checked(struct topo *t, int64_t n_nodes, int64_t n_links, char **err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* Numbers ports (port_off, ports). On allocation failure port_off stays NULL. */
 void topo_finalize(struct topo *t);
 
