@@ -36,19 +36,6 @@ static const char *poisson_text(char *buf, size_t size, double load, const char 
 	return buf;
 }
 
-/* A readable file that is not a CDF; malloc'd path. */
-static char *bad_cdf_path(void)
-{
-	char *p = strdup("/tmp/rocesim-test-poisson-XXXXXX");
-	int fd = mkstemp(p);
-	CU_ASSERT_FATAL(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	fputs("this is not a table of sizes\n", f);
-	fclose(f);
-	return p;
-}
-
 static void test_poisson_errors(void)
 {
 	struct harness h;
@@ -75,12 +62,10 @@ static void test_poisson_errors(void)
 	 * that reads but is no CDF is traffic setup's, at the same line. */
 	expect_load_error(4, poisson_text(buf, sizeof buf, 0.3, "/nonexistent/flows.cdf", NULL, "1ms", NULL),
 			  "test.ini:4: [traffic.bg] cdf", "a readable file");
-	char *bad = bad_cdf_path();
+	const char *bad = tmp_file("bad.cdf", "this is not a table of sizes\n");
 	h_init(&h, 4, 1, poisson_text(buf, sizeof buf, 0.3, bad, NULL, "1ms", NULL));
 	expect_setup_error(&h, "test.ini:4", "cdf");
 	h_free(&h);
-	unlink(bad);
-	free(bad);
 
 	/* One host has no peer (traffic_participants, located at hosts). */
 	h_init(&h, 4, 1, poisson_text(buf, sizeof buf, 0.3, "websearch", NULL, "1ms", "host2"));

@@ -20,26 +20,15 @@
 
 /* A topology.txt of HPCC ns-3 (topology.h, hpcc_topology_parse): host0 and host1 on one
  * switch, 40 Gb/s links of 2 us. Written once; removed at exit. */
-static char hpcc_dir[] = "/tmp/test_topology.XXXXXX", hpcc_path[300];
-
-static void hpcc_cleanup(void)
-{
-	unlink(hpcc_path);
-	rmdir(hpcc_dir);
-}
-
 static const char *hpcc_file(void)
 {
-	if (hpcc_path[0])
-		return hpcc_path;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(hpcc_dir));
-	snprintf(hpcc_path, sizeof hpcc_path, "%s/topology.txt", hpcc_dir);
-	FILE *f = fopen(hpcc_path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs("3 1 2\n2\n0 2 40Gbps 2us 0\n1 2 40Gbps 2us 0\n", f);
-	fclose(f);
-	atexit(hpcc_cleanup);
-	return hpcc_path;
+	static char p[300];
+	if (!p[0]) {
+		const char *f = tmp_file("topology.txt", "3 1 2\n2\n0 2 40Gbps 2us 0\n1 2 40Gbps 2us 0\n");
+		CU_ASSERT_FATAL(strlen(f) < sizeof p);
+		memcpy(p, f, strlen(f) + 1);
+	}
+	return p;
 }
 
 static void test_errors(void)
