@@ -140,8 +140,6 @@ int mcast_tree_path(const struct mcast_tree *t, int member, const struct ideal_h
 		    const struct ideal_hop **rev);
 void mcast_fabric_free(struct fabric *f);
 
-/* Node id of a name, -1 when none. */
-static inline int fabric_node(const struct fabric *f, const char *name) { return topo_find(&f->topo, name); }
 /* "host", "gpu", "switch" or "nvswitch" (node.kind of the results). */
 const char *fabric_kind_name(enum node_kind k);
 

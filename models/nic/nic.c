@@ -40,7 +40,6 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->mtu = w->nic_cfg->mtu;
 	n->cc = cc_lookup(w->nic_cfg->cc);
 	n->cc_params = cc_params(w->cfg, n->cc);
-	port_set_pull(n->port, nic_pull, n);
 	n->port->pull_prio = (uint8_t)w->nic_cfg->priority;
 	const struct nic_cfg *c = w->nic_cfg;
 	if (!c->rx_rate_off) {

@@ -63,7 +63,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		ep->port = fabric_ep_port(&w->fab, e);
 		ep->host = ep->port->node;
 		ep->nic = nic_create(w, ep->host, e % w->nics_per_host, e);
-		ep->host->receive = nic_receive;
+		fabric_attach_host(&w->fab, e, nic_pull, ep->nic, nic_receive);
 		if (w->setup_err) { /* nic_create found bad input */
 			*err = w->setup_err;
 			w->setup_err = NULL;
