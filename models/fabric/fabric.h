@@ -20,18 +20,19 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "mmu.h"
 #include "packet.h"
 #include "path.h"
 #include "pool.h"
 #include "port.h"
-#include "routing.h"
 #include "sim.h"
 #include "switch.h"
 #include "topology.h"
 
 struct config;
 struct mcast_fabric;
+struct mmu;
+struct route_set;
+struct route_table;
 
 struct node {
 	/* Line 0: what a frame landing at or leaving the node reads. */
@@ -78,7 +79,6 @@ struct fabric {
 	struct route_table *routes; /* [n_nodes] */
 	struct pool pkt_pool;      /* struct packet */
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
-	char *setup_err;           /* set by a builder step that found bad input (switch_setup) */
 };
 
 /* Builds the fabric of cfg's [topology] and [switch] into f (sim must be
@@ -96,6 +96,11 @@ static inline struct port *fabric_ep_port(const struct fabric *f, int ep)
 /* Host ep's frames land through recv(ctx) (the NIC behind that port). */
 void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_ctx,
 			void (*recv)(struct sim *, void *, struct port *, struct packet *));
+
+/* Bytes that still arrive at port p after it sends XOFF (`pfc_headroom =
+ * auto`, mmu.h), when the largest frame is max_frame_b: what a switch
+ * ingress holds in reserve, and what a host's receive buffer keeps free. */
+uint32_t fabric_port_headroom(const struct port *p, uint32_t max_frame_b);
 
 /* After a run that ran dry: every queue, link and buffer is empty and every
  * packet is back in the pool. Aborts naming the element otherwise. */
@@ -138,7 +143,6 @@ int mcast_tree_links(const struct mcast_tree *t);
  * as ideal.h takes them; their count. */
 int mcast_tree_path(const struct mcast_tree *t, int member, const struct ideal_hop **fwd,
 		    const struct ideal_hop **rev);
-void mcast_fabric_free(struct fabric *f);
 
 /* "host", "gpu", "switch" or "nvswitch" (node.kind of the results). */
 const char *fabric_kind_name(enum node_kind k);

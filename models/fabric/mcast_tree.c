@@ -22,6 +22,7 @@
 #include "hash.h"
 #include "log.h"
 #include "mcast_tree.h"
+#include "routing.h"
 #include "xalloc.h"
 
 
