@@ -63,7 +63,8 @@ struct node {
 struct fabric_params {
 	uint8_t lossless;          /* classes PFC keeps lossless (bit c: class c) */
 	uint32_t max_frame_b;      /* the largest data frame a NIC sends */
-	simtime_t cnp_interval;    /* least spacing of the CNPs a multicast entry sends upstream */
+	simtime_t cnp_interval;    /* least spacing of the CNPs a receiving QP sends (cc.h), and a
+				    * multicast entry upstream; 0: one for every mark */
 };
 
 struct fabric {
@@ -92,6 +93,13 @@ void fabric_free(struct fabric *f);
 static inline struct port *fabric_ep_port(const struct fabric *f, int ep)
 {
 	return &f->nodes[ep / f->nics_per_host].ports[ep % f->nics_per_host];
+}
+/* An endpoint as users name it: its host, or its port ("host3:p1") with
+ * several NICs per host. */
+static inline const char *fabric_ep_name(const struct fabric *f, int ep)
+{
+	const struct port *p = fabric_ep_port(f, ep);
+	return f->nics_per_host == 1 ? p->node->name : p->name;
 }
 /* Host ep's frames land through recv(ctx) (the NIC behind that port). */
 void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_ctx,
@@ -129,8 +137,9 @@ struct mcast_tree;
 /* The tree of a new group (its id: the number of trees before it) rooted
  * at endpoint src_ep and reaching dst_eps[0..n_dst) (distinct, valid,
  * != src_ep): the switches' entries are installed, its address and UDP
- * source port assigned. NULL with *err (malloc'd) when a member cannot be
- * reached within IDEAL_MAX_HOPS links. */
+ * source port assigned. NULL with *err (malloc'd) when the fabric already
+ * holds MCAST_MAX_GROUPS trees or a member cannot be reached within
+ * IDEAL_MAX_HOPS links. */
 struct mcast_tree *mcast_tree_build(struct fabric *f, int src_ep, const int *dst_eps, int n_dst, char **err);
 /* The member's responder QP, which the last switch rewrites copies to. */
 void mcast_tree_set_qpn(struct mcast_tree *t, int member, uint32_t qpn);
