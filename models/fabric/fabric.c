@@ -14,6 +14,7 @@
 #include "log.h"
 #include "mcast_tree.h"
 #include "mmu.h"
+#include "results.h"
 #include "rng.h"
 #include "routing.h"
 #include "xalloc.h"
@@ -112,6 +113,12 @@ uint32_t fabric_port_headroom(const struct port *p, uint32_t max_frame_b)
 	 * (p->peer->peer_latency_ps); the XOFF pays the peer's. */
 	return mmu_auto_headroom(p->rate_bps, p->delay_ps, p->peer->peer_latency_ps + p->peer_latency_ps,
 				 max_frame_b);
+}
+
+int fabric_results_prepare(struct fabric *f, struct results *res)
+{
+	f->pfc_pause = results_table(res, "pfc_pause", "node, port, priority, start_ps, end_ps");
+	return f->pfc_pause ? 0 : -1;
 }
 
 void fabric_check_drained(struct fabric *f)

@@ -30,6 +30,8 @@
 
 struct config;
 struct mcast_fabric;
+struct results;
+struct results_table;
 struct mmu;
 struct route_set;
 struct route_table;
@@ -80,6 +82,7 @@ struct fabric {
 	struct route_table *routes; /* [n_nodes] */
 	struct pool pkt_pool;      /* struct packet */
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
+	struct results_table *pfc_pause; /* insert of pfc_pause rows (fabric_results_prepare) */
 };
 
 /* Builds the fabric of cfg's [topology] and [switch] into f (sim must be
@@ -109,6 +112,11 @@ void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_
  * auto`, mmu.h), when the largest frame is max_frame_b: what a switch
  * ingress holds in reserve, and what a host's receive buffer keeps free. */
 uint32_t fabric_port_headroom(const struct port *p, uint32_t max_frame_b);
+
+/* Prepares the insert of the pfc_pause rows the ports write (right after
+ * results_open, before any frame moves); 0, or -1 when the database's
+ * table does not fit. */
+int fabric_results_prepare(struct fabric *f, struct results *res);
 
 /* After a run that ran dry: every queue, link and buffer is empty and every
  * packet is back in the pool. Aborts naming the element otherwise. */

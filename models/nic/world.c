@@ -109,11 +109,11 @@ static const char link_cols[] = "link_id, node_a, port_a, node_b, port_b, rate_b
 static const char port_cols[] = "node, port, tx_bytes, tx_packets, rx_bytes, drops, ecn_marked,"
 				" pause_frames_tx, pause_frames_rx, paused_ps, max_queue_bytes";
 
-int world_results_prepare(const struct world *w, struct results *res)
+int world_results_prepare(struct world *w, struct results *res)
 {
-	(void)w;
 	return results_table(res, "node", node_cols) && results_table(res, "link", link_cols) &&
-	       results_table(res, "port_stats", port_cols) ? 0 : -1;
+	       results_table(res, "port_stats", port_cols) && fabric_results_prepare(&w->fab, res) == 0
+	       ? 0 : -1;
 }
 
 void world_write_topology(const struct world *w, struct results *res)

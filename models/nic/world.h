@@ -134,10 +134,10 @@ bool world_done(struct sim *sim, void *w);
  * that vanished or a count that drifted is a bug, docs/architecture.md "Kernel contracts"). */
 void world_check_drained(struct world *w);
 
-/* Prepares the inserts of node, link and port_stats (right after
- * results_open, so a database whose tables do not fit fails before the
- * run); 0 or -1. */
-int world_results_prepare(const struct world *w, struct results *res);
+/* Prepares the inserts of node, link, port_stats and pfc_pause (right
+ * after results_open, so a database whose tables do not fit fails before
+ * the run); 0 or -1. */
+int world_results_prepare(struct world *w, struct results *res);
 /* Writes node rows (network nodes, then GPUs) and link rows (after results_open). */
 void world_write_topology(const struct world *w, struct results *res);
 /* Writes port_stats for every port and unfinished flows (NIC and NVLink)
