@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include "config.h"
 #include "packet.h"
-#include "path.h"
 #include "sim.h"
 
 struct node;
@@ -43,7 +42,6 @@ struct switch_cfg {
 	int ecmp;                      /* ECMP_* [flow] */
 };
 extern const struct cfg_section switch_section;
-
 
 /* The ECMP hash (ecmp_hash) and a switch's choice of egress port
  * (route_port) are in switch_fwd.h. */
