@@ -10,8 +10,9 @@
 # Each FILE (models/topo/topo_NAME.c) defines `const TYPE topo_NAME`, named
 # after the file. The output (stdout) includes HEADER, declares each and
 # defines `const TYPE *const ARRAY[]`: their addresses in FILE order, then
-# NULL. A TYPE ending in [] ("struct coll_algo *const []") is a list each
-# file defines; the array then holds the lists.
+# NULL; and `const size_t ARRAY_n`, their count. A TYPE ending in []
+# ("struct coll_algo *const []") is a list each file defines; the array
+# then holds the lists.
 set -eu
 [ $# -ge 3 ] || { echo "usage: registry.sh TYPE ARRAY HEADER FILE..." >&2; exit 2; }
 type=$1 array=$2 header=$3
@@ -27,10 +28,11 @@ for f in "$@"; do
 	sym=$(basename "$f" .c)
 	if [ $list = yes ]; then echo "extern const $elem $sym[];"; else echo "extern const $elem $sym;"; fi
 done
-if [ $list = yes ]; then echo "const $elem *const $array[] = {"; else echo "const $elem *const $array[] = {"; fi
+echo "const $elem *const $array[] = {"
 for f in "$@"; do
 	sym=$(basename "$f" .c)
 	if [ $list = yes ]; then echo "	$sym,"; else echo "	&$sym,"; fi
 done
 echo "	NULL,"
 echo "};"
+echo "const size_t ${array}_n = $#;"

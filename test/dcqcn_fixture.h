@@ -15,10 +15,6 @@
 #define NS SIMTIME_NS
 #define G100 100000000000ull
 
-/* The controller's index in the registry (cc.c): the value of [nic] cc. */
-#define CC_INDEX_NONE 0
-#define CC_INDEX_DCQCN 1
-
 static const struct cc_ops *ops;
 static struct dcqcn_cfg dc;     /* the [dcqcn] section's struct, init's params */
 static struct dcqcn st;
@@ -33,7 +29,7 @@ static inline void cfg_hpcc(void)
 		.byte_counter_off = true, .fast_recovery_times = 1,
 		.min_rate_bps = 1000000000, .rate_on_first_cnp = 1.0,
 	};
-	ops = cc_lookup(CC_INDEX_DCQCN);
+	ops = &cc_dcqcn;
 }
 
 /* The paper's RP with F = 2, R_AI 20 Mb/s, R_HAI 200 Mb/s, 55 µs timers. */

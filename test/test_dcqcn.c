@@ -12,10 +12,23 @@
 
 static void test_registry(void)
 {
-	CU_ASSERT_PTR_NULL(cc_lookup(CC_INDEX_NONE));
-	CU_ASSERT_PTR_EQUAL(cc_lookup(CC_INDEX_DCQCN), &cc_dcqcn);
-	CU_ASSERT_STRING_EQUAL(cc_name_at(NULL, CC_INDEX_NONE), "none");
-	CU_ASSERT_STRING_EQUAL(cc_name_at(NULL, CC_INDEX_DCQCN), "dcqcn");
+	/* Index 0 is none; the controllers follow in the order of
+	 * CC_CONTROLLERS (models/cc/Makefile.inc), DCQCN first. */
+	CU_ASSERT_PTR_NULL(cc_lookup(0));
+	CU_ASSERT_STRING_EQUAL(cc_name_at(NULL, 0), "none");
+	CU_ASSERT_PTR_EQUAL(cc_lookup(1), &cc_dcqcn);
+	/* Every name after none is a controller; past the last, nothing. */
+	size_t n = 0;
+	while (cc_name_at(NULL, n))
+		n++;
+	CU_ASSERT(n >= 2);
+	for (size_t i = 1; i < n; i++) {
+		const struct cc_ops *o = cc_lookup((int)i);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+		CU_ASSERT_STRING_EQUAL(o->name, cc_name_at(NULL, i));
+	}
+	CU_ASSERT_PTR_NULL(cc_lookup((int)n));
+	CU_ASSERT_PTR_NULL(cc_lookup(-1));
 	CU_ASSERT_STRING_EQUAL(cc_dcqcn.name, "dcqcn");
 	CU_ASSERT(cc_dcqcn.state_b >= sizeof(struct dcqcn));
 	/* Its parameters are its own section's struct. */
@@ -35,8 +48,8 @@ static void test_registry(void)
 	if (rc != 0)
 		fprintf(stderr, "\n  scenario_load_text: %s\n", err);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_EQUAL(nic_cfg_of(&c)->cc, CC_INDEX_DCQCN);
 	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&c)->cc), &cc_dcqcn);
+	CU_ASSERT_STRING_EQUAL(cc_name_at(NULL, (size_t)nic_cfg_of(&c)->cc), "dcqcn");
 	const struct dcqcn_cfg *d = cc_params(&c, &cc_dcqcn);
 	CU_ASSERT_PTR_EQUAL(d, cfg_get(&c, &dcqcn_section));
 	CU_ASSERT_FATAL(d != NULL);
@@ -61,8 +74,9 @@ static void test_registry(void)
 	static const char spaced[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
 				     "link_delay = 1us\n[dcqcn]\ncnp_interval = 50us\n";
 	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&c, "test.ini", spaced, sizeof spaced - 1, NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL(cc_cnp_interval(&c, CC_INDEX_DCQCN), 50 * US);
-	CU_ASSERT_EQUAL(cc_cnp_interval(&c, CC_INDEX_NONE), 50 * US);
+	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&c)->cc), &cc_dcqcn); /* the default */
+	CU_ASSERT_EQUAL(cc_cnp_interval(&c, nic_cfg_of(&c)->cc), 50 * US);
+	CU_ASSERT_EQUAL(cc_cnp_interval(&c, 0), 50 * US); /* none */
 	config_free(&c);
 }
 

@@ -7,10 +7,11 @@
 #include <stddef.h>
 #include "cc.h"
 
-/* The controllers' `struct cc_ops`, one per file (cc_*.c), NULL-terminated,
- * in the order of CC_CONTROLLERS in models/cc/Makefile.inc (cc_list.c is
+/* The controllers' `struct cc_ops`, one per file (cc_*.c), in the order of
+ * CC_CONTROLLERS in models/cc/Makefile.inc, and their count (cc_list.c is
  * generated from it). */
 extern const struct cc_ops *const cc_controllers[];
+extern const size_t cc_controllers_n;
 
 /* cc = none: every QP sends at line rate (no ops are called). */
 static const struct cc_ops cc_none = {
@@ -22,16 +23,12 @@ static const struct cc_ops *entry(size_t i)
 {
 	if (i == 0)
 		return &cc_none;
-	for (size_t k = 0; cc_controllers[k]; k++)
-		if (k == i - 1)
-			return cc_controllers[k];
-	return NULL;
+	return i <= cc_controllers_n ? cc_controllers[i - 1] : NULL;
 }
 
 const struct cc_ops *cc_lookup(int index)
 {
-	const struct cc_ops *ops = index >= 0 ? entry((size_t)index) : NULL;
-	return ops && ops->init ? ops : NULL;
+	return index > 0 ? entry((size_t)index) : NULL; /* 0 is none */
 }
 
 const void *cc_params(const struct config *cfg, const struct cc_ops *ops)
@@ -48,9 +45,9 @@ const char *cc_name_at(const void *arg, size_t i)
 
 const struct cfg_section *cc_section_at(size_t i)
 {
-	for (size_t k = 0; entry(k); k++)
-		if (entry(k)->section && i-- == 0)
-			return entry(k)->section;
+	for (size_t k = 0; k < cc_controllers_n; k++)
+		if (cc_controllers[k]->section && i-- == 0)
+			return cc_controllers[k]->section;
 	return NULL;
 }
 
@@ -61,7 +58,7 @@ simtime_t cc_cnp_interval(const struct config *cfg, int index)
 	 * controller that has no CNP spacing of its own (none), the first
 	 * that has one gives it, as a NIC's notification point is set apart
 	 * from its reaction point. */
-	for (size_t k = 1; !(ops && ops->cnp_interval) && entry(k); k++)
-		ops = entry(k);
+	for (size_t k = 0; !(ops && ops->cnp_interval) && k < cc_controllers_n; k++)
+		ops = cc_controllers[k];
 	return ops && ops->cnp_interval ? ops->cnp_interval(cc_params(cfg, ops)) : 0;
 }

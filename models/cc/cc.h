@@ -1,7 +1,7 @@
 /*
  * cc.h — congestion control of a sending queue pair (reaction point),
  * behind one interface so HPCC, TIMELY, DCTCP or Swift can each be added
- * as one cc_*.c file and one registry line (cc.c).
+ * as one cc_*.c file and one line of models/cc/Makefile.inc.
  *
  * The NIC owns one state block per requester QP (ops->state_b bytes,
  * zeroed, then ops->init) and calls:
@@ -21,8 +21,9 @@
  *
  * Its keys are its own section ([dcqcn]), declared beside it (ops->section)
  * and handed to init as `params`, that section's struct. Adding a
- * controller is one cc_*.c file and one line of the registry (cc.c); its
- * name becomes a value of [nic] cc and its section part of the format.
+ * controller is one cc_*.c file and one `CC_CONTROLLERS +=` line in
+ * models/cc/Makefile.inc; its name becomes a value of [nic] cc and its
+ * section part of the format.
  */
 #ifndef ROCESIM_CC_H
 #define ROCESIM_CC_H
@@ -31,8 +32,6 @@
 #include <stdint.h>
 #include "config.h"
 #include "simtime.h"
-
-struct config;
 
 struct cc_sample { uint64_t rate_bps, target_bps; double alpha; };
 
@@ -58,8 +57,8 @@ struct cc_ops {
 	simtime_t (*cnp_interval)(const void *params);
 };
 
-/* The controller of [nic] cc (the registry index), NULL for cc = none
- * (send at line rate). */
+/* The controller of [nic] cc (the registry index: 0 is none, then the
+ * controllers), NULL for cc = none (send at line rate). */
 const struct cc_ops *cc_lookup(int index);
 /* Its parameters in a loaded scenario (its section's struct), NULL when
  * it has no section. */

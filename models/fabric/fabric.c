@@ -14,7 +14,9 @@
 #include "log.h"
 #include "mcast_tree.h"
 #include "mmu.h"
+#include "results.h"
 #include "rng.h"
+#include "routing.h"
 #include "xalloc.h"
 
 int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
@@ -74,11 +76,7 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 			port_connect(&nd->ports[i], &peer->ports[tp->peer_port],
 				     peer->kind == NODE_SWITCH ? switch_latency : 0);
 		}
-		if (nd->kind == NODE_SWITCH)
-			switch_setup(f, nd);
-		if (f->setup_err) { /* switch_setup found bad input */
-			*err = f->setup_err;
-			f->setup_err = NULL;
+		if (nd->kind == NODE_SWITCH && switch_setup(f, nd, err) < 0) {
 			fabric_free(f);
 			return -1;
 		}
@@ -98,7 +96,6 @@ void fabric_free(struct fabric *f)
 	free(f->ports);
 	topology_free(&f->topo);
 	pool_destroy(&f->pkt_pool);
-	free(f->setup_err);
 	memset(f, 0, sizeof *f);
 }
 
@@ -108,6 +105,20 @@ void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_
 	struct port *p = fabric_ep_port(f, ep);
 	port_set_pull(p, pull, pull_ctx);
 	p->node->receive = recv;
+}
+
+uint32_t fabric_port_headroom(const struct port *p, uint32_t max_frame_b)
+{
+	/* Frames cross the link toward p and pay p's node's switch latency
+	 * (p->peer->peer_latency_ps); the XOFF pays the peer's. */
+	return mmu_auto_headroom(p->rate_bps, p->delay_ps, p->peer->peer_latency_ps + p->peer_latency_ps,
+				 max_frame_b);
+}
+
+int fabric_results_prepare(struct fabric *f, struct results *res)
+{
+	f->pfc_pause = results_table(res, "pfc_pause", "node, port, priority, start_ps, end_ps");
+	return f->pfc_pause ? 0 : -1;
 }
 
 void fabric_check_drained(struct fabric *f)

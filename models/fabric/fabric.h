@@ -20,18 +20,21 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "mmu.h"
 #include "packet.h"
 #include "path.h"
 #include "pool.h"
 #include "port.h"
-#include "routing.h"
 #include "sim.h"
 #include "switch.h"
 #include "topology.h"
 
 struct config;
 struct mcast_fabric;
+struct results;
+struct results_table;
+struct mmu;
+struct route_set;
+struct route_table;
 
 struct node {
 	/* Line 0: what a frame landing at or leaving the node reads. */
@@ -62,7 +65,8 @@ struct node {
 struct fabric_params {
 	uint8_t lossless;          /* classes PFC keeps lossless (bit c: class c) */
 	uint32_t max_frame_b;      /* the largest data frame a NIC sends */
-	simtime_t cnp_interval;    /* least spacing of the CNPs a multicast entry sends upstream */
+	simtime_t cnp_interval;    /* least spacing of the CNPs a receiving QP sends (cc.h), and a
+				    * multicast entry upstream; 0: one for every mark */
 };
 
 struct fabric {
@@ -78,7 +82,7 @@ struct fabric {
 	struct route_table *routes; /* [n_nodes] */
 	struct pool pkt_pool;      /* struct packet */
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
-	char *setup_err;           /* set by a builder step that found bad input (switch_setup) */
+	struct results_table *pfc_pause; /* insert of pfc_pause rows (fabric_results_prepare) */
 };
 
 /* Builds the fabric of cfg's [topology] and [switch] into f (sim must be
@@ -93,9 +97,26 @@ static inline struct port *fabric_ep_port(const struct fabric *f, int ep)
 {
 	return &f->nodes[ep / f->nics_per_host].ports[ep % f->nics_per_host];
 }
+/* An endpoint as users name it: its host, or its port ("host3:p1") with
+ * several NICs per host. */
+static inline const char *fabric_ep_name(const struct fabric *f, int ep)
+{
+	const struct port *p = fabric_ep_port(f, ep);
+	return f->nics_per_host == 1 ? p->node->name : p->name;
+}
 /* Host ep's frames land through recv(ctx) (the NIC behind that port). */
 void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_ctx,
 			void (*recv)(struct sim *, void *, struct port *, struct packet *));
+
+/* Bytes that still arrive at port p after it sends XOFF (`pfc_headroom =
+ * auto`, mmu.h), when the largest frame is max_frame_b: what a switch
+ * ingress holds in reserve, and what a host's receive buffer keeps free. */
+uint32_t fabric_port_headroom(const struct port *p, uint32_t max_frame_b);
+
+/* Prepares the insert of the pfc_pause rows the ports write (right after
+ * results_open, before any frame moves); 0, or -1 when the database's
+ * table does not fit. */
+int fabric_results_prepare(struct fabric *f, struct results *res);
 
 /* After a run that ran dry: every queue, link and buffer is empty and every
  * packet is back in the pool. Aborts naming the element otherwise. */
@@ -124,8 +145,9 @@ struct mcast_tree;
 /* The tree of a new group (its id: the number of trees before it) rooted
  * at endpoint src_ep and reaching dst_eps[0..n_dst) (distinct, valid,
  * != src_ep): the switches' entries are installed, its address and UDP
- * source port assigned. NULL with *err (malloc'd) when a member cannot be
- * reached within IDEAL_MAX_HOPS links. */
+ * source port assigned. NULL with *err (malloc'd) when the fabric already
+ * holds MCAST_MAX_GROUPS trees or a member cannot be reached within
+ * IDEAL_MAX_HOPS links. */
 struct mcast_tree *mcast_tree_build(struct fabric *f, int src_ep, const int *dst_eps, int n_dst, char **err);
 /* The member's responder QP, which the last switch rewrites copies to. */
 void mcast_tree_set_qpn(struct mcast_tree *t, int member, uint32_t qpn);
@@ -138,10 +160,7 @@ int mcast_tree_links(const struct mcast_tree *t);
  * as ideal.h takes them; their count. */
 int mcast_tree_path(const struct mcast_tree *t, int member, const struct ideal_hop **fwd,
 		    const struct ideal_hop **rev);
-void mcast_fabric_free(struct fabric *f);
 
-/* Node id of a name, -1 when none. */
-static inline int fabric_node(const struct fabric *f, const char *name) { return topo_find(&f->topo, name); }
 /* "host", "gpu", "switch" or "nvswitch" (node.kind of the results). */
 const char *fabric_kind_name(enum node_kind k);
 

@@ -30,16 +30,14 @@
 #include "log.h"
 #include "mcast_tree.h"
 #include "mmu.h"
+#include "switch_fwd.h"
 
 /* Admission to out's queue, PFC toward in, then the queue (or a drop). */
 static void forward(struct sim *sim, struct node *sw, struct port *in, struct port *out, struct packet *pkt)
 {
 	int c = pkt->prio;
 	if (mmu_admit(sw->mmu, in->idx, c, pkt->frame_b, &out->q[c].bytes) != MMU_ADMIT) {
-		out->drops++;
-		if (pkt->type == PKT_DATA)
-			sim->packets_dropped++;
-		pool_put(&sw->fab->pkt_pool, pkt);
+		switch_drop(sim, sw->fab, out, pkt);
 		return;
 	}
 	pkt->in_port = (uint16_t)in->idx;

@@ -22,14 +22,9 @@
 #include "hash.h"
 #include "log.h"
 #include "mcast_tree.h"
+#include "routing.h"
 #include "xalloc.h"
 
-
-/* An endpoint as users name it: its host, or host:port with several NICs. */
-static const char *ep_name(const struct fabric *f, int ep)
-{
-	return f->nics_per_host == 1 ? fabric_ep_port(f, ep)->node->name : fabric_ep_port(f, ep)->name;
-}
 
 /* The equal-cost port toward member endpoint m a unicast packet to the
  * group's address would take at switch sw (see the file comment). */
@@ -91,7 +86,7 @@ static int build_tree(struct fabric *f, struct mcast_tree *g, char **err)
 		int n = walk(f, g, m, h);
 		if (n <= 0) {
 			*err = str_printf("no route of at most %d links from %s to member %s", IDEAL_MAX_HOPS,
-					 ep_name(f, g->src), ep_name(f, m));
+					 fabric_ep_name(f, g->src), fabric_ep_name(f, m));
 			rc = -1;
 			break;
 		}
@@ -174,6 +169,10 @@ struct mcast_tree *mcast_tree_build(struct fabric *f, int src_ep, const int *dst
 	if (!f->mcast)
 		f->mcast = xcalloc(1, sizeof *f->mcast);
 	struct mcast_fabric *mf = f->mcast;
+	if (mf->n == MCAST_MAX_GROUPS) { /* ids must fit packet.mgroup */
+		*err = str_printf("more than %d multicast groups", MCAST_MAX_GROUPS);
+		return NULL;
+	}
 	struct mcast_tree *g = xcalloc(1, sizeof *g);
 	g->id = mf->n;
 	g->src = src_ep;
@@ -198,7 +197,7 @@ struct mcast_tree *mcast_tree_build(struct fabric *f, int src_ep, const int *dst
 	for (int i = 0; i < n_dst; i++)
 		if (tree_path(f, g, i) < 0) {
 			*err = str_printf("the tree path to member %s is longer than %d links",
-					 ep_name(f, g->dst[i]), IDEAL_MAX_HOPS);
+					 fabric_ep_name(f, g->dst[i]), IDEAL_MAX_HOPS);
 			tree_free(f, g);
 			return NULL;
 		}

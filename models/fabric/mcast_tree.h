@@ -55,6 +55,8 @@ struct mcast_fabric {
 	int n, cap;
 };
 
+/* Frees every tree and its switches' entries (fabric_free). */
+void mcast_fabric_free(struct fabric *f);
 /* switch.c: a frame of a group reached a switch (mcast_switch.c). */
 void mcast_switch_receive(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt);
 

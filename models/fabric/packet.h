@@ -2,7 +2,7 @@
  * packet.h — a frame in flight: header fields only, no payload bytes.
  *
  * A packet is owned by exactly one place at a time: a port queue, a link
- * (pending arrival event), or the pool (world.pkt_pool). Frame sizes follow
+ * (pending arrival event), or the pool (fabric.pkt_pool). Frame sizes follow
  * RoCEv2 on the wire (docs/protocol.md "Frames on the wire"): Ethernet 14 + IPv4 20 + UDP 8 + BTH 12
  * (+ RETH 16 on WRITE first/only, + AETH 4 on ACK/NAK) + payload + ICRC 4 +
  * FCS 4 = `frame_b`; preamble and inter-frame gap add PKT_WIRE_EXTRA_B on
@@ -56,14 +56,11 @@ enum pkt_flags {
 	PKT_F_ACKREQ = 1 << 2,  /* BTH AckReq */
 	PKT_F_ECT = 1 << 3,     /* ECN-capable transport */
 	PKT_F_CE = 1 << 4,      /* congestion experienced (set by a switch) */
-	PKT_F_MCAST = 1 << 5,   /* multicast: mgroup names the group (mcast.h); data on fabric
-				 * links, and the members' feedback toward the source */
+	PKT_F_MCAST = 1 << 5,   /* multicast: mgroup names the group's tree (mcast_tree.h); data
+				 * on fabric links, and the members' feedback toward the source */
 };
 
 struct flow;
-
-/* Bytes of a packet record (struct packet, below), for estimates. */
-#define PKT_RECORD_B 64
 
 struct packet {
 	struct packet *next;    /* queue link, then link-in-flight link */
@@ -85,12 +82,12 @@ struct packet {
 	uint8_t prio;           /* priority class 0..7 */
 	uint8_t flags;          /* enum pkt_flags */
 	uint8_t ttl;            /* IPv4 TTL, decremented per switch */
-	uint16_t mgroup;        /* PKT_F_MCAST: group id (mcast_group_by_id; its IPv4 address is
-				 * mcast_group_ip) */
+	uint16_t mgroup;        /* PKT_F_MCAST: group id, its tree's in the fabric (mcast_tree.h;
+				 * its IPv4 address is mcast_ip_of_id, path.h) */
 	uint32_t route;         /* its QP's path (route_path.h), less the hops taken; 0:
 				 * routed hop by hop, as PFC and multicast frames always are */
 };
 
-_Static_assert(sizeof(struct packet) == PKT_RECORD_B, "a packet record is one cache line");
+_Static_assert(sizeof(struct packet) == 64, "a packet record is one cache line");
 
 #endif

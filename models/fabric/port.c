@@ -342,10 +342,10 @@ static void pause_end(struct sim *sim, struct port *p, int c, simtime_t end_ps)
 	p->paused &= (uint8_t)~(1u << c);
 	p->paused_ps += sim->now - p->paused_since[c];
 	if (sim->res) {
-		struct results_table *t = results_table(sim->res, "pfc_pause",
-							"node, port, priority, start_ps, end_ps");
-		if (t)
-			results_row(sim->res, t, "siitt", p->node->name, (int)p->idx, c, p->paused_since[c], end_ps);
+		struct results_table *t = p->node->fab->pfc_pause;
+		SIM_ASSERT(sim, &p->elem, t, "pfc_pause rows to write, their insert not prepared "
+			   "(fabric_results_prepare)");
+		results_row(sim->res, t, "siitt", p->node->name, (int)p->idx, c, p->paused_since[c], end_ps);
 	}
 }
 

@@ -51,7 +51,7 @@ struct port_queue {
 
 typedef struct packet *(*port_pull_fn)(struct sim *sim, void *ctx);
 
-/* Ports live in one array (world.ports), aligned to cache lines; fields are
+/* Ports live in one array (fabric.ports), aligned to cache lines; fields are
  * ordered by use so that a frame landing reads one line of the port that
  * sent it (line 0: its link) and none of the port it lands on, and a frame
  * sent from an idle port touches that port's lines 0 and 1; its class

@@ -85,27 +85,15 @@ int switch_path(const struct fabric *f, int src, int dst, uint16_t sport, struct
 	return n;
 }
 
-/* A per-rate value of [switch]; an error names the rate (checked at build). */
-static int rate_value(struct fabric *w, const struct cfg_rate_map *m, uint64_t rate_bps, double *out)
+int switch_setup(struct fabric *f, struct node *sw, char **err)
 {
-	char *e = NULL;
-	if (cfg_rate_map_get(m, rate_bps, out, &e) == 0)
-		return 0;
-	free(w->setup_err);
-	w->setup_err = e;
-	return -1;
-}
-
-void switch_setup(struct fabric *w, struct node *sw)
-{
-	const struct config *cfg = w->cfg;
-	const struct switch_cfg *c = w->sw_cfg;
+	const struct switch_cfg *c = f->sw_cfg;
 	struct mmu *m = xcalloc_lines(1, sizeof *m);
 	/* Lossless: the NICs' data class when PFC is on (ACK/CNP ride a lossy
 	 * strict class). */
-	uint8_t lossless = c->pfc ? w->params.lossless : 0;
-	uint32_t max_frame = w->params.max_frame_b;
-	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(w->sim->seed, RNG_ECN, (uint64_t)sw->id),
+	uint8_t lossless = c->pfc ? f->params.lossless : 0;
+	uint32_t max_frame = f->params.max_frame_b;
+	mmu_init(m, c->buffer_b, sw->n_ports, lossless, rng_derive(f->sim->seed, RNG_ECN, (uint64_t)sw->id),
 		 (uint16_t)(max_frame < UINT16_MAX ? max_frame : UINT16_MAX));
 	sw->mmu = m;
 	for (int i = 0; i < sw->n_ports; i++) {
@@ -114,30 +102,30 @@ void switch_setup(struct fabric *w, struct node *sw)
 		double v;
 		if (p->peer)
 			mp->pass_copy = &p->peer->peer_pass;
-		if (rate_value(w, &c->pfc_alpha, p->rate_bps, &mp->alpha) < 0)
-			return;
-		/* The upstream of this ingress is the peer: its frames cross our
-		 * link and pay our switch latency; the XOFF pays theirs. */
-		mp->hdrm_cap_b = c->headroom_auto
-			? mmu_auto_headroom(p->rate_bps, p->delay_ps,
-					    p->peer->peer_latency_ps + p->peer_latency_ps, max_frame)
-			: (uint32_t)c->headroom_b;
+		/* A per-rate value with no entry for this link's rate is an
+		 * error naming the rate (cfg_rate_map_get). */
+		if (cfg_rate_map_get(&c->pfc_alpha, p->rate_bps, &mp->alpha, err) < 0)
+			return -1;
+		mp->hdrm_cap_b = c->headroom_auto ? fabric_port_headroom(p, max_frame) : (uint32_t)c->headroom_b;
 		mp->ecn = c->ecn;
 		if (c->ecn) {
-			if (rate_value(w, &c->ecn_kmin, p->rate_bps, &v) < 0)
-				return;
+			if (cfg_rate_map_get(&c->ecn_kmin, p->rate_bps, &v, err) < 0)
+				return -1;
 			mp->kmin_b = (uint64_t)v;
-			if (rate_value(w, &c->ecn_kmax, p->rate_bps, &v) < 0)
-				return;
+			if (cfg_rate_map_get(&c->ecn_kmax, p->rate_bps, &v, err) < 0)
+				return -1;
 			mp->kmax_b = (uint64_t)v;
-			if (rate_value(w, &c->ecn_pmax, p->rate_bps, &mp->pmax) < 0)
-				return;
+			if (cfg_rate_map_get(&c->ecn_pmax, p->rate_bps, &mp->pmax, err) < 0)
+				return -1;
 		}
 	}
-	if (mmu_finalize(m) < 0 && !w->setup_err)
-		w->setup_err = cfg_error_at(cfg, "switch", "buffer", 0,
-					    "smaller than %s's headroom and reserves (%d ports): "
-					    "raise buffer or lower pfc_headroom", sw->name, sw->n_ports);
+	if (mmu_finalize(m) < 0) {
+		*err = cfg_error_at(f->cfg, "switch", "buffer", 0,
+				    "smaller than %s's headroom and reserves (%d ports): "
+				    "raise buffer or lower pfc_headroom", sw->name, sw->n_ports);
+		return -1;
+	}
+	return 0;
 }
 
 void switch_free(struct node *sw)

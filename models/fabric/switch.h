@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include "config.h"
 #include "packet.h"
-#include "path.h"
 #include "sim.h"
 
 struct node;
@@ -44,12 +43,14 @@ struct switch_cfg {
 };
 extern const struct cfg_section switch_section;
 
-
 /* The ECMP hash (ecmp_hash) and a switch's choice of egress port
  * (route_port) are in switch_fwd.h. */
 
-/* After the switch's ports are linked: buffer and MMU state. */
-void switch_setup(struct fabric *f, struct node *sw);
+/* After the switch's ports are linked: buffer and MMU state. Returns 0, or
+ * -1 with *err (malloc'd) when [switch] does not fit the switch's links (a
+ * per-rate value without an entry for a link's rate, a buffer smaller than
+ * its headroom and reserves). */
+int switch_setup(struct fabric *f, struct node *sw, char **err);
 void switch_free(struct node *sw);   /* no-op for other nodes */
 /* Buffer counters all zero (after the fabric drained); aborts naming the switch otherwise. */
 void switch_check_drained(struct node *sw);

@@ -14,6 +14,7 @@
 #include "hash.h"
 #include "log.h"
 #include "mmu.h"
+#include "path.h"
 #include "port.h"
 #include "route_path.h"
 #include "routing.h"

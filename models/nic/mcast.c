@@ -72,12 +72,6 @@ static void group_free(struct mcast_group *g)
 	free(g);
 }
 
-/* An endpoint as users name it: its host, or host:port with several NICs. */
-static const char *ep_name(const struct world *w, int ep)
-{
-	return w->nics_per_host == 1 ? w->eps[ep].host->name : w->eps[ep].port->name;
-}
-
 static char *check_members(const struct world *w, int src, const int *dst, int n)
 {
 	if (src < 0 || src >= w->n_eps)
@@ -90,9 +84,9 @@ static char *check_members(const struct world *w, int src, const int *dst, int n
 		if (dst[i] < 0 || dst[i] >= w->n_eps)
 			err = str_printf("member endpoint %d does not exist (0..%d)", dst[i], w->n_eps - 1);
 		else if (dst[i] == src)
-			err = str_printf("member %s is the group's source", ep_name(w, src));
+			err = str_printf("member %s is the group's source", fabric_ep_name(&w->fab, src));
 		else if (seen[dst[i]]++)
-			err = str_printf("member %s is listed twice", ep_name(w, dst[i]));
+			err = str_printf("member %s is listed twice", fabric_ep_name(&w->fab, dst[i]));
 	}
 	free(seen);
 	return err;
@@ -124,16 +118,9 @@ struct mcast_group *mcast_group_create(struct world *w, const char *name, int sr
 	if (!w->mcast)
 		w->mcast = xcalloc(1, sizeof *w->mcast);
 	struct mcast *mc = w->mcast;
-	if (mc->n == MCAST_MAX_GROUPS) {
-		*err = str_printf("more than %d multicast groups", MCAST_MAX_GROUPS);
+	struct mcast_tree *tree = mcast_tree_build(&w->fab, src_ep, dst_eps, n_dst, err);
+	if (!tree)
 		return NULL;
-	}
-	char *why = NULL;
-	struct mcast_tree *tree = mcast_tree_build(&w->fab, src_ep, dst_eps, n_dst, &why);
-	if (!tree) {
-		*err = why;
-		return NULL;
-	}
 	struct mcast_group *g = xcalloc(1, sizeof *g);
 	g->tree = tree;
 	g->id = mcast_tree_id(tree);
@@ -168,6 +155,9 @@ struct mcast_group *mcast_group_create(struct world *w, const char *name, int sr
 		mc->cap = mc->cap ? 2 * mc->cap : 8;
 		mc->g = xrealloc(mc->g, (size_t)mc->cap * sizeof *mc->g);
 	}
+	/* Frames and QPs carry the tree's id; mcast_of finds the group by it. */
+	SIM_ASSERT(w->sim, &w->sim->kernel, g->id == mc->n, "group %s: tree id %d at index %d", g->name,
+		   g->id, mc->n);
 	mc->g[mc->n++] = g;
 	if (w->sim->res)
 		write_row(w, w->sim->res, g);

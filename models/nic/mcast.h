@@ -3,9 +3,11 @@
  * switch replication and reliable RC-style multicast in the manner of
  * Cepheus (Li et al., HPCA'24; docs/protocol.md "Multicast").
  *
- * API changes (for the collectives engineer): none yet; this header is the
- * contract of mcast_group_create / mcast_group_find / mcast_post. Additions
- * below the contract are for the network side (switches, NICs, traffic).
+ * The first half of this header is the contract collectives code against
+ * (mcast_group_create / mcast_group_find / mcast_post); the second, a
+ * group's address and members and the groups of [multicast], is for
+ * traffic sources. The tree and the switches' entries are the fabric's
+ * (mcast_tree_build, fabric.h), with the group's id.
  *
  * A group is rooted at one endpoint and reaches a set of member endpoints.
  * Its tree follows the unicast routes (the same equal-cost choice a packet
@@ -53,7 +55,7 @@ struct mcast_msg {
 /* Posts one multicast message now (sim->now) on the group's sender QP. */
 void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *m);
 
-/* ---- Network side. ---- */
+/* ---- Addresses, members, [multicast]. ---- */
 
 /* The group's IPv4 multicast address (239.1.x.y, administratively scoped,
  * RFC 2365): what its frames carry as destination IP on fabric links; the
@@ -73,7 +75,9 @@ int mcast_cfg_groups(struct world *w, char **err);
 /* The group named name, NULL when none. */
 struct mcast_group *mcast_group_by_name(const struct world *w, const char *name);
 
-/* Frees every group and the switch entries (world_free). */
+/* Frees every group and its messages still live (world_free). Its queue
+ * pairs go with their NICs, its tree and the switches' entries with the
+ * fabric (fabric_free). */
 void mcast_free(struct world *w);
 
 #endif

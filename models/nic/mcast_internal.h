@@ -3,8 +3,6 @@
  * each other and with the hooks in the NIC, queue pairs and world (not
  * part of the collectives' API, which is mcast.h). The tree and the
  * switches' entries are the fabric's (fabric/mcast_tree.h).
- *
- *
  */
 #ifndef ROCESIM_MCAST_INTERNAL_H
 #define ROCESIM_MCAST_INTERNAL_H
@@ -17,10 +15,6 @@
 #include "world.h"
 
 struct qp;
-struct flow;
-struct node;
-struct port;
-struct packet;
 struct results;
 
 #define MCAST_UD_QPN 0xFFFFFFu  /* destination QP of multicast frames on fabric links (docs/protocol.md "Multicast") */

@@ -87,7 +87,7 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
 	sf->collective_id = m->collective_id;
 	sf->src_gpu = m->src_gpu;
 	sf->dst_name = g->name; /* its row: the sender to the group */
-	sf->on_done_ctx = x; /* on_done stays NULL: mcast_sender_finish completes it */
+	sf->on_done_ctx = x; /* on_done stays NULL: qp_finished (mcast_qp_ops) completes it */
 	struct mcast *mc = w->mcast;
 	x->next = mc->live;
 	if (mc->live)

@@ -40,14 +40,13 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->mtu = w->nic_cfg->mtu;
 	n->cc = cc_lookup(w->nic_cfg->cc);
 	n->cc_params = cc_params(w->cfg, n->cc);
-	port_set_pull(n->port, nic_pull, n);
 	n->port->pull_prio = (uint8_t)w->nic_cfg->priority;
 	const struct nic_cfg *c = w->nic_cfg;
 	if (!c->rx_rate_off) {
 		uint64_t need;
 		uint32_t max_frame = pkt_data_frame_b((uint32_t)c->mtu, 1);
 		if (nic_rx_init(&n->rx, n->port, c->rx_rate_bps, c->rx_buffer_b,
-				w->sw_cfg->pfc ? c->priority : -1, max_frame, &need) < 0 && !w->setup_err)
+				w->fab.sw_cfg->pfc ? c->priority : -1, max_frame, &need) < 0 && !w->setup_err)
 			w->setup_err = cfg_error_at(w->cfg, "nic", "rx_buffer", 0,
 						    "too small for %s's link: with PFC the receive buffer "
 						    "needs at least %llu B (headroom and three frames)",

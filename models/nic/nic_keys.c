@@ -4,13 +4,14 @@
  * congestion-control registry, cc.h) and the multicast groups a scenario
  * names.
  */
-#define _GNU_SOURCE
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cc.h"
 #include "nic.h"
 #include "units.h"
+#include "xalloc.h"
 
 #define NIC(f) offsetof(struct nic_cfg, f)
 static const char *const v_lr[] = { "gbn", "sr", NULL };
@@ -63,10 +64,8 @@ static int group_parse(const struct cfg_key *k, void *base, const char *value,
 			units_list_free(tok, n);
 			return -1;
 		}
-	struct mcast_cfg_group *ng = realloc(mc->groups, (mc->n_groups + 1) * sizeof *ng);
-	char **dst = malloc((n - 2) * sizeof *dst);
-	if (!ng || !dst)
-		abort();
+	struct mcast_cfg_group *ng = xrealloc(mc->groups, (mc->n_groups + 1) * sizeof *ng);
+	char **dst = xmalloc((n - 2) * sizeof *dst);
 	memcpy(dst, tok + 2, (n - 2) * sizeof *dst);
 	ng[mc->n_groups++] = (struct mcast_cfg_group){ .name = tok[0], .src = tok[1], .dst = dst,
 						       .n_dst = n - 2, .line = ctx->line };

@@ -120,9 +120,10 @@ struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester)
 
 void nic_foreach_flow(struct nic *n, void (*fn)(const struct flow *f, void *ctx), void *ctx)
 {
+	/* A multicast group's QPs: mcast_write_unfinished. */
 	for (uint32_t i = 0; i < n->n_qps; i++)
-		for (struct flow *f = !n->qps[i]->ops ? n->qps[i]->head : NULL; f; f = f->next)
-			fn(f, ctx); /* a group's sender: mcast_write_unfinished */
+		for (struct flow *f = n->qps[i]->mgroup < 0 ? n->qps[i]->head : NULL; f; f = f->next)
+			fn(f, ctx);
 }
 
 void nic_foreach_cc(struct world *w, void (*fn)(void *ctx, const struct flow *head, const void *cc),
@@ -132,7 +133,7 @@ void nic_foreach_cc(struct world *w, void (*fn)(void *ctx, const struct flow *he
 		const struct nic *n = w->eps[e].nic;
 		for (uint32_t i = 0; i < n->n_qps; i++) {
 			const struct qp *q = n->qps[i];
-			if (!q->ops && q->head && q->cc)
+			if (q->mgroup < 0 && q->head && q->cc)
 				fn(ctx, q->head, q->cc);
 		}
 	}

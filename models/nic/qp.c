@@ -315,7 +315,7 @@ static void lasts_add(struct qp *q, uint32_t psn, struct flow *f)
 static void notify_ce(struct sim *sim, struct qp *q, struct packet *p)
 {
 	p->flow->ecn_marked++;
-	simtime_t iv = nic_world(q->nic)->cnp_interval;
+	simtime_t iv = nic_world(q->nic)->fab.params.cnp_interval;
 	if (iv && q->last_cnp >= 0 && sim->now - q->last_cnp < iv)
 		return;
 	q->last_cnp = sim->now;

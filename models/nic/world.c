@@ -1,16 +1,13 @@
 /*
- * world.c — turning a topology into live nodes and ports (see world.h).
- *
- * Element ids are registered in a fixed order (nodes by id, then each
- * node's ports by index) so that tie-breaking never depends on anything but
- * the scenario.
+ * world.c — the fabric with a NIC at each host port, the flow accounting,
+ * and the rows of nodes, links and ports (see world.h).
  *
  * Hosts: one NIC per host port (port i = NIC i = endpoint host x
- * nics_per_host + i, world.h); node.nic is NIC 0. GPUs are not elements:
- * NVLink (nvlink.c) schedules on its host's element. In results, GPUs get
- * node rows after the network nodes (node id n_nodes + GPU id, kind 'gpu',
- * tier 0 like hosts, analysis/schema.sql), one per host when hosts have a
- * single GPU.
+ * nics_per_host + i, world.h), created in endpoint order once the fabric
+ * registered its elements. GPUs are not elements: NVLink (nvlink.c)
+ * schedules on its host's element. In results, GPUs get node rows after
+ * the network nodes (node id n_nodes + GPU id, kind 'gpu', tier 0 like
+ * hosts, analysis/schema.sql), one per host when hosts have a single GPU.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,20 +30,17 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	w->sim = sim;
 	w->cfg = cfg;
 	w->topo_cfg = topology_cfg(cfg);
-	w->sw_cfg = cfg_get(cfg, &switch_section);
 	w->nic_cfg = nic_cfg_of(cfg);
-	w->cnp_interval = cc_cnp_interval(cfg, w->nic_cfg->cc);
 	w->post = world_post_host;
 	struct fabric_params fp = {
 		.lossless = (uint8_t)(1u << w->nic_cfg->priority),
 		.max_frame_b = pkt_data_frame_b((uint32_t)w->nic_cfg->mtu, 1),
-		.cnp_interval = w->cnp_interval,
+		.cnp_interval = cc_cnp_interval(cfg, w->nic_cfg->cc),
 	};
 	if (fabric_build(&w->fab, sim, cfg, &fp, err) < 0)
 		return -1;
 	w->nics_per_host = w->fab.nics_per_host;
-	/* A config filled by hand (tests) may leave gpus_per_host 0. */
-	w->gpus_per_host = w->topo_cfg->gpus_per_host > 1 ? w->topo_cfg->gpus_per_host : 1;
+	w->gpus_per_host = world_cfg_gpus_per_host(cfg);
 	if ((int64_t)w->fab.n_hosts * w->gpus_per_host > INT32_MAX / 2) {
 		*err = str_printf("[topology] gpus_per_host = %d: %lld GPUs; at most %d are supported",
 				  w->gpus_per_host, (long long)w->fab.n_hosts * w->gpus_per_host, INT32_MAX / 2);
@@ -54,7 +48,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		return -1;
 	}
 	w->n_gpus = w->fab.n_hosts * w->gpus_per_host;
-	w->n_eps = w->fab.n_hosts * w->nics_per_host;
+	w->n_eps = w->fab.n_hosts * w->fab.nics_per_host;
 	w->eps = xcalloc((size_t)w->n_eps, sizeof *w->eps);
 	pool_init(&w->flow_pool, sizeof(struct flow), 1024);
 	/* Host port i is NIC i (endpoint host x nics_per_host + i). */
@@ -62,8 +56,8 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 		struct endpoint *ep = &w->eps[e];
 		ep->port = fabric_ep_port(&w->fab, e);
 		ep->host = ep->port->node;
-		ep->nic = nic_create(w, ep->host, e % w->nics_per_host, e);
-		ep->host->receive = nic_receive;
+		ep->nic = nic_create(w, ep->host, e % w->fab.nics_per_host, e);
+		fabric_attach_host(&w->fab, e, nic_pull, ep->nic, nic_receive);
 		if (w->setup_err) { /* nic_create found bad input */
 			*err = w->setup_err;
 			w->setup_err = NULL;
@@ -115,11 +109,11 @@ static const char link_cols[] = "link_id, node_a, port_a, node_b, port_b, rate_b
 static const char port_cols[] = "node, port, tx_bytes, tx_packets, rx_bytes, drops, ecn_marked,"
 				" pause_frames_tx, pause_frames_rx, paused_ps, max_queue_bytes";
 
-int world_results_prepare(const struct world *w, struct results *res)
+int world_results_prepare(struct world *w, struct results *res)
 {
-	(void)w;
 	return results_table(res, "node", node_cols) && results_table(res, "link", link_cols) &&
-	       results_table(res, "port_stats", port_cols) ? 0 : -1;
+	       results_table(res, "port_stats", port_cols) && fabric_results_prepare(&w->fab, res) == 0
+	       ? 0 : -1;
 }
 
 void world_write_topology(const struct world *w, struct results *res)

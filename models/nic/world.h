@@ -1,12 +1,13 @@
 /*
- * world.h — the live fabric: nodes, ports, routing tables, pools and the
- * flow accounting that decides when a run is finished.
+ * world.h — the fabric (fabric.h) with a NIC at every host port, NVLink
+ * between the GPUs of a host, multicast groups, and the flow accounting
+ * that decides when a run is finished.
  *
- * world_build turns a struct topo into objects, registers every element
- * with the kernel in node order (deterministic ids), builds routing, and
- * records node and link rows. Traffic sources and workloads post messages
- * through nic_post (nic.h) or msg_send (msg.h) and report when they will
- * post no more.
+ * world_build builds the fabric, creates the NIC of each endpoint and
+ * attaches it to its port (fabric_attach_host), then NVLink; world_free
+ * undoes it. The rows of nodes, links and ports are written from here.
+ * Traffic sources and workloads post messages through nic_post (nic.h)
+ * or msg_send (msg.h) and report when they will post no more.
  *
  * Hosts ([topology] nics_per_host, gpus_per_host): a host has one port per
  * NIC (port i = NIC i) and its GPUs reach each other over NVLink
@@ -27,14 +28,9 @@
 
 struct port;
 struct flow;
-struct packet;
 struct nic;
 struct results;
-struct traffic;
-struct jobs;
 struct nvlink;
-struct mmu;
-struct coll;
 
 /* One NIC of a host: what packets are addressed to. Endpoint ids are
  * host id x nics_per_host + NIC index (so with one NIC per host an
@@ -61,9 +57,7 @@ struct world {
 	const struct config *cfg;
 	/* Sections read while running (cached: cfg_get walks the sections). */
 	const struct topo_cfg *topo_cfg;
-	const struct switch_cfg *sw_cfg;
 	const struct nic_cfg *nic_cfg;
-	simtime_t cnp_interval;    /* the controller's CNP spacing (cc.h), 0: one per mark */
 	struct pool flow_pool;     /* struct flow */
 	uint64_t next_flow_id;     /* last id handed out */
 	uint64_t flows_posted, flows_done;
@@ -74,7 +68,7 @@ struct world {
 	int n_gpus;                /* n_hosts x gpus_per_host */
 	struct nvlink *nvlink;     /* owned by nvlink.c (NULL with one GPU per host) */
 	struct mcast *mcast;       /* multicast groups (mcast.c); NULL when none */
-	char *setup_err;           /* set by a builder step that found bad input (switch_setup) */
+	char *setup_err;           /* set by a builder step that found bad input (nic_create) */
 	/* Posts a message between hosts (host ids; the traffic sources use
 	 * NIC 0 of each host): world_post_host unless a test replaces it. */
 	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism);
@@ -83,18 +77,19 @@ struct world {
 	int n_sinks;
 };
 
-/* Builds the fabric of cfg into w (sim must be initialised). Returns 0, or -1
- * with *err (malloc'd) for a topology or routing error. */
+/* Builds the fabric of cfg and its NICs into w (sim must be initialised).
+ * Returns 0, or -1 with *err (malloc'd) for a topology, routing, buffer or
+ * NIC error. */
 int world_build(struct world *w, struct sim *sim, const struct config *cfg, char **err);
 void world_free(struct world *w);
 
 /* The endpoint of NIC `nic` of host `host`, and the endpoint GPU `gpu` sends
  * through (GPU i of a host uses NIC i mod nics_per_host, docs/protocol.md "Addresses and names"). */
-static inline int world_ep(const struct world *w, int host, int nic) { return host * w->nics_per_host + nic; }
+static inline int world_ep(const struct world *w, int host, int nic) { return host * w->fab.nics_per_host + nic; }
 static inline int world_gpu_host(const struct world *w, int gpu) { return gpu / w->gpus_per_host; }
 static inline int world_gpu_ep(const struct world *w, int gpu)
 {
-	return world_ep(w, gpu / w->gpus_per_host, (gpu % w->gpus_per_host) % w->nics_per_host);
+	return world_ep(w, gpu / w->gpus_per_host, (gpu % w->gpus_per_host) % w->fab.nics_per_host);
 }
 /* The node_id of GPU `gpu` in results: after every network node. */
 static inline int world_gpu_node_id(const struct world *w, int gpu) { return w->fab.n_nodes + gpu; }
@@ -139,10 +134,10 @@ bool world_done(struct sim *sim, void *w);
  * that vanished or a count that drifted is a bug, docs/architecture.md "Kernel contracts"). */
 void world_check_drained(struct world *w);
 
-/* Prepares the inserts of node, link and port_stats (right after
- * results_open, so a database whose tables do not fit fails before the
- * run); 0 or -1. */
-int world_results_prepare(const struct world *w, struct results *res);
+/* Prepares the inserts of node, link, port_stats and pfc_pause (right
+ * after results_open, so a database whose tables do not fit fails before
+ * the run); 0 or -1. */
+int world_results_prepare(struct world *w, struct results *res);
 /* Writes node rows (network nodes, then GPUs) and link rows (after results_open). */
 void world_write_topology(const struct world *w, struct results *res);
 /* Writes port_stats for every port and unfinished flows (NIC and NVLink)

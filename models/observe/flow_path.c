@@ -28,7 +28,7 @@ void flow_path_write(void *sampler, const struct world *w, const struct flow *f)
 	uint8_t prio;
 	if (!flow_qp_info(f, &qpn, &sport, &prio) || f->dst_name)
 		return;                     /* NVLink: not in the network; a group's sender: no one path */
-	bool spray = w->sw_cfg->ecmp == ECMP_PACKET;
+	bool spray = w->fab.sw_cfg->ecmp == ECMP_PACKET;
 	if (spray && !f->psn_valid)
 		return;                     /* no packet sent: no path taken */
 	int64_t psn = spray ? (int64_t)f->first_psn : -1;

@@ -14,7 +14,7 @@
  * vector, eight pause times, padded to 60 B.
  *
  * Addresses (deterministic, documented in scenarios/README.md):
- *   - IPv4 of an endpoint: host_ip(ep) of switch.h (HPCC's numbering,
+ *   - IPv4 of an endpoint: host_ip(ep) of path.h (HPCC's numbering,
  *     11.0.0.1 for endpoint 0), the address ECMP hashes;
  *   - MAC of port i of node n: 02:NN:NN:NN:PP:PP (locally administered,
  *     n in 24 bits, i in 16); a frame carries the transmitting port's MAC

@@ -128,7 +128,7 @@ static void warn_samples(const struct world *w, const struct sampler *s)
 	if (o->n_sample_ports && !o->queue_sample_interval && !o->link_sample_interval)
 		warnx_sim("[output] sample_ports has no effect without queue_sample_interval or "
 			  "link_sample_interval");
-	if (o->flow_paths && w->sw_cfg->ecmp == ECMP_PACKET)
+	if (o->flow_paths && w->fab.sw_cfg->ecmp == ECMP_PACKET)
 		warnx_sim("[output] flow_paths with [switch] ecmp = packet: flow_path holds the path "
 			  "of each flow's first packet; its other packets are sprayed over other paths");
 	if (!s || w->sim->stop_at == SIMTIME_NEVER)
