@@ -94,7 +94,7 @@ static int ep_of(const struct coll *c, int r)
  * host lands the same rows). */
 static int nic_of(const struct coll *c, int r)
 {
-	return c->w ? world_gpu_ep(c->w, c->gpus[r]) - world_gpu_host(c->w, c->gpus[r]) * c->w->nics_per_host : 0;
+	return c->w ? world_gpu_ep(c->w, c->gpus[r]) - world_gpu_host(c->w, c->gpus[r]) * c->w->fab.nics_per_host : 0;
 }
 
 struct ep_rank { int ep, rank; };

@@ -1,7 +1,7 @@
 /*
  * routing.h — least-cost forwarding tables with equal-cost sets.
  *
- * For every switch and every destination endpoint (a host's NIC, world.h:
+ * For every switch and every destination endpoint (a host's NIC, fabric.h:
  * endpoint h x nics_per_host + i sits behind host port i): the set of ports
  * on a path of least cost toward that endpoint (the sum of its links'
  * costs, topology.h: the hop count unless the topology gives some links

@@ -78,9 +78,10 @@ uint64_t nic_lossless_drops(const struct nic *n);
  * table (multicast groups, mcast.c); a requester gets congestion control. */
 struct qp;
 struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester);
-/* A message between two NICs alone on the idle fabric, along the path of
- * any source port (on the idle fabric every equal-cost path has the same
- * hops): when its last byte reaches dst after posting (delivery_ps), how
+/* A message between two NICs alone on the idle fabric, along the path
+ * that UDP source port 0xC000 hashes to (on the built-in shapes every
+ * equal-cost path crosses links of the same rates and delays; in an hpcc
+ * file they may differ, and this is that one path's time): when its last byte reaches dst after posting (delivery_ps), how
  * long src's NIC is busy sending it (send_ps), and how long the ACKs it
  * draws keep dst's link busy (acks_ps). All 0 when dst cannot be reached. */
 struct nic_ideal { simtime_t delivery_ps, send_ps, acks_ps; };

@@ -63,7 +63,6 @@ struct world {
 	uint64_t flows_posted, flows_done;
 	int sources_active;        /* sources that may still post messages */
 	struct endpoint *eps; int n_eps; /* [n_hosts x nics_per_host] */
-	int nics_per_host;         /* [topology] nics_per_host */
 	int gpus_per_host;         /* [topology] gpus_per_host; GPU id = host x gpus_per_host + i */
 	int n_gpus;                /* n_hosts x gpus_per_host */
 	struct nvlink *nvlink;     /* owned by nvlink.c (NULL with one GPU per host) */
