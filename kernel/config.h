@@ -129,6 +129,8 @@ struct cfg_key {
 	size_t off2;            /* KT_LIST count; flag of KT_SIZE_AUTO/OFF, KT_RATE_OFF
 				 * and of rate-scaled defaults */
 	double per_25g;         /* > 0: default is per_25g x rate / 25Gbps, flagged at off2 */
+	bool per_host_rate;     /* with per_25g: shown at the host link rate only (a NIC's
+				 * value), not at each link rate */
 	const struct cfg_custom *custom; /* KT_CUSTOM */
 	const char *help;
 };

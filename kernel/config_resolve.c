@@ -127,7 +127,7 @@ static void put_scaled(FILE *f, const struct cfg_key *k, const struct config *cf
 	uint64_t rates[2] = { 0, 0 };
 	if (cfg->schema->scale_rates)
 		cfg->schema->scale_rates(cfg, rates);
-	int n = k->type == KT_RATE || rates[0] == rates[1] ? 1 : 2;
+	int n = k->per_host_rate || rates[0] == rates[1] ? 1 : 2;
 	char b[64];
 	if (!rates[0] || !rates[n - 1]) { /* not known before the fabric is built */
 		fprintf(f, "; %s = (default: %s)\n", k->name, k->def_doc);
