@@ -5,8 +5,8 @@
  * [pcap] and [output] keys that turn them on.
  *
  * Observers watch; they change nothing that is simulated. They hang off
- * the hooks the other parts offer (a port's tap, a flow's sinks), so no
- * other part calls them.
+ * the hooks the other parts offer (a port's tap, the world's flow sinks),
+ * so no other part calls them.
  */
 #ifndef ROCESIM_OBSERVE_H
 #define ROCESIM_OBSERVE_H
@@ -41,5 +41,9 @@ struct results;
 /* The `flow` table: one row per flow record the world reports (flow_rows.c).
  * Prepares its insert; -1 when the database's table does not fit. */
 int flow_rows_attach(struct world *w, struct results *res);
+/* The `flow_path` table of [output] flow_paths (flow_path.c): each flow's
+ * hops, written with its row. Nothing when off; -1 when the database's
+ * table does not fit. */
+int flow_paths_attach(struct world *w, struct results *res);
 
 #endif

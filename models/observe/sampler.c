@@ -92,7 +92,7 @@ int sampler_setup(struct world *w, struct sampler **out, char **err)
 	}
 	bool ports_on = o->queue_sample_interval || o->link_sample_interval;
 	const struct cc_ops *cc = o->cc_sample_interval ? cc_lookup(w->nic_cfg->cc) : NULL;
-	if (!ports_on && !cc && !o->flow_paths) {
+	if (!ports_on && !cc) {
 		free(sel);
 		return 0;
 	}
@@ -172,10 +172,6 @@ void sampler_start(struct world *w, struct sampler *s, struct results *res)
 		s->link.t = results_table(res, "link_sample", "node, port, t_ps, tx_bytes");
 	if (s->cc.every)
 		s->cc.t = results_table(res, "cc_sample", "flow_id, t_ps, rate_bps, target_bps, alpha");
-	if (((const struct output_cfg *)cfg_get(w->cfg, &output_section))->flow_paths) {
-		s->t_path = results_table(res, "flow_path", "flow_id, hop, node, port");
-		world_add_flow_sink(w, flow_path_write, s);
-	}
 	for (int i = 0; i < s->n_ports; i++)
 		s->tx_last[i] = s->ports[i]->tx_bytes;
 	if (evq_size(&w->sim->q))  /* a run with nothing to do stays at t = 0 */

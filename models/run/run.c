@@ -202,7 +202,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		hpcc_fct_attach(fct, &w); /* the first observer of flow records; their rows next */
 	}
 	struct results *res = results_open(rep->output, o->append, &info, err);
-	if (res && (world_results_prepare(&w, res) < 0 || flow_rows_attach(&w, res) < 0)) {
+	if (res && (world_results_prepare(&w, res) < 0 || flow_rows_attach(&w, res) < 0 ||
+		    flow_paths_attach(&w, res) < 0)) {
 		results_abort(res);
 		res = NULL;
 		*err = str_printf("%s: its tables do not match this version of rocesim "
