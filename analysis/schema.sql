@@ -5,7 +5,7 @@
 -- This file is our public contract with everyone who queries results: its
 -- table and column names are fixed (columns or tables may be added when a
 -- model needs them, never renamed). It is compiled into the simulator
--- (kernel/schema_sql.c is generated from it at build time) and installed
+-- (models/run/schema_sql.c is generated from it at build time) and installed
 -- beside the binary for reference.
 --
 -- Conventions:

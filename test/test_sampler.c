@@ -1,6 +1,6 @@
 /*
- * test_sampler.c — the time series and flow paths of [output] (models/
- * sampler.c, models/observe/flow_path.c) in whole runs, checked against physics:
+ * test_sampler.c — the time series and flow paths of [output]
+ * (models/observe/sampler.c, flow_path.c) in whole runs, checked against physics:
  * a flow at line rate fills each link_sample interval with interval × rate
  * of wire time; an N → 1 incast grows the egress queue at (N − 1) × rate;
  * DCQCN's first decrease halves the rate (α = 1); fat-tree paths have 2, 4
@@ -155,7 +155,7 @@ static void test_cc_sample_dcqcn(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	CU_ASSERT(q_int(h, "SELECT min(cnp_received) FROM flow") > 0);
 	/* α is updated every t_alpha = 1 us: × (1 − g) without a CNP, more with
-	 * one (docs/protocol.md "Frames on the wire", HPCC's UpdateAlphaMlx). So between samples 2 us
+	 * one (docs/protocol.md "DCQCN", HPCC's UpdateAlphaMlx). So between samples 2 us
 	 * apart it never falls below (1 − g)², g = 1/256, and once flow 2 is
 	 * done and the queue drained it falls by exactly that. */
 	const char *pairs = "FROM cc_sample a JOIN cc_sample b ON b.flow_id = a.flow_id "
@@ -329,14 +329,17 @@ static void test_on_off_identical(void)
 }
 
 /* A name not in the topology, or a port it does not have: a located error
- * (file:line, section, key), exit 2, and no database. */
+ * (file:line, section, key), exit 2, and no database. The texts are those
+ * of [pcap] taps (one parser, observe_ports.c; pcap.sh checks them there). */
 static void test_sample_ports_errors(void)
 {
 	static const struct { const char *value, *says; } bad[] = {
-		{ "tor0 nosuch", "no network node named 'nosuch'" },
-		{ "tor0:9", "tor0:PORT with PORT a number from 0 to 3" },
-		{ "tor0:x", "tor0:PORT" },
-		{ "host0.gpu0", "no network node named 'host0.gpu0'" },
+		{ "tor0 nosuch", "'nosuch' is not a node of the topology with ports (expected node or node:port, "
+				 "e.g. host0 or core3:0)" },
+		{ "tor0:9", "'tor0:9': tor0 has ports 0 to 3" },
+		{ "tor0:x", "'tor0:x': tor0 has ports 0 to 3" },
+		{ "tor0:", "'tor0:': tor0 has ports 0 to 3" },
+		{ "host0.gpu0", "'host0.gpu0' is not a node" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char text[1024], db[300];

@@ -1,5 +1,9 @@
 /*
- * flow_path.c — the flow_path rows of [output] flow_paths (sampler.h).
+ * flow_path.c — the flow_path rows of [output] flow_paths: a flow's hops,
+ * written with its row (an observer of the world's flow records, world.h).
+ * Hop 0 is the sender's host port, then each switch and the egress port it
+ * chooses. Nothing for NVLink messages or a multicast sender's record, nor,
+ * with ecmp = packet, for a message that never sent a packet.
  *
  * No packet is followed. With ecmp = flow every switch picks the egress of a
  * flow from its routing table and the hash of the flow's 5-tuple with its own
@@ -10,6 +14,7 @@
  * "the flow's": the rows are the path of its first packet (PSN first_psn),
  * recomputed the same way, and other packets may have crossed other links
  * (documented in scenarios/README.md, warned at the start of the run).
+ * Cost when off: nothing (no sink is added).
  */
 #include "config.h"
 #include "nic.h"
@@ -17,12 +22,12 @@
 #include "log.h"
 #include "fabric.h"
 #include "results.h"
-#include "sampler.h"
+#include "observe.h"
 #include "topology.h"
 
-void flow_path_write(void *sampler, const struct world *w, const struct flow *f)
+static void flow_path_write(void *ctx, const struct world *w, const struct flow *f)
 {
-	const struct sampler *s = sampler;
+	struct results_table *t = ctx;
 	uint32_t qpn;
 	uint16_t sport;
 	uint8_t prio;
@@ -38,5 +43,17 @@ void flow_path_write(void *sampler, const struct world *w, const struct flow *f)
 		   "flow %llu: no path of at most %d hops to its destination", (unsigned long long)f->id,
 		   IDEAL_MAX_HOPS);
 	for (int i = 0; i < n; i++)
-		results_row(w->sim->res, s->t_path, "uisi", f->id, i, hop[i]->node->name, hop[i]->idx);
+		results_row(w->sim->res, t, "uisi", f->id, i, hop[i]->node->name, hop[i]->idx);
+}
+
+int flow_paths_attach(struct world *w, struct results *res)
+{
+	const struct output_cfg *o = cfg_get(w->cfg, &output_section);
+	if (!o->flow_paths)
+		return 0;
+	struct results_table *t = results_table(res, "flow_path", "flow_id, hop, node, port");
+	if (!t)
+		return -1;
+	world_add_flow_sink(w, flow_path_write, t);
+	return 0;
 }

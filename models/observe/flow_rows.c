@@ -33,20 +33,15 @@ static void flow_row(void *ctx, const struct world *w, const struct flow *f)
 	simtime_t fct = done ? f->end - f->start : -1;
 	simtime_t ideal = f->ideal > 0 ? f->ideal : -1;
 	double slowdown = done && f->ideal > 0 ? (double)fct / (double)f->ideal : NAN;
-	uint32_t qpn;
-	uint16_t sport;
-	uint8_t prio;
-	if (flow_qp_info(f, &qpn, &sport, &prio))
-		results_row(w->sim->res, t, "ussssliiulttttduuuusstts", f->id, src, dst, src_gpu, dst_gpu,
-			    (int64_t)qpn, (int)sport, (int)prio, f->size_b,
-			    (int64_t)f->start, f->end, f->recv_end, fct, ideal, slowdown, (uint64_t)f->n_pkts,
-			    f->retx_pkts, f->ecn_marked, f->cnp_received, f->source, f->job,
-			    (simtime_t)f->iteration, (simtime_t)f->collective_id, f->parallelism);
-	else
-		results_row(w->sim->res, t, "ussssnnnulttttdnuuusstts", f->id, src, dst, src_gpu, dst_gpu,
-			    f->size_b, (int64_t)f->start, f->end, f->recv_end, fct, ideal, slowdown,
-			    f->retx_pkts, f->ecn_marked, f->cnp_received, f->source, f->job,
-			    (simtime_t)f->iteration, (simtime_t)f->collective_id, f->parallelism);
+	uint32_t qpn = 0;
+	uint16_t sport = 0;
+	uint8_t prio = 0;
+	bool qp = flow_qp_info(f, &qpn, &sport, &prio);   /* 't': -1 is NULL */
+	results_row(w->sim->res, t, "usssstttulttttdtuuusstts", f->id, src, dst, src_gpu, dst_gpu,
+		    qp ? (simtime_t)qpn : -1, qp ? (simtime_t)sport : -1, qp ? (simtime_t)prio : -1, f->size_b,
+		    (int64_t)f->start, f->end, f->recv_end, fct, ideal, slowdown,
+		    qp ? (simtime_t)f->n_pkts : -1, f->retx_pkts, f->ecn_marked, f->cnp_received, f->source,
+		    f->job, (simtime_t)f->iteration, (simtime_t)f->collective_id, f->parallelism);
 }
 
 int flow_rows_attach(struct world *w, struct results *res)

@@ -35,8 +35,10 @@ int hpcc_fct_close(struct hpcc_fct *h, char **err)
 	if (fclose(h->f) != 0)
 		bad = 1;
 	int rc = 0;
-	if (bad)
+	if (bad) {
 		rc = err_printf(err, "[output] hpcc_fct = '%s': write error", h->path);
+		unlink(h->path);   /* nothing half-written */
+	}
 	free(h->path);
 	free(h);
 	return rc;

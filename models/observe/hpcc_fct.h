@@ -35,7 +35,8 @@ struct hpcc_fct {
 /* Opens (creates or truncates) path for writing; NULL with *err
  * "[output] hpcc_fct = 'PATH': cannot write: REASON". */
 struct hpcc_fct *hpcc_fct_open(const char *path, char **err);
-/* Flushes and closes; 0, or -1 with *err on a write error. */
+/* Flushes and closes; 0, or -1 with *err on a write error (the file is
+ * removed: nothing half-written). */
 int hpcc_fct_close(struct hpcc_fct *h, char **err);
 /* Closes and removes the file (the run wrote no results). */
 void hpcc_fct_abort(struct hpcc_fct *h);

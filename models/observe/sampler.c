@@ -8,7 +8,6 @@
  * O(sampled ports) plus O(unfinished messages) for cc_sample; nothing runs
  * between firings, and nothing at all when every interval is 0.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cc.h"
@@ -27,14 +26,6 @@
 #define SAMPLER_WARN_ROWS 10000000ull
 #define SAMPLER_ROW_B 40
 
-static const struct node *node_named(const struct world *w, const char *name, size_t len)
-{
-	for (int i = 0; i < w->fab.n_nodes; i++)
-		if (strlen(w->fab.nodes[i].name) == len && !memcmp(w->fab.nodes[i].name, name, len))
-			return &w->fab.nodes[i];
-	return NULL;
-}
-
 /* sel[i] = port i of w->fab.ports is in [output] sample_ports (all when absent). */
 static int select_ports(const struct world *w, bool *sel, char **err)
 {
@@ -44,34 +35,9 @@ static int select_ports(const struct world *w, bool *sel, char **err)
 			sel[i] = true;
 		return 0;
 	}
-	for (size_t i = 0; i < o->n_sample_ports; i++) {
-		const char *e = o->sample_ports[i];
-		const char *colon = strchr(e, ':');
-		size_t len = colon ? (size_t)(colon - e) : strlen(e);
-		const struct node *n = node_named(w, e, len);
-		if (!n) {
-			*err = cfg_error_at(w->cfg, "output", "sample_ports", 0,
-					    "no network node named '%.*s' (expected a node of the topology, "
-					    "e.g. %s or %s, or node:port)", (int)len, e, w->fab.nodes[0].name,
-					    w->fab.nodes[w->fab.n_nodes - 1].name);
+	for (size_t i = 0; i < o->n_sample_ports; i++)
+		if (observe_mark_ports(w, "output", "sample_ports", o->sample_ports[i], sel, err) < 0)
 			return -1;
-		}
-		int first = (int)(n->ports - w->fab.ports);
-		if (!colon) {
-			for (int p = 0; p < n->n_ports; p++)
-				sel[first + p] = true;
-			continue;
-		}
-		char *end = NULL;
-		long p = isdigit((unsigned char)colon[1]) ? strtol(colon + 1, &end, 10) : -1;
-		if (p < 0 || *end || p >= n->n_ports) {
-			*err = cfg_error_at(w->cfg, "output", "sample_ports", 0,
-					    "'%s': expected %s:PORT with PORT a number from 0 to %d (%s has %d ports)",
-					    e, n->name, n->n_ports - 1, n->name, n->n_ports);
-			return -1;
-		}
-		sel[first + p] = true;
-	}
 	return 0;
 }
 
@@ -92,7 +58,7 @@ int sampler_setup(struct world *w, struct sampler **out, char **err)
 	}
 	bool ports_on = o->queue_sample_interval || o->link_sample_interval;
 	const struct cc_ops *cc = o->cc_sample_interval ? cc_lookup(w->nic_cfg->cc) : NULL;
-	if (!ports_on && !cc && !o->flow_paths) {
+	if (!ports_on && !cc) {
 		free(sel);
 		return 0;
 	}
@@ -172,10 +138,6 @@ void sampler_start(struct world *w, struct sampler *s, struct results *res)
 		s->link.t = results_table(res, "link_sample", "node, port, t_ps, tx_bytes");
 	if (s->cc.every)
 		s->cc.t = results_table(res, "cc_sample", "flow_id, t_ps, rate_bps, target_bps, alpha");
-	if (((const struct output_cfg *)cfg_get(w->cfg, &output_section))->flow_paths) {
-		s->t_path = results_table(res, "flow_path", "flow_id, hop, node, port");
-		world_add_flow_sink(w, flow_path_write, s);
-	}
 	for (int i = 0; i < s->n_ports; i++)
 		s->tx_last[i] = s->ports[i]->tx_bytes;
 	if (evq_size(&w->sim->q))  /* a run with nothing to do stays at t = 0 */

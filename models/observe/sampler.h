@@ -1,12 +1,12 @@
 /*
  * sampler.h — the time series of [output] (docs/scenario.md): queue_sample,
- * link_sample and cc_sample rows written by one periodic event, and the
- * flow_path rows written with each flow's row.
+ * link_sample and cc_sample rows written by one periodic event.
  *
  * What a sample means (scenarios/README.md "Time series"). Samples are
- * taken at t = k × interval, k = 1, 2, ..., after every other event at t
- * (the sampler is the last element registered, so it loses every tie), as
- * long as the run goes on:
+ * taken at t = k × interval, k = 1, 2, ..., after every event of the
+ * network, its traffic and its jobs at t (the sampler registers after all
+ * of their elements, so it loses every tie with them; only the watchdog,
+ * which changes nothing, registers later), as long as the run goes on:
  *   queue_sample  frame bytes waiting in the port's egress queues at t, all
  *                 classes (port.queued_bytes; the frame being serialised has
  *                 left the queue, port.h). Host ports hold only control
@@ -23,9 +23,9 @@
  * (`node` = all its ports, `node:port` one), every port of every node when
  * the key is absent; rows = ports × duration / interval per table.
  *
- * Cost and neutrality: with every interval 0 and flow_paths off nothing is
- * allocated or scheduled, and no packet path has a test for it (flow_paths
- * costs one test per flow row). When on, the single sampling event reads
+ * Cost and neutrality: with every interval 0 nothing is allocated or
+ * scheduled, and no packet path has a test for it. When on, the single
+ * sampling event reads
  * counters the ports and QPs keep anyway; it does not count in run.events;
  * it is not scheduled when the run starts with no event, and writes nothing
  * and is not rescheduled once it is the only event left; sampler_stop takes
@@ -47,7 +47,6 @@
 struct world;
 struct results;
 struct results_table;
-struct flow;
 struct port;
 struct cc_ops;
 
@@ -70,28 +69,20 @@ struct sampler {
 	void *cc_copy;                 /* cc_ops->state_b bytes: the state advanced to t */
 	bool pending;                  /* a sampling event is in the queue */
 	bool stopped;                  /* sampler_stop was called */
-	struct results_table *t_path;  /* flow_path insert, NULL when flow_paths = off */
 };
 
 /* After the world, traffic and jobs are built, before results_open:
  * validates [output] sample_ports against the topology (a located error,
- * *err malloc'd, return -1) and, when any series or flow_paths is on,
- * allocates w->sampler. Warns about what will not be written (cc = none)
- * and about a large row count when [simulation] stop bounds it. */
+ * *err malloc'd, return -1) and, when any series is on, allocates *out
+ * (else *out = NULL). */
 int sampler_setup(struct world *w, struct sampler **out, char **err);
-/* After results_open: prepares the tables and schedules the first sample. */
+/* After results_open: warns about what will not be written (cc = none)
+ * and about a large row count when [simulation] stop bounds it; then, when
+ * s is not NULL, prepares the tables and schedules the first sample. */
 void sampler_start(struct world *w, struct sampler *s, struct results *res);
 /* The run's work is over (before run.c's drain phase): no more samples,
  * and the pending sampling event leaves the event queue. */
 void sampler_stop(struct sampler *s);
 void sampler_free(struct sampler *s);
-
-/* flow_path.c: the flow's hops as flow_path rows ([output] flow_paths):
- * hop 0 the sender's host port, then each switch and the egress port it
- * chooses, recomputed from the routing tables and the ECMP hash of the
- * flow's 5-tuple (ecmp = flow), or of its first packet (ecmp = packet).
- * Nothing for NVLink messages, or with ecmp = packet for a message that
- * never sent a packet. */
-void flow_path_write(void *sampler, const struct world *w, const struct flow *f);
 
 #endif

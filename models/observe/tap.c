@@ -15,9 +15,19 @@
 #include "mkdirs.h"
 #include "pcap.h"
 #include "fabric.h"
+#include "frame.h"
 #include "tap.h"
 #include "nic.h"
 #include "xalloc.h"
+
+/* One tapped port: the hook the port calls, and its file. */
+struct tap {
+	struct port_tap hook;      /* first: what the port calls (port.h) */
+	struct pcapw *file;
+	struct frame_hop out;      /* this port -> its peer */
+	struct frame_hop in;       /* its peer -> this port */
+	uint8_t *buf;              /* scratch frame of FRAME_MAX_B bytes, shared by the taps of a run */
+};
 
 struct taps {
 	struct world *w;
@@ -31,42 +41,6 @@ struct taps {
 	uint8_t *buf;              /* FRAME_MAX_B */
 };
 
-static struct node *node_named(struct world *w, const char *name, size_t len)
-{
-	for (int u = 0; u < w->fab.n_nodes; u++)
-		if (strlen(w->fab.nodes[u].name) == len && memcmp(w->fab.nodes[u].name, name, len) == 0)
-			return &w->fab.nodes[u];
-	return NULL;
-}
-
-/* Marks the ports one [pcap] taps entry names ("sw0" or "sw0:3"). */
-static int mark_tap(struct world *w, const char *name, bool *want, char **err)
-{
-	const char *colon = strchr(name, ':');
-	size_t len = colon ? (size_t)(colon - name) : strlen(name);
-	struct node *nd = node_named(w, name, len);
-	if (!nd || nd->n_ports == 0) {
-		*err = cfg_error_at(w->cfg, "pcap", "taps", 0,
-				    "'%.*s' is not a node of the topology with ports "
-				    "(expected node or node:port, e.g. host0 or tor0:2)", (int)len, name);
-		return -1;
-	}
-	int first = 0, last = nd->n_ports - 1;
-	if (colon) {
-		/* config_rules.c already checked that digits follow the colon. */
-		long p = strtol(colon + 1, NULL, 10);
-		if (p < 0 || p >= nd->n_ports) {
-			*err = cfg_error_at(w->cfg, "pcap", "taps", 0, "'%s': %s has ports 0 to %d",
-					    name, nd->name, nd->n_ports - 1);
-			return -1;
-		}
-		first = last = (int)p;
-	}
-	for (int i = first; i <= last; i++)
-		want[nd->ports + i - w->fab.ports] = true;
-	return 0;
-}
-
 int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **err)
 {
 	const struct pcap_cfg *pc = cfg_get(w->cfg, &pcap_section);
@@ -75,7 +49,7 @@ int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **er
 		return 0;
 	bool *want = xcalloc((size_t)w->fab.n_ports, sizeof *want);
 	for (size_t i = 0; i < pc->n_taps; i++) {
-		if (mark_tap(w, pc->taps[i], want, err) < 0) {
+		if (observe_mark_ports(w, "pcap", "taps", pc->taps[i], want, err) < 0) {
 			free(want);
 			return -1;
 		}
@@ -94,8 +68,6 @@ int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **er
 	*out = t;
 	return 0;
 }
-
-const char *tap_dir(const struct taps *t) { return t->dir; }
 
 /* A file tap_open created, to remove if the run never starts. */
 static void remember(struct taps *t, const char *path)

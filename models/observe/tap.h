@@ -25,23 +25,8 @@
 #ifndef ROCESIM_TAP_H
 #define ROCESIM_TAP_H
 
-#include "fabric.h"
-#include "frame.h"
-#include "simtime.h"
-
 struct world;
-struct port;
-struct packet;
-struct pcapw;
 struct taps;
-
-struct tap {
-	struct port_tap hook;      /* first: what the port calls (port.h) */
-	struct pcapw *file;
-	struct frame_hop out;      /* this port -> its peer */
-	struct frame_hop in;       /* its peer -> this port */
-	uint8_t *buf;              /* scratch frame of FRAME_MAX_B bytes, shared by the taps of a run */
-};
 
 /* Resolves which ports to tap. *out = NULL when capture is off. Returns 0,
  * or -1 with *err (malloc'd, "FILE:LINE: [pcap] taps = '...': ...") for a
@@ -55,8 +40,5 @@ int tap_open(struct taps *t, const char *db_path, char **err);
 void tap_close(struct taps *t);
 /* As tap_close, but removes the files and the folders tap_open created. */
 void tap_discard(struct taps *t);
-/* The folder the capture files go to (after tap_open). */
-const char *tap_dir(const struct taps *t);
-
 
 #endif

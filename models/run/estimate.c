@@ -29,7 +29,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "cc.h"
 #include "job.h"
 #include "traffic.h"
 #include "config.h"

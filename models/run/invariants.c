@@ -1,22 +1,14 @@
 /*
  * invariants.c — accounting identities of a live fabric (see invariants.h).
  *
- * Cost: one walk of every queued and flying frame, plus a per-switch array
- * of ports x classes; run once per watchdog period in debug builds and once
- * per run otherwise, never per packet.
+ * The walks are the fabric's (fabric_check_buffers, fabric_data_in_flight);
+ * this file states the identities over them. Run once per watchdog period
+ * in debug builds and once per run otherwise, never per packet.
  */
-#include <stdlib.h>
-#include "config.h"
 #include "invariants.h"
 #include "log.h"
 #include "fabric.h"
 #include "nic.h"
-#include "xalloc.h"
-
-uint64_t inv_data_in_network(const struct world *w)
-{
-	return fabric_data_in_flight(&w->fab);
-}
 
 bool inv_conservation_checkable(const struct world *w)
 {
@@ -28,7 +20,7 @@ void inv_check(struct world *w)
 	struct sim *sim = w->sim;
 	fabric_check_buffers(&w->fab);
 	if (inv_conservation_checkable(w)) {
-		uint64_t in_net = inv_data_in_network(w);
+		uint64_t in_net = fabric_data_in_flight(&w->fab);
 		SIM_ASSERT(sim, &sim->kernel, sim->packets_sent == sim->packets_delivered + sim->packets_dropped + in_net,
 			   "packet conservation: sent %llu != delivered %llu + dropped %llu + in the network %llu",
 			   (unsigned long long)sim->packets_sent, (unsigned long long)sim->packets_delivered,

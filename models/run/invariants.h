@@ -16,12 +16,9 @@
 #define ROCESIM_INVARIANTS_H
 
 #include <stdbool.h>
-#include <stdint.h>
 
 struct world;
 
-/* Data packets in port queues and on links. */
-uint64_t inv_data_in_network(const struct world *w);
 /* Whether conservation can be checked from the ports alone: false when NICs
  * model a receive buffer ([nic] rx_rate), which holds packets out of sight. */
 bool inv_conservation_checkable(const struct world *w);

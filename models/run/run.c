@@ -26,14 +26,19 @@
 #include "watchdog.h"
 #include "xalloc.h"
 
-static struct results *open_results; /* for die_* during the run */
-static struct taps *open_taps;       /* idem: flushed and closed */
+/* What a run that dies (die_*, SIM_ASSERT) must not leave half-written. */
+static struct results *open_results; /* discarded */
+static struct hpcc_fct *open_fct;    /* removed, as the database is */
+static struct taps *open_taps;       /* flushed and closed */
 
 static void abort_results(void)
 {
 	if (open_results)
 		results_abort(open_results);
 	open_results = NULL;
+	if (open_fct)
+		hpcc_fct_abort(open_fct);
+	open_fct = NULL;
 	tap_close(open_taps);
 	open_taps = NULL;
 }
@@ -156,11 +161,13 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim_init(&sim, sc->seed);
 	sim.cfg = cfg;
 	sim.stop_at = sc->stop;
-	memset(&w, 0, sizeof w);
-	if (world_build(&w, &sim, cfg, err) < 0 || !(colls = colls_new(&w)) ||
-	    traffic_setup(&w, colls, &traffic, err) < 0 || jobs_setup(&w, colls, &jobs, err) < 0 ||
-	    tap_setup(&w, o->pcap_dir, &taps, err) < 0 ||
-	    sampler_setup(&w, &sampler, err) < 0) {
+	if (world_build(&w, &sim, cfg, err) < 0) {
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	colls = colls_new(&w);
+	if (traffic_setup(&w, colls, &traffic, err) < 0 || jobs_setup(&w, colls, &jobs, err) < 0 ||
+	    tap_setup(&w, o->pcap_dir, &taps, err) < 0 || sampler_setup(&w, &sampler, err) < 0) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
@@ -184,17 +191,19 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 					 .index_sql = rocesim_index_sql };
 	/* [output] hpcc_fct: opened before the run, so an unwritable path is
 	 * an input error with nothing simulated (hpcc_fct.h). */
-	const struct output_cfg *out = cfg_get(cfg, &output_section);
-	if (out->hpcc_fct && (fct = hpcc_fct_open(out->hpcc_fct, err)))
+	const struct output_cfg *oc = cfg_get(cfg, &output_section);
+	if (oc->hpcc_fct) {
+		if (!(fct = hpcc_fct_open(oc->hpcc_fct, err))) {
+			tap_discard(taps); /* nothing half-written */
+			taps = NULL;
+			rc = EXIT_INPUT;
+			goto out;
+		}
 		hpcc_fct_attach(fct, &w); /* the first observer of flow records; their rows next */
-	if (out->hpcc_fct && !fct) {
-		tap_discard(taps); /* nothing half-written */
-		taps = NULL;
-		rc = EXIT_INPUT;
-		goto out;
 	}
 	struct results *res = results_open(rep->output, o->append, &info, err);
-	if (res && (world_results_prepare(&w, res) < 0 || flow_rows_attach(&w, res) < 0)) {
+	if (res && (world_results_prepare(&w, res) < 0 || flow_rows_attach(&w, res) < 0 ||
+		    flow_paths_attach(&w, res) < 0)) {
 		results_abort(res);
 		res = NULL;
 		*err = str_printf("%s: its tables do not match this version of rocesim "
@@ -211,6 +220,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	}
 	warn_choices(cfg); /* after every input error, so those stay one line */
 	open_results = res;
+	open_fct = fct;
 	open_taps = taps;
 	log_set_cleanup(abort_results);
 	sim.res = res;
@@ -253,7 +263,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 #ifdef SIM_DEBUG
 	inv_check(&w);
 #endif
-	rep->packets_in_network = inv_data_in_network(&w);
+	rep->packets_in_network = fabric_data_in_flight(&w.fab);
 	if (inv_conservation_checkable(&w) &&
 	    sim.packets_sent != sim.packets_delivered + sim.packets_dropped + rep->packets_in_network)
 		warnx_sim("packet conservation broken (a bug): sent %llu, delivered %llu, dropped %llu, "
@@ -291,21 +301,26 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 				   .packets_delivered = sim.packets_delivered,
 				   .packets_dropped = sim.packets_dropped };
 	open_results = NULL;
+	open_fct = NULL;
 	log_set_cleanup(NULL);
-	if (fct && hpcc_fct_close(fct, err) < 0)
-		rc = EXIT_INTERNAL;
-	fct = NULL;
+	/* fct.txt is kept only beside a published database. */
 	if (results_finish(res, rep->status, &sum) < 0) {
-		*err = strdup("could not finish the results database");
+		*err = xstrdup("could not finish the results database");
+		rc = EXIT_INTERNAL;
+		if (fct)
+			hpcc_fct_abort(fct);
+	} else if (fct && hpcc_fct_close(fct, err) < 0) {
 		rc = EXIT_INTERNAL;
 	}
+	fct = NULL;
 out:
-	tap_close(taps);   /* --check or an input error: nothing was opened */
-	sampler_free(sampler);
+	/* In reverse of the building order (fct.txt is closed above). */
 	watchdog_free(&wd);
-	colls_free(colls);
+	sampler_free(sampler);
+	tap_close(taps);   /* --check or an input error: nothing was opened */
 	jobs_free(jobs);
 	traffic_free(traffic);
+	colls_free(colls);
 	world_free(&w);
 	sim_free(&sim);
 	return rc;

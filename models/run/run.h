@@ -27,7 +27,6 @@ struct sim_cfg {
 	int progress;                  /* PROGRESS_* [auto] */
 	simtime_t watchdog;            /* [1ms] */
 };
-extern const struct cfg_section sim_section;
 /* Every part's sections (the scenario format). */
 extern const struct cfg_schema rocesim_schema;
 /* config_load and config_load_text with rocesim's schema. */

@@ -34,7 +34,7 @@ static const struct cfg_key sim_keys[] = {
 	  .help = "no byte delivered for this long while flows remain: stall or deadlock check" },
 };
 
-const struct cfg_section sim_section = {
+static const struct cfg_section sim_section = {
 	.name = "simulation", .help = "the run: seed, stop time, output",
 	CFG_KEYS(sim_keys), .size = sizeof(struct sim_cfg),
 };

@@ -1,0 +1,104 @@
+/*
+ * test_run.c — what a whole run writes (models/run/run.c,
+ * models/observe/flow_rows.c): the flow table's derived columns on a real
+ * run, and a run that cannot write its tables leaving nothing behind.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include "run_fixture.h"
+#include "sqlutil.h"
+#include "testutil.h"
+
+/* A ring of 40 switches, one host each, 1 us links: host0 -> host1 crosses
+ * 3 links, host0 -> host20 22, more than an ideal time is computed for
+ * (IDEAL_MAX_HOPS = 16), and host2 -> host3 cannot send 10 MB before
+ * stop. So: a finished flow with an ideal, a finished one without, and an
+ * unfinished one. flow_rows.c promises fct_ps = end_ps - start_ps and
+ * slowdown = fct_ps / ideal_fct_ps for finished flows, NULL otherwise, and
+ * NULL ideal_fct_ps (and slowdown) when there is no ideal. */
+static void test_derived_columns(void)
+{
+	sqlite3 *h = run_text("[simulation]\nprogress = off\nstop = 100us\n"
+			      "[topology]\ntype = ring\nswitches = 40\nhosts_per_switch = 1\n"
+			      "link_rate = 100Gbps\nlink_delay = 1us\n[nic]\ncc = none\n"
+			      "[traffic.a]\ntype = flows\nflow = host0 host1 10KB 0us\n"
+			      "flow = host0 host20 10KB 0us\nflow = host2 host3 10MB 0us\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow"), 3);
+	/* Finished: both short flows, their fct the difference of their times. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE fct_ps = end_ps - start_ps AND fct_ps > 0 "
+				 "AND dst IN ('host1', 'host20')"), 2);
+	/* With an ideal: the idle fabric's time is a lower bound, and the
+	 * slowdown is their ratio. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE dst = 'host1' AND ideal_fct_ps > 0 "
+				 "AND ideal_fct_ps <= fct_ps AND abs(slowdown - 1.0 * fct_ps / ideal_fct_ps) "
+				 "<= 1e-12 * slowdown"), 1);
+	/* No ideal (path too long to time): no slowdown either, not 0. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE dst = 'host20' AND fct_ps > 0 "
+				 "AND ideal_fct_ps IS NULL AND slowdown IS NULL"), 1);
+	/* Unfinished: an ideal, but no end, fct or slowdown. */
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM flow WHERE dst = 'host3' AND end_ps IS NULL "
+				 "AND fct_ps IS NULL AND slowdown IS NULL AND ideal_fct_ps > 0"), 1);
+	sqlite3_close(h);
+}
+
+/* A database made by another version, whose flow table lacks columns:
+ * --append to it is an input error (exit 2) found before anything is
+ * simulated, and the run's other outputs (the capture folder, HPCC's
+ * fct.txt), opened before the database, are removed again. */
+static void test_tables_do_not_match(void)
+{
+	char db[300], fct[300], cap[300], ini[300], text[1024];
+	snprintf(db, sizeof db, "%s/old.db", run_tmpdir);
+	snprintf(fct, sizeof fct, "%s/fct.txt", run_tmpdir);
+	snprintf(cap, sizeof cap, "%s/cap", run_tmpdir);
+	snprintf(ini, sizeof ini, "%s/old.ini", run_tmpdir);
+	sqlite3 *h = NULL;
+	CU_ASSERT_FATAL(sqlite3_open(db, &h) == SQLITE_OK);
+	CU_ASSERT_FATAL(sqlite3_exec(h, "CREATE TABLE flow (run_id INTEGER, flow_id INTEGER, src TEXT)",
+				     NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(h);
+	snprintf(text, sizeof text, "[simulation]\nprogress = off\n[topology]\ntype = star\nhosts = 2\n"
+		 "link_rate = 100Gbps\nlink_delay = 1us\n"
+		 "[output]\nhpcc_fct = %s\n[traffic.a]\ntype = flows\nflow = host0 host1 10KB 0us\n", fct);
+	FILE *f = fopen(ini, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+	struct config cfg;
+	char *err = NULL;
+	CU_ASSERT_FATAL(scenario_load(&cfg, ini, NULL, 0, &err) == 0);
+	struct run_opts o = { .scenario = ini, .output = db, .append = true, .pcap_dir = cap };
+	struct run_report rep;
+	/* SQLite's reason goes to stderr: kept in a file to look at. */
+	char errfile[300];
+	snprintf(errfile, sizeof errfile, "%s/stderr.txt", run_tmpdir);
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO), fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	int rc = run_scenario(&cfg, &o, &rep, &err);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	CU_ASSERT_EQUAL(rc, EXIT_INPUT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "old.db: its tables do not match this version of rocesim"));
+	char said[2048] = "";
+	f = fopen(errfile, "r");
+	if (f) {
+		said[fread(said, 1, sizeof said - 1, f)] = 0;
+		fclose(f);
+	}
+	CU_ASSERT(strstr(said, "no column named") || strstr(err, "no column named"));
+	CU_ASSERT_NOT_EQUAL(access(fct, F_OK), 0);
+	CU_ASSERT_NOT_EQUAL(access(cap, F_OK), 0);
+	CU_ASSERT_EQUAL(access(db, F_OK), 0);   /* the user's database stays */
+	free(err);
+	run_report_free(&rep);
+	config_free(&cfg);
+}
+
+TEST_MAIN("run",
+	  { "flow table: fct, ideal and slowdown of a real run", test_derived_columns },
+	  { "tables that do not match: exit 2, nothing half-written", test_tables_do_not_match })
