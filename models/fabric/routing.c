@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ideal.h"
 #include "routing.h"
 #include "xalloc.h"
 
@@ -169,11 +170,11 @@ static int rt_set(const struct topo *t, struct route_table *tables, struct rt_gr
 	return 0;
 }
 
-/* The search's state: dist per node (-1: not reached), and the nodes
- * waiting at cost d in bucket d mod (TOPO_MAX_COST + 1), doubly linked
- * through next and prev. */
+/* The search's state: dist per node (-1: not reached), the most links of
+ * a least-cost path to it, and the nodes waiting at cost d in bucket d mod
+ * (TOPO_MAX_COST + 1), doubly linked through next and prev. */
 struct rt_search {
-	int *dist, *next, *prev;
+	int *dist, *links, *next, *prev;
 	int head[TOPO_MAX_COST + 1];
 };
 
@@ -217,6 +218,7 @@ static void rt_search(const struct topo *t, int src, struct rt_search *s)
 	for (int b = 0; b <= TOPO_MAX_COST; b++)
 		s->head[b] = -1;
 	rt_push(s, src, 0);
+	s->links[src] = 0;
 	for (int d = 0, waiting = 1; waiting > 0; d++) {
 		int *head = &s->head[d % (TOPO_MAX_COST + 1)];
 		while (*head >= 0) {
@@ -229,16 +231,40 @@ static void rt_search(const struct topo *t, int src, struct rt_search *s)
 				continue;          /* hosts do not forward */
 			for (int i = t->port_off[v]; i < t->port_off[v + 1]; i++) {
 				int q = t->ports[i].peer, dq = d + link_cost(t, i);
-				if (s->dist[q] >= 0 && s->dist[q] <= dq)
+				if (s->dist[q] >= 0 && s->dist[q] <= dq) {
+					/* Another least-cost way in: its predecessors are
+					 * all expanded before q (a link costs at least 1). */
+					if (s->dist[q] == dq && s->links[v] + 1 > s->links[q])
+						s->links[q] = s->links[v] + 1;
 					continue;
+				}
 				if (s->dist[q] >= 0)
 					rt_unlink(s, q);   /* waiting at a higher cost */
 				else
 					waiting++;
 				rt_push(s, q, dq);
+				s->links[q] = s->links[v] + 1;
 			}
 		}
 	}
+}
+
+/* Every path on the tables is followed hop by hop into arrays of
+ * IDEAL_MAX_HOPS links (ideal times, flow paths, multicast trees): refuse
+ * a fabric with a longer least-cost route. A route from switch u toward
+ * the search's root crosses at most links[u] links, plus `ends` host
+ * links. */
+static int rt_check_length(const struct topo *t, const struct rt_search *s, int root, int ends, char **err)
+{
+	int far = -1;
+	for (int u = t->n_hosts; u < t->n_nodes; u++)
+		if (s->dist[u] >= 0 && (far < 0 || s->links[u] > s->links[far]))
+			far = u;
+	if (far < 0 || s->links[far] + ends <= IDEAL_MAX_HOPS)
+		return 0;
+	return err_printf(err, "routing: a route from %s toward %s crosses up to %d links, host links "
+			  "included; routes of at most %d links are supported", t->nodes[far].name,
+			  t->nodes[root].name, s->links[far] + ends, IDEAL_MAX_HOPS);
 }
 
 /* Graphs built by hand (nics_per_host 0): host d is one endpoint, entered
@@ -250,6 +276,8 @@ static int rt_build_hosts(const struct topo *t, struct route_table *tables, stru
 	const int *dist = s->dist;
 	for (int d = 0; d < nh; d++) {
 		rt_search(t, d, s);
+		if (rt_check_length(t, s, d, 1, err) < 0)
+			return -1;
 		for (int u = nh; u < n; u++) {
 			if (dist[u] < 0)
 				return err_printf(err, "routing: switch %s cannot reach host %s",
@@ -306,6 +334,8 @@ static int rt_build_eps(const struct topo *t, struct route_table *tables, struct
 		if (first[a] == first[a + 1])
 			continue;
 		rt_search(t, a, s);
+		if (rt_check_length(t, s, a, 2, err) < 0)
+			goto out;
 		for (int u = nh; u < n; u++) {
 			if (dist[u] < 0) {
 				int e = order[first[a]];
@@ -355,12 +385,13 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 	memset(tables, 0, (size_t)n * sizeof *tables);
 	struct rt_search s = {
 		.dist = malloc(((size_t)n + 1) * sizeof *s.dist),
+		.links = malloc(((size_t)n + 1) * sizeof *s.links),
 		.next = malloc(((size_t)n + 1) * sizeof *s.next),
 		.prev = malloc(((size_t)n + 1) * sizeof *s.prev),
 	};
 	struct rt_grow *grow = calloc((size_t)n + 1, sizeof *grow);
 	uint16_t *buf = malloc((TOPO_MAX_PORTS + 1) * sizeof *buf);
-	if (!s.dist || !s.next || !s.prev || !grow || !buf) {
+	if (!s.dist || !s.links || !s.next || !s.prev || !grow || !buf) {
 		err_printf(err, "routing: out of memory");
 		goto out;
 	}
@@ -397,6 +428,7 @@ out:
 		}
 	free(grow);
 	free(s.dist);
+	free(s.links);
 	free(s.next);
 	free(s.prev);
 	free(buf);
