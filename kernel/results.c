@@ -247,7 +247,8 @@ static int setup_db(struct results *r, const struct results_run_info *info)
 	if (results_exec(r, "BEGIN IMMEDIATE", "begin transaction"))
 		return -1;
 	if (results_exec(r, info && info->schema_sql ? info->schema_sql : "", "create schema") ||
-	    insert_run_row(r, info)) {
+	    insert_run_row(r, info) ||
+	    (info && info->prepare && (info->prepare(info->prepare_ctx, r) < 0 || r->errors))) {
 		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}

@@ -30,6 +30,13 @@ struct results_run_info {
 	const char *version;      /* PACKAGE_VERSION */
 	const char *schema_sql;   /* the tables and views, run when the database is opened */
 	const char *index_sql;    /* the indexes, run when the run ends (NULL: none) */
+	/* Called with the schema made and the run row inserted, before either
+	 * is committed: the models prepare their tables' inserts
+	 * (results_table). -1, or any failure of SQLite meanwhile (a table of
+	 * an older database without a column), and results_open fails with
+	 * nothing written. NULL: none. */
+	int (*prepare)(void *ctx, struct results *r);
+	void *prepare_ctx;
 };
 
 struct run_summary {
@@ -38,9 +45,11 @@ struct run_summary {
 	uint64_t events, packets_sent, packets_delivered, packets_dropped;
 };
 
-/* Opens (creating the schema and the views of analysis/views.sql when present)
- * and inserts the run row as 'running'. Returns NULL with *err set (malloc'd)
- * when the path cannot be written; nothing is left behind then. */
+/* Opens (creating the schema and the views of analysis/views.sql when present),
+ * inserts the run row as 'running' and lets info->prepare prepare the
+ * tables' inserts. Returns NULL with *err set (malloc'd, one line) when the
+ * path cannot be written or the tables do not take the rows; nothing is
+ * left behind then, and an existing database is as it was. */
 struct results *results_open(const char *path, bool append,
 			     const struct results_run_info *info, char **err);
 int results_run_id(const struct results *r);

@@ -142,6 +142,19 @@ static void fill_world(struct run_report *rep, const struct world *w)
 	rep->ports = w->fab.n_ports;
 }
 
+/* results_open's prepare step: the world's, the flow rows' and the flow
+ * paths' inserts, before the run row is committed; `refused` tells the
+ * caller the tables would not take them. */
+struct tables_ctx { struct world *w; bool refused; };
+
+static int prepare_tables(void *ctx, struct results *res)
+{
+	struct tables_ctx *tc = ctx;
+	tc->refused = world_results_prepare(tc->w, res) < 0 || flow_rows_attach(tc->w, res) < 0 ||
+		      flow_paths_attach(tc->w, res) < 0;
+	return tc->refused ? -1 : 0;
+}
+
 int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err)
 {
 	struct sim sim;
@@ -185,10 +198,11 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INPUT;
 		goto out;
 	}
+	struct tables_ctx tables = { .w = &w };
 	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
 					 .config = cfg->resolved, .seed = sc->seed,
 					 .version = PACKAGE_VERSION, .schema_sql = rocesim_schema_sql,
-					 .index_sql = rocesim_index_sql };
+					 .index_sql = rocesim_index_sql, .prepare = prepare_tables, .prepare_ctx = &tables };
 	/* [output] hpcc_fct: opened before the run, so an unwritable path is
 	 * an input error with nothing simulated (hpcc_fct.h). */
 	const struct output_cfg *oc = cfg_get(cfg, &output_section);
@@ -202,12 +216,11 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		hpcc_fct_attach(fct, &w); /* the first observer of flow records; their rows next */
 	}
 	struct results *res = results_open(rep->output, o->append, &info, err);
-	if (res && (world_results_prepare(&w, res) < 0 || flow_rows_attach(&w, res) < 0 ||
-		    flow_paths_attach(&w, res) < 0)) {
-		results_abort(res);
-		res = NULL;
-		*err = str_printf("%s: its tables do not match this version of rocesim "
-				  "(write to a new database, or --append to one this version made)", rep->output);
+	if (!res && o->append && tables.refused) {
+		char *why = *err;
+		*err = str_printf("%s (its tables do not match this version of rocesim: write to a new "
+				  "database, or --append to one this version made)", why);
+		free(why);
 	}
 	if (!res) {
 		if (fct)
