@@ -10,11 +10,11 @@
 #define PC(f) offsetof(struct pcap_cfg, f)
 
 static const struct cfg_key pcap_keys[] = {
-	{ "taps", KT_LIST, .def_doc = "none (with --pcap: every host port)",
+	{ "taps", KT_LIST, .def_doc = "none (when capture is on: every host port)",
 	  .off = PC(taps), .off2 = PC(n_taps), .help = "node or node:port" },
 	{ "snaplen", KT_SIZE, .def_doc = "full frame", CFG_POS, .off = PC(snaplen_b),
 	  .help = "bytes kept of each frame" },
-	{ "dir", KT_PATH_OUT, .def_doc = "the database path without .db (when taps or --pcap ask for capture)",
+	{ "dir", KT_PATH_OUT, .def_doc = "the database path without .db (when capture is on)",
 	  .off = PC(dir), .help = "capture folder" },
 };
 
