@@ -16,6 +16,7 @@
 #include "config.h"
 #include "log.h"
 #include "run.h"
+#include "testutil.h"
 
 static char run_tmpdir[] = "/tmp/rocesim-run-XXXXXX";
 static int run_counter;
@@ -101,9 +102,7 @@ static inline void run_expect_error(const char *text, const char *want1, const c
 	if (h)
 		sqlite3_close(h);
 	CU_ASSERT_EQUAL(rc, 2);
-	CU_ASSERT(strstr(run_err, want1) && strstr(run_err, want2));
-	if (!strstr(run_err, want1) || !strstr(run_err, want2))
-		printf("\n    error '%s' lacks '%s' or '%s'\n", run_err, want1, want2);
+	CU_ASSERT(msg_has_all(run_err, (const char *const[]){ want1, want2, NULL }));
 }
 
 /* Every row of sql as one line of space-separated values (NULL as ""), for

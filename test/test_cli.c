@@ -49,20 +49,15 @@ static int parse_err(struct cli *c, ...)
 	int argc = make_argv(ap);
 	va_end(ap);
 
-	char path[] = "/tmp/test_cli.XXXXXX";
-	int fd = mkstemp(path);
-	fflush(stderr);
-	int saved = dup(STDERR_FILENO);
-	dup2(fd, STDERR_FILENO);
+	const char *path = tmp_file("stderr.txt", "");
+	int saved = fd_to(STDERR_FILENO, path);
 	int rc = cli_parse(argc, argv_buf, c);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	lseek(fd, 0, SEEK_SET);
-	ssize_t n = read(fd, errbuf, sizeof errbuf - 1);
-	errbuf[n > 0 ? n : 0] = '\0';
-	close(fd);
-	unlink(path);
+	fd_restore(STDERR_FILENO, saved);
+	FILE *f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	size_t n = fread(errbuf, 1, sizeof errbuf - 1, f);
+	errbuf[n] = '\0';
+	fclose(f);
 	return rc;
 }
 

@@ -288,11 +288,11 @@ static void test_api_groups(void)
 	CU_ASSERT_PTR_NULL(mcast_group_find(w, 0, d3, 2));
 	CU_ASSERT_PTR_NULL(mcast_group_find(w, 1, d, 3));
 	CU_ASSERT_PTR_NULL(mcast_group_create(w, "x", 0, dup, 2, &err));
-	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "twice"));
+	CU_ASSERT(err && strstr(err, "twice"));
 	free(err);
 	err = NULL;
 	CU_ASSERT_PTR_NULL(mcast_group_create(w, "x", 0, self, 2, &err));
-	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "source"));
+	CU_ASSERT(err && strstr(err, "source"));
 	free(err);
 	err = NULL;
 	CU_ASSERT_EQUAL(mcast_group_ip(g) >> 28, 0xE);                  /* 224.0.0.0/4 */

@@ -79,19 +79,13 @@ static char *slurp(const char *p, size_t *len)
 static int saved_stderr = -1;
 static void stderr_capture(void)
 {
-	fflush(stderr);
-	saved_stderr = dup(STDERR_FILENO);
-	int fd = open(in_tmp("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
+	saved_stderr = fd_to(STDERR_FILENO, in_tmp("stderr.txt"));
 }
 
 /* Restores stderr and returns what was written (malloc'd). */
 static char *stderr_restore(void)
 {
-	fflush(stderr);
-	dup2(saved_stderr, STDERR_FILENO);
-	close(saved_stderr);
+	fd_restore(STDERR_FILENO, saved_stderr);
 	size_t n = 0;
 	char *s = slurp(in_tmp("stderr.txt"), &n);
 	if (s)
@@ -405,7 +399,7 @@ static void test_temp_file_model(void)
 	stderr_capture();
 	CU_ASSERT_EQUAL(results_finish(r, "bogus", &summary), -1);
 	char *msg = stderr_restore();
-	CU_ASSERT_PTR_NOT_NULL(msg && strstr(msg, "cannot write results to"));
+	CU_ASSERT(msg && strstr(msg, "cannot write results to"));
 	free(msg);
 	CU_ASSERT_FALSE(exists(tmp));
 	after = slurp(path, &n_after);
@@ -468,7 +462,7 @@ static void test_generic_rows(void)
 	char *msg = stderr_restore();
 	CU_ASSERT_PTR_NULL(bad);
 	CU_ASSERT_EQUAL(rc, -1);
-	CU_ASSERT_PTR_NOT_NULL(msg && strstr(msg, "no_such_column"));
+	CU_ASSERT(msg && strstr(msg, "no_such_column"));
 	free(msg);
 	size_t n_after;
 	char *after = slurp(path, &n_after);
@@ -504,19 +498,19 @@ static void test_unwritable(void)
 	snprintf(path, sizeof path, "%s/y.db", file);
 	r = results_open(path, true, &info, &err);
 	CU_ASSERT_PTR_NULL(r);
-	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "Not a directory"));
+	CU_ASSERT(err && strstr(err, "Not a directory"));
 	free(err);
 
 	/* A folder where the database should be. */
 	r = results_open(tmpdir, false, &info, &err);
 	CU_ASSERT_PTR_NULL(r);
-	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "Is a directory"));
+	CU_ASSERT(err && strstr(err, "Is a directory"));
 	free(err);
 
 	/* Appending to a file that is not a database: refused, file untouched. */
 	r = results_open(file, true, &info, &err);
 	CU_ASSERT_PTR_NULL(r);
-	CU_ASSERT_PTR_NOT_NULL(err && strstr(err, "not a database"));
+	CU_ASSERT(err && strstr(err, "not a database"));
 	free(err);
 	size_t n;
 	char *s = slurp(file, &n);

@@ -81,14 +81,9 @@ static void test_tables_do_not_match(void)
 	/* SQLite's reason goes to stderr: kept in a file to look at. */
 	char errfile[300];
 	snprintf(errfile, sizeof errfile, "%s/stderr.txt", run_tmpdir);
-	fflush(stderr);
-	int saved = dup(STDERR_FILENO), fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
+	int saved = fd_to(STDERR_FILENO, errfile);
 	int rc = run_scenario(&cfg, &o, &rep, &err);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
+	fd_restore(STDERR_FILENO, saved);
 	CU_ASSERT_EQUAL(rc, EXIT_INPUT);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
 	/* One line, SQLite's reason in it, nothing else said. */
