@@ -285,7 +285,7 @@ static void test_on_off_identical(void)
 		"[simulation]\nprogress = off\n" TOPO4 "[switch]\nbuffer = 1MB\n[nic]\nmtu = 1000\ncc = none\n"
 		"[traffic.in]\ntype = incast\nsenders = host0 host2 host4 host6 host8 host10\n"
 		"receiver = host15\nsize = 300KB\n",
-		"[simulation]\nprogress = off\n" TOPO4,   /* nothing to do: stays at t = 0 */
+		("[simulation]\nprogress = off\n" TOPO4),   /* nothing to do: stays at t = 0 */
 	};
 	static const char *tables[] = {
 		"SELECT * FROM flow ORDER BY flow_id",
