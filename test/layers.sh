@@ -54,14 +54,17 @@ kernel_private="results_internal.h config_internal.h evq_heap.h"
 parts="kernel $(cd models && for d in */; do printf '%s ' "${d%/}"; done)"
 
 # The part a header name resolves to, as the compiler's search would find
-# it (the -I flags of Makefile.am): beside the including file, then from
-# the top of the tree ("kernel/name.h", "models/part/name.h"), then the
-# kernel, then any part (bare names of other parts' headers).
+# it (the -I flags of Makefile.am): beside the including file, then a path
+# from the top of the tree ("kernel/name.h", "models/part/name.h"), then
+# the kernel, then any part (bare names of other parts' headers). A bare
+# name at the top of the tree is configure's autoconfig.h (an in-tree
+# build writes it there): generated, like a system header.
 # Sets them (the part; empty when not found: a generated or system header)
 # and hdr (the header's file name). No subshells: it runs for every include.
 resolve() { # FROM_DIR NAME
-	them= hdr=${2##*/}
-	for p in "$1/$2" "$2" "kernel/$2" models/*/"$2"; do
+	them= hdr=${2##*/} top=
+	case $2 in */*) top=$2 ;; esac
+	for p in "$1/$2" $top "kernel/$2" models/*/"$2"; do
 		if [ -f "$p" ]; then
 			part_of "$p"
 			them=$part
