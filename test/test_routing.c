@@ -5,10 +5,8 @@
  * rail-optimised fabrics against their known structure, walks every
  * equal-cost path, checks that a dragonfly is routed minimally (its link
  * costs), that tables are per endpoint (traffic for NIC i of a host enters
- * on its port i), compares random graphs against a plain Floyd-Warshall
- * reference (hosts never transit; with and without several NICs per host;
- * unit and random link costs), checks the unreachable and multi-homed-host
- * cases, and times k=16.
+ * on its port i), checks the unreachable and multi-homed-host cases, and
+ * times k=16. Random graphs against a reference: test_routing_reference.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,71 +14,9 @@
 #include <time.h>
 
 #include "routing.h"
+#include "routing_fixture.h"
 #include "testutil.h"
 #include "topo_fixture.h"
-
-/* Topology plus tables, built or the test fails. The topology is given as
- * its [topology] keys (topo_fixture.h: 100 Gb/s links of 1 us, host links
- * at link_rate). */
-struct net { struct topo t; struct route_table *rt; };
-
-static int net_build(struct net *n, const char *keys)
-{
-	char *err = NULL;
-	if (topo_of(keys, &n->t) < 0)
-		return -1;
-	n->rt = calloc((size_t)n->t.n_nodes, sizeof *n->rt);
-	if (routing_build(&n->t, n->rt, &err) < 0) {
-		fprintf(stderr, "\n  routing: %s\n", err);
-		free(err);
-		free(n->rt);
-		topology_free(&n->t);
-		return -1;
-	}
-	return 0;
-}
-
-static void net_free(struct net *n)
-{
-	routing_free(n->rt, n->t.n_nodes);
-	free(n->rt);
-	topology_free(&n->t);
-}
-
-static int peer_of(const struct topo *t, int u, int port)
-{
-	return t->ports[t->port_off[u] + port].peer;
-}
-
-/* Table well-formedness: sets non-empty, ascending, valid ports, distinct;
- * hosts' tables zeroed. */
-static void check_tables(const struct net *n)
-{
-	for (int u = 0; u < n->t.n_nodes; u++) {
-		const struct route_table *rt = &n->rt[u];
-		if (u < n->t.n_hosts) {
-			CU_ASSERT_PTR_NULL(rt->set_of_dst);
-			CU_ASSERT_EQUAL(rt->n_sets, 0);
-			continue;
-		}
-		CU_ASSERT_EQUAL(rt->n_eps, topo_n_eps(&n->t));
-		for (int s = 0; s < rt->n_sets; s++) {
-			CU_ASSERT(rt->sets[s].n >= 1);
-			CU_ASSERT_EQUAL(rt->sets[s].port0, rt->ports[rt->sets[s].off]);
-			for (int i = 0; i < rt->sets[s].n; i++) {
-				CU_ASSERT(rt->ports[rt->sets[s].off + i] < topo_n_ports(&n->t, u));
-				if (i)
-					CU_ASSERT(rt->ports[rt->sets[s].off + i - 1] < rt->ports[rt->sets[s].off + i]);
-			}
-			for (int s2 = 0; s2 < s; s2++)
-				CU_ASSERT(rt->sets[s].n != rt->sets[s2].n ||
-					  memcmp(rt->ports + rt->sets[s].off, rt->ports + rt->sets[s2].off,
-						 rt->sets[s].n * sizeof(uint16_t)) != 0);
-		}
-		for (int e = 0; e < topo_n_eps(&n->t); e++)
-			CU_ASSERT(rt->set_of_dst[e] < rt->n_sets);
-	}
-}
 
 /* Every path from switch u to host d following the tables: counts them
  * and checks each has `hops_left` more links. */
@@ -439,160 +375,6 @@ static void test_unreachable(void)
 	topology_free(&t);
 }
 
-static int cost_of(const struct topo *t, int u, int port)
-{
-	return t->links[t->ports[t->port_off[u] + port].link].cost;
-}
-
-/* Reference: Floyd-Warshall over the link costs with only switches as
- * intermediate nodes. */
-static void check_against_reference(const struct net *n)
-{
-	const struct topo *t = &n->t;
-	int nn = t->n_nodes, nh = t->n_hosts;
-	const int inf = 1 << 28;
-	int *dd = malloc((size_t)nn * nn * sizeof *dd);
-	for (int i = 0; i < nn * nn; i++)
-		dd[i] = inf;
-	for (int u = 0; u < nn; u++) {
-		dd[u * nn + u] = 0;
-		for (int i = 0; i < topo_n_ports(t, u); i++)
-			if (cost_of(t, u, i) < dd[u * nn + peer_of(t, u, i)])
-				dd[u * nn + peer_of(t, u, i)] = cost_of(t, u, i);
-	}
-	for (int m = nh; m < nn; m++)
-		for (int a = 0; a < nn; a++)
-			for (int b = 0; b < nn; b++)
-				if (dd[a * nn + m] + dd[m * nn + b] < dd[a * nn + b])
-					dd[a * nn + b] = dd[a * nn + m] + dd[m * nn + b];
-	for (int u = nh; u < nn; u++)
-		for (int d = 0; d < nh; d++) {
-			uint16_t want[512];
-			int m = 0;
-			for (int i = 0; i < topo_n_ports(t, u); i++) {
-				int q = peer_of(t, u, i);
-				if ((q == d && cost_of(t, u, i) == dd[u * nn + d]) ||
-				    (q >= nh && dd[q * nn + d] + cost_of(t, u, i) == dd[u * nn + d]))
-					want[m++] = (uint16_t)i;
-			}
-			CU_ASSERT_EQUAL_FATAL(route_n(&n->rt[u], d), m);
-			CU_ASSERT(memcmp(route_ports(&n->rt[u], d), want, (size_t)m * sizeof want[0]) == 0);
-		}
-	free(dd);
-}
-
-/* Reference per endpoint when hosts have N > 1 NICs: endpoint e is entered
- * only from the switch a behind host port e % N, so its cost from u is
- * cost(u, a) over switches plus that last link's, and a next hop is that
- * last port itself or a switch closer to a by the hop's link cost. */
-static void check_eps_against_reference(const struct net *n)
-{
-	const struct topo *t = &n->t;
-	int nn = t->n_nodes, nh = t->n_hosts, N = t->nics_per_host;
-	const int inf = 1 << 28;
-	int *dd = malloc((size_t)nn * nn * sizeof *dd);
-	for (int i = 0; i < nn * nn; i++)
-		dd[i] = inf;
-	for (int u = 0; u < nn; u++) {
-		dd[u * nn + u] = 0;
-		for (int i = 0; i < topo_n_ports(t, u); i++)
-			if (u >= nh && peer_of(t, u, i) >= nh && cost_of(t, u, i) < dd[u * nn + peer_of(t, u, i)])
-				dd[u * nn + peer_of(t, u, i)] = cost_of(t, u, i);
-	}
-	for (int m = nh; m < nn; m++)
-		for (int a = nh; a < nn; a++)
-			for (int b = nh; b < nn; b++)
-				if (dd[a * nn + m] + dd[m * nn + b] < dd[a * nn + b])
-					dd[a * nn + b] = dd[a * nn + m] + dd[m * nn + b];
-	for (int e = 0; e < topo_n_eps(t); e++) {
-		const struct topo_port *last = &t->ports[t->port_off[e / N] + e % N];
-		int a = last->peer;
-		for (int u = nh; u < nn; u++) {
-			uint16_t want[512];
-			int m = 0;
-			for (int i = 0; i < topo_n_ports(t, u); i++) {
-				int q = peer_of(t, u, i);
-				if ((u == a && i == last->peer_port) ||
-				    (q >= nh && dd[q * nn + a] + cost_of(t, u, i) == dd[u * nn + a]))
-					want[m++] = (uint16_t)i;
-			}
-			CU_ASSERT_EQUAL_FATAL(route_n(&n->rt[u], e), m);
-			CU_ASSERT(memcmp(route_ports(&n->rt[u], e), want, (size_t)m * sizeof want[0]) == 0);
-		}
-	}
-	free(dd);
-}
-
-/* Random switch graphs; hosts multi-homed (nics 0: one endpoint per host,
- * one to three homes) or with exactly `nics` NICs on random switches (the
- * same switch possibly twice; nics 1 checks the per-switch grouping against
- * the plain reference). Links cost 1, or with max_cost > 1 a random cost
- * from 1 to max_cost each. */
-static void random_against_reference(int nics, int max_cost)
-{
-	for (int iter = 0; iter < 60; iter++) {
-		struct net n;
-		memset(&n, 0, sizeof n);
-		int nh = 1 + rand() % 12, ns = 1 + rand() % 10;
-		for (int h = 0; h < nh; h++)
-			topo_add_named(&n.t, "host", h, NODE_HOST, 0);
-		for (int s = 0; s < ns; s++)
-			topo_add_named(&n.t, "sw", s, NODE_SWITCH, 1);
-		n.t.n_hosts = nh;
-		n.t.nics_per_host = nics;
-		/* A chain keeps the switches connected; extra random links
-		 * (parallel ones included) make equal-cost choices. */
-		for (int s = 1; s < ns; s++)
-			topo_add_link(&n.t, nh + rand() % s, nh + s, RATE, DELAY);
-		for (int e = rand() % (2 * ns + 1); e > 0; e--) {
-			int a = nh + rand() % ns, b = nh + rand() % ns;
-			if (a != b)
-				topo_add_link(&n.t, a, b, RATE, DELAY);
-		}
-		for (int h = 0; h < nh; h++)
-			for (int e = nics ? nics : 1 + rand() % 3; e > 0; e--)
-				topo_add_link(&n.t, h, nh + rand() % ns, RATE, DELAY);
-		if (max_cost > 1)
-			for (int l = 0; l < n.t.n_links; l++)
-				n.t.links[l].cost = 1 + rand() % max_cost;
-		topo_finalize(&n.t);
-		n.rt = calloc((size_t)n.t.n_nodes, sizeof *n.rt);
-		char *err = NULL;
-		CU_ASSERT_EQUAL_FATAL(routing_build(&n.t, n.rt, &err), 0);
-		check_tables(&n);
-		if (nics > 1)
-			check_eps_against_reference(&n);
-		else
-			check_against_reference(&n);
-		net_free(&n);
-	}
-}
-
-static void test_random_against_reference(void)
-{
-	srand(12345);
-	random_against_reference(0, 1);
-}
-
-static void test_random_nics_against_reference(void)
-{
-	srand(54321);
-	random_against_reference(1, 1);
-	random_against_reference(2, 1);
-	random_against_reference(3, 1);
-}
-
-/* Link costs: the same graphs with costs up to TOPO_MAX_COST (parallel
- * links of different costs included). */
-static void test_random_costs_against_reference(void)
-{
-	srand(2024);
-	random_against_reference(0, 4);
-	random_against_reference(2, 4);
-	random_against_reference(1, TOPO_MAX_COST);
-	random_against_reference(3, TOPO_MAX_COST);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -649,8 +431,5 @@ TEST_MAIN("routing",
 	  { "several NICs: tables per endpoint", test_multi_nic_endpoints },
 	  { "star: one set per host", test_star_many_sets },
 	  { "unreachable and hosts never forward", test_unreachable },
-	  { "random graphs against Floyd-Warshall", test_random_against_reference },
-	  { "random graphs, several NICs, against Floyd-Warshall", test_random_nics_against_reference },
-	  { "random graphs with link costs against Floyd-Warshall", test_random_costs_against_reference },
 	  { "fat_tree k=16 builds fast", test_fat_tree_k16 },
 	  { "rail_optimized 1024 x 8 builds", test_rail_large })
