@@ -42,7 +42,11 @@ static inline void cfg_paper(void)
 	dc.fast_recovery_times = 2;
 }
 
-static inline void start(uint64_t line_bps) { ops->init(&st, &dc, line_bps, 0); }
+static inline void start(uint64_t line_bps)
+{
+	struct cc_env env = { .line_bps = line_bps, .mtu_b = 1000 };
+	ops->init(&st, &dc, &env, 0);
+}
 
 /* Fires the timer at next_timer() up to `until`, checking it never goes back. */
 static inline void run_to(simtime_t until)

@@ -100,7 +100,7 @@ static void check_full(const struct config *c)
 	/* A rate-scaled default is applied by the controller at the host link
 	 * rate (50Gbps here), and shown so in the resolved text. */
 	struct dcqcn st;
-	cc_dcqcn.init(&st, dc, top->host_link_rate_bps, 0);
+	cc_dcqcn.init(&st, dc, &(struct cc_env){ .line_bps = top->host_link_rate_bps }, 0);
 	CU_ASSERT_EQUAL(st.rai_bps, 40000000);
 	CU_ASSERT_EQUAL(st.rhai_bps, 100000000);  /* 50Mbps x 50G/25G */
 	CU_ASSERT(resolved_has(c, "dcqcn", "; rhai = 100Mbps at 50Gbps (default: 50Mbps per 25Gbps of host link "
@@ -256,7 +256,7 @@ static void test_defaults(void)
 	CU_ASSERT_TRUE(dc->rai_default);
 	CU_ASSERT_TRUE(dc->rhai_default);
 	struct dcqcn st;
-	cc_dcqcn.init(&st, dc, topology_cfg(&c)->host_link_rate_bps, 0);
+	cc_dcqcn.init(&st, dc, &(struct cc_env){ .line_bps = topology_cfg(&c)->host_link_rate_bps }, 0);
 	CU_ASSERT_EQUAL(st.rai_bps, 20000000);     /* 5Mbps x 100G/25G */
 	CU_ASSERT_EQUAL(st.rhai_bps, 200000000);
 	CU_ASSERT(resolved_has(&c, "dcqcn", "; rai = 20Mbps at 100Gbps (default: 5Mbps per 25Gbps of host link "

@@ -276,8 +276,9 @@ static void dcqcn_advance(struct dcqcn *s, simtime_t now)
 		paper_advance(s, s->now);
 }
 
-static void dcqcn_init(void *st, const void *params, uint64_t line_bps, simtime_t now)
+static void dcqcn_init(void *st, const void *params, const struct cc_env *env, simtime_t now)
 {
+	uint64_t line_bps = env->line_bps;
 	const struct dcqcn_cfg *c = params;
 	struct dcqcn *s = st;
 	*s = (struct dcqcn){
@@ -354,7 +355,8 @@ static void dcqcn_sample(const void *st, struct cc_sample *out)
 {
 	const struct dcqcn *s = st;
 	*out = (struct cc_sample){ .rate_bps = s->rate_bps, .target_bps = s->target_bps,
-				   .alpha = dcqcn_alpha(s) };
+				   .alpha = dcqcn_alpha(s),
+				   .have = CC_HAVE_TARGET | CC_HAVE_ALPHA };
 }
 
 static simtime_t dcqcn_cnp_interval(const void *params)

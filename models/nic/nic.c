@@ -413,7 +413,7 @@ void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 	case PKT_CNP:
 		if (q->head)
 			q->head->cnp_received++;
-		if (n->cc) {
+		if (n->cc && n->cc->on_cnp) {
 			uint64_t old = n->cc->rate_bps(q->cc);
 			n->cc->on_cnp(q->cc, sim->now);
 			cc_rate_changed(sim, q, old);

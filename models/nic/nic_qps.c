@@ -50,7 +50,8 @@ static struct qp *qp_new(struct nic *n, int peer)
 static void qp_cc_init(const struct nic *n, struct qp *q, simtime_t now)
 {
 	q->cc = xcalloc(1, n->cc->state_b);
-	n->cc->init(q->cc, n->cc_params, n->port->rate_bps, now);
+	struct cc_env env = { .line_bps = n->port->rate_bps, .mtu_b = (uint32_t)n->mtu };
+	n->cc->init(q->cc, n->cc_params, &env, now);
 }
 
 static struct qp **map_slot(struct nic *n, uint64_t key)
