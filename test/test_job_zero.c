@@ -347,6 +347,41 @@ static void test_overlap_flags(void)
 	CU_ASSERT_EQUAL(a.bytes[JOB_PAR_DP], b.bytes[JOB_PAR_DP]);
 }
 
+/* The simulation moves what --check plans, with ZeRO-2 and -3 over two
+ * micro-batches and overlapped gathers (tp 2: several communicators). */
+static void test_plan_equals_run(void)
+{
+	static const char *const extra[] = {
+		"zero = 2\ndp_bucket = 1966080\n",
+		"zero = 3\n",
+		"zero = 1\noverlap_grad_reduce = on\noverlap_param_gather = on\ndp_bucket = 1966080\n",
+	};
+	for (size_t i = 0; i < sizeof extra / sizeof *extra; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "[simulation]\nprogress = off\n"
+			 "[topology]\ntype = star\nhosts = 4\ngpus_per_host = 2\nlink_rate = 100Gbps\n"
+			 "link_delay = 1us\n[job.s]\nmodel = custom\nlayers = 8\nhidden = 256\nheads = 4\n"
+			 "vocab = 1000\nseq_len = 128\ntp = 2\ndp = 4\nglobal_batch = 8\niterations = 2\n%s",
+			 extra[i]);
+		struct job_plan_totals t;
+		plan_of(text, &t, NULL);
+		sqlite3 *db = run_text(text);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+		for (int it = 0; it < 2; it++) {
+			char q[200];
+			snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE iteration = %d "
+				 "AND parallelism = 'dp'", it);
+			long long got = q_int(db, q);
+			if ((uint64_t)got != t.bytes[JOB_PAR_DP])
+				printf("\n    %s iteration %d: simulated %lld, plan %llu\n", extra[i], it, got,
+				       (unsigned long long)t.bytes[JOB_PAR_DP]);
+			CU_ASSERT_EQUAL((uint64_t)got, t.bytes[JOB_PAR_DP]);
+		}
+		CU_ASSERT_EQUAL(overlaps(db, true), 0);
+		sqlite3_close(db);
+	}
+}
+
 static void test_dtype(void)
 {
 	char text[1024];
@@ -391,4 +426,6 @@ TEST_MAIN("job_zero",
 	  { "one communicator's buckets never overlap; busbw within 10% of alone", test_serial_buckets_busbw },
 	  { "two communicators: each serial, side by side", test_two_communicators },
 	  { "overlap_grad_reduce, overlap_param_gather, ZeRO-3 prefetch", test_overlap_flags },
+	  { "ZeRO-1/2/3 runs move the planned DP bytes, one collective per communicator at a time",
+	    test_plan_equals_run },
 	  { "grad_reduce_dtype and its errors", test_dtype })

@@ -226,7 +226,8 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 		  "experts (%lld) must be a multiple of ep (%lld)", (long long)m->experts, j->ep) ||
 	    check(cfg, sec, "zero", j->zero < 3 || (j->pp == 1 && j->ep == 1), err,
 		  "zero = 3 needs pp = 1 and ep = 1 (here pp = %lld, ep = %lld): DeepSpeed's pipeline engine "
-		  "refuses ZeRO-3 and its MoE layers run ZeRO-1 or -2; use zero = 1 or 2 with pp or ep", j->pp, j->ep))
+		  "refuses ZeRO-3, and ZeRO-3 gathers of expert parameters are not modelled; use zero = 1 or 2",
+		  j->pp, j->ep))
 		return -1;
 	s->m = j->global_batch / ((long long)j->micro_batch * j->dp);
 	s->layers_per_stage = m->layers / j->pp;

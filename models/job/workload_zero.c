@@ -14,9 +14,10 @@
  * its backward, for every micro-batch, and gradients are reduce-scattered
  * after every micro-batch: 3mΨ. ZeRO-3's gathers are prefetched: while a
  * layer computes, the gathers of the next layers run (up to zero3_prefetch
- * parameters ahead, at least the next layer's). ZeRO-3 needs pp = 1 and
- * ep = 1 (DeepSpeed's pipeline engine refuses ZeRO-2 and -3; its MoE runs
- * ZeRO-1 and -2); the checks are in job_plan.c.
+ * parameters ahead, at least the next layer's). ZeRO-3 needs pp = 1 (DeepSpeed's
+ * pipeline engine refuses ZeRO-2 and -3) and ep = 1 (gathers of expert
+ * parameters over the expert-data-parallel groups are not modelled); the
+ * checks are in job_plan.c.
  */
 #include "workload.h"
 
