@@ -404,20 +404,24 @@ static void test_dtype(void)
 	run_expect_error(text, "overlap_param_gather", "overlap_grad_reduce = on");
 	small(text, sizeof text, 8, "grad_reduce_dtype = fp16\n");
 	run_expect_error(text, "grad_reduce_dtype = 'fp16'", "bf16");
-	/* ZeRO-3 with pp: refused, located, saying why. */
-	small(text, sizeof text, 8, "zero = 3\npp = 2\n");
-	char path[300], *err = NULL;
-	snprintf(path, sizeof path, "%s/z3.ini", run_tmpdir);
-	FILE *f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-	CU_ASSERT_EQUAL_FATAL(scenario_load(&scfg, path, NULL, 0, &err), 0);
-	struct job_spec s;
-	const struct cfg_inst *job = cfg_next(&scfg, &job_section, NULL);
-	CU_ASSERT_EQUAL(job_spec_init(&s, &scfg, job->name, job->data, 1 << 20, &err), -1);
-	CU_ASSERT(err && msg_has_all(err, (const char *const[]){ "z3.ini:", "zero = '3'", "pipeline", NULL }));
-	free(err);
-	config_free(&scfg);
+	/* ZeRO-3 with pp or ep: refused, located, saying why. */
+	static const char *const z3[] = { "zero = 3\npp = 2\n", "zero = 3\nexperts = 4\nep = 2\n" };
+	for (int i = 0; i < 2; i++) {
+		small(text, sizeof text, 8, z3[i]);
+		char path[300], *err = NULL;
+		snprintf(path, sizeof path, "%s/z3.ini", run_tmpdir);
+		FILE *f = fopen(path, "w");
+		fputs(text, f);
+		fclose(f);
+		CU_ASSERT_EQUAL_FATAL(scenario_load(&scfg, path, NULL, 0, &err), 0);
+		struct job_spec s;
+		const struct cfg_inst *job = cfg_next(&scfg, &job_section, NULL);
+		CU_ASSERT_EQUAL(job_spec_init(&s, &scfg, job->name, job->data, 1 << 20, &err), -1);
+		CU_ASSERT(err && msg_has_all(err, (const char *const[]){ "z3.ini:", "zero = '3'",
+									  i ? "expert parameters" : "pipeline", NULL }));
+		free(err);
+		config_free(&scfg);
+	}
 }
 
 TEST_MAIN("job_zero",
