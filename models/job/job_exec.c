@@ -97,8 +97,8 @@ static void on_coll_done(struct sim *sim, struct coll *c, void *ctx)
 
 /* st: the communicator's stream the collective queues on (DP and EDP
  * groups), NULL to start it at once. */
-static void start_coll(struct job *j, struct job_join *jn, struct job_stream *st, enum coll_op op,
-		       const char *par, const int *gpus, int n, uint64_t size_b, const uint64_t *a2a)
+static void start_coll_on(struct job *j, struct job_join *jn, struct job_stream *st, enum coll_op op,
+			  const char *par, const int *gpus, int n, uint64_t size_b, const uint64_t *a2a)
 {
 	struct coll_spec cs = {
 		.op = op, .algorithm = job_coll_alg(&j->spec, op), .gpus = gpus, .n = n,
@@ -115,6 +115,12 @@ static void start_coll(struct job *j, struct job_join *jn, struct job_stream *st
 		j->fake_coll(j->w->sim, &cs);
 	else
 		coll_start(j->colls, &cs);
+}
+
+static void start_coll(struct job *j, struct job_join *jn, enum coll_op op, const char *par,
+		       const int *gpus, int n, uint64_t size_b, const uint64_t *a2a)
+{
+	start_coll_on(j, jn, NULL, op, par, gpus, n, size_b, a2a);
 }
 
 static int gpu_of(const struct job *j, int tp, int d, int stage)
@@ -179,13 +185,15 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 	for (int t = 0; t < s->tp; t++) {
 		for (int i = 0; i < g->n; i++)
 			j->tmp_gpus[i] = gpu_of(j, t, g->member[i]->d, stage);
-		const uint64_t *mat = wl_ep_matrix(j->routing, op->idx, op->mb, g->edp);
-		wl_ep_shard(mat, s->ep, op->transpose, s->tp, t, j->tmp_mat);
-		uint64_t sum = 0;
-		for (int i = 0; i < s->ep * s->ep; i++)
-			sum += j->tmp_mat[i];
-		if (sum) /* size_b 0: the row shows the largest rank's bytes */
-			start_coll(j, &g->join, NULL, COLL_ALLTOALL, "ep", j->tmp_gpus, g->n, 0, j->tmp_mat);
+		if (op->kind == JOP_EP) {
+			const uint64_t *mat = wl_ep_matrix(j->routing, op->idx, op->mb, g->edp);
+			wl_ep_shard(mat, s->ep, op->transpose, s->tp, t, j->tmp_mat);
+			uint64_t sum = 0;
+			for (int i = 0; i < s->ep * s->ep; i++)
+				sum += j->tmp_mat[i];
+			if (sum) /* size_b 0: the row shows the largest rank's bytes */
+				start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, g->n, 0, j->tmp_mat);
+		}
 	}
 	join_close(j, &g->join);
 }
@@ -221,7 +229,7 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 	jn->mb = op->mb;
 	for (int t = 0; t < s->tp; t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, wk->stage), gpu_of(j, t, wk->d, to_stage) };
-		start_coll(j, jn, NULL, COLL_SENDRECV, "pp", pair, 2, coll_split(op->val, (uint64_t)s->tp, (uint64_t)t), NULL);
+		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2, coll_split(op->val, (uint64_t)s->tp, (uint64_t)t), NULL);
 	}
 	join_close(j, jn);
 }
@@ -250,7 +258,8 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
 	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
 	for (int t = 0; t < s->tp; t++) {
 		int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
-		start_coll(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), op, "dp", j->tmp_gpus, m, size, NULL);
+		start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), op, "dp", j->tmp_gpus, m, size,
+			      NULL);
 	}
 	join_close(j, jn);
 }
@@ -265,7 +274,7 @@ static void embedding_arrive(struct job *j, struct job_worker *wk)
 	join_open(j, jn, true, wk->d == 0, async_done);
 	for (int t = 0; t < s->tp; t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, 0), gpu_of(j, t, wk->d, s->pp - 1) };
-		start_coll(j, jn, NULL, COLL_ALLREDUCE, "dp", pair, 2, s->emb_b, NULL);
+		start_coll(j, jn, COLL_ALLREDUCE, "dp", pair, 2, s->emb_b, NULL);
 	}
 	join_close(j, jn);
 }
@@ -315,7 +324,7 @@ static void gather_arrive(struct job *j, struct job_worker *wk, const struct job
 	for (int t = 0; t < s->tp; t++) {
 		for (int d = 0; d < s->dp; d++)
 			j->tmp_gpus[d] = gpu_of(j, t, d, wk->stage);
-		start_coll(j, &w->join, stream_of(j, wk->stage, t, -1), op->coll, "dp", j->tmp_gpus, s->dp, op->val,
+		start_coll_on(j, &w->join, stream_of(j, wk->stage, t, -1), op->coll, "dp", j->tmp_gpus, s->dp, op->val,
 			   NULL);
 	}
 	join_close(j, &w->join);
@@ -343,7 +352,7 @@ static void start_gathers(struct job *j, bool overlap)
 			}
 			for (int t = 0; t < s->tp; t++) {
 				int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
-				start_coll(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), COLL_ALLGATHER, "dp",
+				start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), COLL_ALLGATHER, "dp",
 					   j->tmp_gpus, m, size, NULL);
 			}
 			if (overlap)
@@ -388,7 +397,7 @@ static void worker_run(struct job_worker *wk)
 			wk->op_join.obj = wk;
 			for (int t = 0; t < s->tp; t++)
 				j->tmp_gpus[t] = gpu_of(j, t, wk->d, wk->stage);
-			start_coll(j, &wk->op_join, NULL, op->coll, "tp", j->tmp_gpus, s->tp, op->val, NULL);
+			start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp, op->val, NULL);
 			join_close(j, &wk->op_join);
 			return;
 		case JOP_ZERO_AG:
