@@ -153,7 +153,7 @@ static void check_full(const struct config *c)
 	CU_ASSERT_EQUAL(j->zero, 0);
 	CU_ASSERT_STRING_EQUAL(j->gpu, "h100");
 	CU_ASSERT_EQUAL(j->mfu, 0.5);
-	CU_ASSERT_EQUAL(j->grad_bytes, 2);
+	CU_ASSERT_EQUAL(j->grad_bytes, 4); /* zero 0: grad_reduce_dtype fp32, Megatron-LM's */
 	CU_ASSERT_EQUAL(j->n_hosts, 2);
 	CU_ASSERT_EQUAL_FATAL(j->n_placement, 4);
 	CU_ASSERT_STRING_EQUAL(j->placement[1], "dp");

@@ -83,7 +83,9 @@ static void test_dense_3d_closed_forms(void)
 	struct config cfg;
 	struct job_spec s;
 	CU_ASSERT_EQUAL_FATAL(load(gpt3d, &cfg, &s), 0);
-	const uint64_t t = 2, p = 2, d = 2, L = 8, h = 1024, V = 5000, sq = 512, b = 1, g = 2;
+	/* g: gradients reduce in fp32 (Megatron-LM with bf16 training; the
+	 * default of grad_reduce_dtype with zero 0). */
+	const uint64_t t = 2, p = 2, d = 2, L = 8, h = 1024, V = 5000, sq = 512, b = 1, g = 4;
 	const uint64_t m = 8 / (b * d), act = b * sq * h * 2;
 	CU_ASSERT_EQUAL(s.m, (int64_t)m);
 	CU_ASSERT_EQUAL(s.act_b, act);
@@ -112,9 +114,11 @@ static void test_dense_3d_closed_forms(void)
 	unload(&cfg, &s);
 }
 
-/* ZeRO: stage 1 moves 2Ψ per rank like plain DP (reduce-scatter +
- * all-gather), stage 3 3Ψ (gathers before forward and backward +
- * reduce-scatter) with one micro-batch. Ring: (d−1)·S for RS and AG. */
+/* ZeRO with one micro-batch: stage 0 all-reduces (2Ψ per rank), 1 and 2
+ * reduce-scatter and all-gather (Ψ + Ψ), 3 gathers before forward and
+ * backward and reduce-scatters (3Ψ). Ring: (d−1)·S for RS and AG, 2(d−1)·S
+ * for AR. Gradients are 4 B with zero 0, 1 (Megatron-LM's fp32 reduction),
+ * 2 B with zero 2, 3 (DeepSpeed's bf16); parameters 2 B. */
 static void test_zero_volumes(void)
 {
 	const uint64_t d = 4, L = 4, h = 512, V = 1000;
@@ -128,7 +132,9 @@ static void test_zero_volumes(void)
 		CU_ASSERT_EQUAL_FATAL(load(job, &cfg, &s), 0);
 		struct job_plan_totals tot;
 		job_plan_totals(&s, &tot);
-		uint64_t want = zero == 3 ? (d - 1) * psi * (2 * 2 + 2) : 2 * (d - 1) * psi * 2;
+		uint64_t g = zero <= 1 ? 4 : 2;
+		uint64_t want = zero == 0 ? 2 * (d - 1) * psi * g
+			: zero == 3 ? (d - 1) * psi * (2 * 2 + g) : (d - 1) * psi * (g + 2);
 		if (tot.bytes[JOB_PAR_DP] != want)
 			printf("zero %d: %llu, want %llu\n", zero, (unsigned long long)tot.bytes[JOB_PAR_DP],
 			       (unsigned long long)want);

@@ -38,7 +38,7 @@ struct job_cfg {
 	int iterations;                /* [1] */
 	char *gpu;                     /* a GPU preset [h100] */
 	double mfu;                    /* (0,1] [0.5] */
-	int grad_bytes;                /* 2|4 [2] */
+	int grad_bytes;                /* 2|4 [from grad_reduce_dtype] */
 	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 */
 	char **placement; size_t n_placement; /* [tp,ep,dp,pp] */
 	/* Algorithms of the collective registry [the op's first: ring;
@@ -48,7 +48,15 @@ struct job_cfg {
 	uint64_t chunk_b;              /* [512KiB] */
 	int channels;                  /* [2] */
 	simtime_t start;               /* [0] */
+	/* Data parallelism and ZeRO (workload_dp.c, workload_zero.c); the
+	 * rules fill what is unset from the frameworks' defaults. */
+	bool overlap_grad_reduce;      /* [off; on with zero = 3] */
+	bool overlap_param_gather;     /* [off] zero 1 or 2 only */
+	int grad_reduce_dtype;         /* JOB_GRAD_FP32 | JOB_GRAD_BF16 [fp32 with zero 0-1, bf16 with 2-3] */
+	long long dp_bucket;           /* parameters per gradient bucket; 0 = the framework's default */
+	long long zero3_prefetch;      /* parameters gathered ahead of the compute [5e7] */
 };
+enum { JOB_GRAD_FP32, JOB_GRAD_BF16 };
 extern const struct cfg_section job_section;
 
 struct jobs;

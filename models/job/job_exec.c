@@ -95,8 +95,10 @@ static void on_coll_done(struct sim *sim, struct coll *c, void *ctx)
 	join_release(ctx);
 }
 
-static void start_coll(struct job *j, struct job_join *jn, enum coll_op op, const char *par,
-		       const int *gpus, int n, uint64_t size_b, const uint64_t *a2a)
+/* st: the communicator's stream the collective queues on (DP and EDP
+ * groups), NULL to start it at once. */
+static void start_coll_on(struct job *j, struct job_join *jn, struct job_stream *st, enum coll_op op,
+			  const char *par, const int *gpus, int n, uint64_t size_b, const uint64_t *a2a)
 {
 	struct coll_spec cs = {
 		.op = op, .algorithm = job_coll_alg(&j->spec, op), .gpus = gpus, .n = n,
@@ -107,10 +109,18 @@ static void start_coll(struct job *j, struct job_join *jn, enum coll_op op, cons
 	if (job_coll_empty(op, n, size_b, a2a))
 		return; /* nothing to move (a group of one, an empty matrix) */
 	jn->left++;
-	if (j->fake_coll)
+	if (st)
+		job_stream_post(st, &cs);
+	else if (j->fake_coll)
 		j->fake_coll(j->w->sim, &cs);
 	else
 		coll_start(j->colls, &cs);
+}
+
+static void start_coll(struct job *j, struct job_join *jn, enum coll_op op, const char *par,
+		       const int *gpus, int n, uint64_t size_b, const uint64_t *a2a)
+{
+	start_coll_on(j, jn, NULL, op, par, gpus, n, size_b, a2a);
 }
 
 static int gpu_of(const struct job *j, int tp, int d, int stage)
@@ -129,6 +139,14 @@ static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t
 	for (int i = 0; i < n; i++)
 		out[i] = j->gpu[out[i]];
 	return n;
+}
+
+/* The stream of the DP group (e < 0) or EDP group of EP index e of tp
+ * index t in stage st: each is its own NCCL communicator. */
+static struct job_stream *stream_of(struct job *j, int st, int t, int e)
+{
+	const struct job_spec *s = &j->spec;
+	return &j->stream[(st * s->tp + t) * (s->ep + 1) + e + 1];
 }
 
 /* ---- Blocking ops ---- */
@@ -159,7 +177,7 @@ static bool group_has_ref(const struct job *j, const struct job_rdv *g)
 	return false;
 }
 
-/* The group's collectives, started when its last member arrived at op. */
+/* The EP group's all-to-alls, started when its last member arrived at op. */
 static void group_start(struct job *j, struct job_rdv *g, const struct job_op *op, int stage)
 {
 	const struct job_spec *s = &j->spec;
@@ -175,8 +193,6 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 				sum += j->tmp_mat[i];
 			if (sum) /* size_b 0: the row shows the largest rank's bytes */
 				start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, g->n, 0, j->tmp_mat);
-		} else {
-			start_coll(j, &g->join, op->coll, "dp", j->tmp_gpus, g->n, op->val, NULL);
 		}
 	}
 	join_close(j, &g->join);
@@ -226,12 +242,12 @@ static void async_done(struct job *j, struct job_join *jn)
 	iteration_check_end(j);
 }
 
-static void bucket_arrive(struct job *j, struct job_worker *wk, int b)
+static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
 {
 	const struct job_spec *s = &j->spec;
 	const struct job_bucket *bk = &s->bucket[b];
 	int e = bk->expert ? wk->d % s->ep : 0;
-	int slot = b * s->ep + e, n = wl_dp_group_size(s, bk);
+	int slot = (b * s->ep + e) * j->grad_m + (j->grad_m > 1 ? mb : 0), n = wl_dp_group_size(s, bk);
 	if (++j->bucket_arrived[slot] < n)
 		return;
 	j->bucket_arrived[slot] = 0;
@@ -242,7 +258,8 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b)
 	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
 	for (int t = 0; t < s->tp; t++) {
 		int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
-		start_coll(j, jn, op, "dp", j->tmp_gpus, m, size, NULL);
+		start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), op, "dp", j->tmp_gpus, m, size,
+			      NULL);
 	}
 	join_close(j, jn);
 }
@@ -262,22 +279,88 @@ static void embedding_arrive(struct job *j, struct job_worker *wk)
 	join_close(j, jn);
 }
 
-/* ZeRO-1/2: every bucket's updated parameters, gathered after the optimizer. */
-static void start_gathers(struct job *j)
+/* ---- Waits (ZeRO-3 gathers, overlapped parameter gathers) ---- */
+
+static void wait_done(struct job *j, struct job_join *jn)
+{
+	struct job_wait *w = jn->obj;
+	struct job_worker *wk = w->waiters;
+	w->done = true;
+	w->waiters = NULL;
+	while (wk) {
+		struct job_worker *next = wk->next_wait;
+		wk->next_wait = NULL;
+		wk->pc++;
+		worker_run(wk);
+		wk = next;
+	}
+	iteration_check_end(j);
+}
+
+static void wait_open(struct job *j, struct job_wait *w, bool ref)
+{
+	join_open(j, &w->join, true, ref, wait_done);
+	w->join.obj = w;
+}
+
+/* Whether wk must block on w (then it is woken by wait_done). */
+static bool wait_block(struct job_worker *wk, struct job_wait *w)
+{
+	if (w->done)
+		return false;
+	wk->next_wait = w->waiters;
+	w->waiters = wk;
+	return true;
+}
+
+/* ZeRO-3: a gather starts when every dp worker of the stage arrived at it. */
+static void gather_arrive(struct job *j, struct job_worker *wk, const struct job_op *op)
 {
 	const struct job_spec *s = &j->spec;
-	j->gathering = true;
-	join_open(j, &j->gather_join, true, true, async_done);
-	for (int b = 0; b < s->n_buckets; b++) {
+	struct job_wait *w = &j->ag[j->ag_base[wk->stage] + op->idx];
+	if (++w->arrived < s->dp)
+		return;
+	wait_open(j, w, wk->stage == 0);
+	for (int t = 0; t < s->tp; t++) {
+		for (int d = 0; d < s->dp; d++)
+			j->tmp_gpus[d] = gpu_of(j, t, d, wk->stage);
+		start_coll_on(j, &w->join, stream_of(j, wk->stage, t, -1), op->coll, "dp", j->tmp_gpus, s->dp, op->val,
+			   NULL);
+	}
+	join_close(j, &w->join);
+}
+
+/* ZeRO-1/2: every bucket's updated parameters, gathered after the
+ * optimizer: at the iteration's end, or with overlap_param_gather at the
+ * next one's start, in forward order (a stage's buckets last to first),
+ * each bucket waited for by the first forward that uses it. */
+static void start_gathers(struct job *j, bool overlap)
+{
+	const struct job_spec *s = &j->spec;
+	if (!overlap) {
+		j->gathering = true;
+		join_open(j, &j->gather_join, true, true, async_done);
+	}
+	for (int b = s->n_buckets - 1; b >= 0; b--) {
 		const struct job_bucket *bk = &s->bucket[b];
 		uint64_t size = wl_zero_gather_b(s, bk);
-		for (int e = 0; size && e < (bk->expert ? s->ep : 1); e++)
+		for (int e = 0; size && e < (bk->expert ? s->ep : 1); e++) {
+			struct job_join *jn = &j->gather_join;
+			if (overlap) {
+				wait_open(j, &j->param[b * s->ep + e], bk->stage == 0 && e == 0);
+				jn = &j->param[b * s->ep + e].join;
+			}
 			for (int t = 0; t < s->tp; t++) {
 				int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
-				start_coll(j, &j->gather_join, COLL_ALLGATHER, "dp", j->tmp_gpus, m, size, NULL);
+				start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), COLL_ALLGATHER, "dp",
+					   j->tmp_gpus, m, size, NULL);
 			}
+			if (overlap)
+				join_close(j, jn);
+		}
 	}
-	join_close(j, &j->gather_join);
+	if (!overlap)
+		join_close(j, &j->gather_join);
 }
 
 /* ---- The worker ---- */
@@ -317,10 +400,21 @@ static void worker_run(struct job_worker *wk)
 			start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp, op->val, NULL);
 			join_close(j, &wk->op_join);
 			return;
-		case JOP_EP:
-		case JOP_ZERO_AG: {
-			struct job_rdv *g = op->kind == JOP_EP
-				? &j->ep_group[wk->stage * s->edp + wk->d / s->ep] : &j->dp_group[wk->stage];
+		case JOP_ZERO_AG:
+			gather_arrive(j, wk, op);
+			break;
+		case JOP_AG_WAIT:
+			if (wait_block(wk, &j->ag[j->ag_base[wk->stage] + op->idx]))
+				return;
+			break;
+		case JOP_PARAM_WAIT: {
+			int e = s->bucket[op->idx].expert ? wk->d % s->ep : 0;
+			if (wait_block(wk, &j->param[op->idx * s->ep + e]))
+				return;
+			break;
+		}
+		case JOP_EP: {
+			struct job_rdv *g = &j->ep_group[wk->stage * s->edp + wk->d / s->ep];
 			if (++g->arrived == g->n) {
 				g->arrived = 0;
 				group_start(j, g, op, wk->stage);
@@ -337,7 +431,7 @@ static void worker_run(struct job_worker *wk)
 			post_send(j, wk, op);
 			break;
 		case JOP_GRAD:
-			bucket_arrive(j, wk, op->idx);
+			bucket_arrive(j, wk, op->idx, op->mb);
 			break;
 		case JOP_N:
 			break;
@@ -360,8 +454,8 @@ static void iteration_check_end(struct job *j)
 {
 	if (j->workers_done < j->n_workers || j->pending > 0)
 		return;
-	if ((j->spec.zero == 1 || j->spec.zero == 2) && !j->gathering) {
-		start_gathers(j); /* its end calls back here */
+	if ((j->spec.zero == 1 || j->spec.zero == 2) && !j->spec.cfg->overlap_param_gather && !j->gathering) {
+		start_gathers(j, false); /* its end calls back here */
 		return;
 	}
 	struct sim *sim = j->w->sim;
@@ -393,9 +487,16 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	j->gathering = false;
 	if (j->routing)
 		wl_ep_routing_draw(j->routing, s, j->rng);
+	for (int i = 0; i < j->ag_base[s->pp]; i++)
+		j->ag[i] = (struct job_wait){ .join = { .job = j } };
+	for (int i = 0; j->param && i < s->n_buckets * s->ep; i++)
+		j->param[i] = (struct job_wait){ .join = { .job = j } };
+	if (s->cfg->overlap_param_gather)
+		start_gathers(j, true);
 	for (int i = 0; i < j->n_workers; i++) {
 		struct job_worker *wk = &j->wk[i];
 		wk->pc = 0;
+		wk->next_wait = NULL;
 		wk->finished = wk->at_recv = false;
 		memset(wk->got[0], 0, (size_t)s->m);
 		memset(wk->got[1], 0, (size_t)s->m);
@@ -443,15 +544,20 @@ void job_exec_init(struct job *j)
 			for (int i = 0; i < s->ep; i++)
 				g->member[i] = &j->wk[st * s->dp + e * s->ep + i];
 		}
-	j->dp_group = xcalloc((size_t)s->pp, sizeof *j->dp_group);
-	for (int st = 0; st < s->pp; st++) {
-		group_init(j, &j->dp_group[st], s->dp);
-		j->dp_group[st].edp = -1;
-		for (int d = 0; d < s->dp; d++)
-			j->dp_group[st].member[d] = &j->wk[st * s->dp + d];
-	}
-	j->bucket_arrived = xcalloc((size_t)(s->n_buckets * s->ep) + 1, sizeof *j->bucket_arrived);
-	j->bucket_join = xcalloc((size_t)(s->n_buckets * s->ep) + 1, sizeof *j->bucket_join);
+	j->grad_m = s->zero >= 2 ? (int)s->m : 1;
+	size_t slots = (size_t)s->n_buckets * (size_t)s->ep * (size_t)j->grad_m + 1;
+	j->bucket_arrived = xcalloc(slots, sizeof *j->bucket_arrived);
+	j->bucket_join = xcalloc(slots, sizeof *j->bucket_join);
+	if (s->cfg->overlap_param_gather)
+		j->param = xcalloc((size_t)(s->n_buckets * s->ep) + 1, sizeof *j->param);
+	j->ag_base = xcalloc((size_t)s->pp + 1, sizeof *j->ag_base);
+	for (int st = 0; st < s->pp; st++)
+		j->ag_base[st + 1] = j->ag_base[st] + s->prog[st].n_slots;
+	j->ag = xcalloc((size_t)j->ag_base[s->pp] + 1, sizeof *j->ag);
+	j->n_streams = s->pp * s->tp * (s->ep + 1);
+	j->stream = xcalloc((size_t)j->n_streams, sizeof *j->stream);
+	for (int i = 0; i < j->n_streams; i++)
+		j->stream[i].job = j;
 	j->emb_arrived = xcalloc((size_t)s->dp, sizeof *j->emb_arrived);
 	j->emb_join = xcalloc((size_t)s->dp, sizeof *j->emb_join);
 	int most = s->tp > s->dp ? s->tp : s->dp;
@@ -472,9 +578,12 @@ void job_exec_free(struct job *j)
 	for (int i = 0; j->ep_group && i < j->spec.pp * j->spec.edp; i++)
 		free(j->ep_group[i].member);
 	free(j->ep_group);
-	for (int i = 0; j->dp_group && i < j->spec.pp; i++)
-		free(j->dp_group[i].member);
-	free(j->dp_group);
+	for (int i = 0; j->stream && i < j->n_streams; i++)
+		job_stream_clear(&j->stream[i]);
+	free(j->stream);
+	free(j->param);
+	free(j->ag);
+	free(j->ag_base);
 	free(j->bucket_arrived);
 	free(j->bucket_join);
 	free(j->emb_arrived);

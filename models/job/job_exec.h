@@ -24,6 +24,7 @@
 #include <gsl/gsl_rng.h>
 #include "job.h"
 #include "job_plan.h"
+#include "job_stream.h"
 #include "sim.h"
 
 struct job;
@@ -51,15 +52,26 @@ struct job_worker {
 	uint8_t *got[2];            /* [m]: activation (fwd) / gradient (bwd) of mb arrived */
 	struct job_join op_join;    /* its blocking TP collective */
 	struct job_join *send[2];   /* [m]: its sends of mb */
+	struct job_worker *next_wait; /* in a job_wait's list while blocked on it */
 };
 
-/* A blocking rendezvous (EP all-to-all, ZeRO-3 gather): its members run
- * the same program, so they meet at the same op. */
+/* Something workers wait for (a ZeRO-3 gather, a bucket's parameter
+ * gather): its collectives start when `arrived` reaches the group (or at
+ * once), its end wakes the waiting workers. */
+struct job_wait {
+	struct job_join join;
+	bool done;
+	int arrived;
+	struct job_worker *waiters;
+};
+
+/* A blocking rendezvous (EP all-to-all): its members run the same
+ * program, so they meet at the same op. */
 struct job_rdv {
 	int n, arrived;
 	struct job_worker **member; /* [n] */
 	struct job_join join;
-	int edp;                    /* EP groups: edp index; ZeRO-3: -1 */
+	int edp;                    /* EP groups: edp index */
 };
 
 struct job {
@@ -73,12 +85,17 @@ struct job {
 	int n_workers;              /* pp x dp; worker stage x dp + d */
 	struct job_worker *wk;
 	struct job_rdv *ep_group; /* [pp x edp] */
-	struct job_rdv *dp_group; /* [pp] (ZeRO-3) */
-	int *bucket_arrived;        /* [n_buckets x ep] */
+	int grad_m;                 /* reductions per bucket and iteration: m (ZeRO-2/3) or 1 */
+	int *bucket_arrived;        /* [n_buckets x ep x grad_m] */
 	struct job_join *bucket_join;
 	int *emb_arrived;           /* [dp] tied-embedding all-reduce: stage 0 and last */
 	struct job_join *emb_join;
 	struct job_join gather_join; /* ZeRO-1/2 parameter gathers after the optimizer */
+	struct job_wait *param;     /* [n_buckets x ep] the same with overlap_param_gather */
+	struct job_wait *ag;        /* ZeRO-3 gathers: stage st's slot k at ag[ag_base[st] + k] */
+	int *ag_base;               /* [pp + 1] */
+	struct job_stream *stream;  /* per communicator: job_exec.c's stream_of */
+	int n_streams;
 	bool gathering;
 	int workers_done;
 	int pending;                /* async joins open */

@@ -10,6 +10,7 @@
 #include "collective.h"
 #include "job.h"
 #include "job_model.h"
+#include "workload.h"
 #include "xalloc.h"
 
 #define JOB(f) offsetof(struct job_cfg, f)
@@ -24,6 +25,9 @@ static const enum coll_op op_allreduce = COLL_ALLREDUCE, op_allgather = COLL_ALL
 #define ALG(n, def, what) \
 	{ #n, KT_WORD, .def_doc = "the first algorithm of the op in the registry (" def ")", \
 	  .vocab_fn = coll_alg_name_at, .vocab_arg = &op_##n, .off = JOB(n), .help = what }
+
+/* grad_reduce_dtype, in the order of JOB_GRAD_FP32, JOB_GRAD_BF16. */
+static const char *const grad_dtypes[] = { "fp32", "bf16", NULL };
 
 static const struct cfg_key job_keys[] = {
 	{ "model", KT_WORD, .required = true, .vocab_fn = job_model_name_at, .off = JOB(model),
@@ -53,8 +57,8 @@ static const struct cfg_key job_keys[] = {
 	{ "iterations", KT_INT, "1", CFG_GE(1), .off = JOB(iterations), .help = "training iterations" },
 	{ "gpu", KT_WORD, "h100", .vocab_fn = job_gpu_name_at, .off = JOB(gpu), .help = "GPU preset" },
 	{ "mfu", KT_NUMBER, "0.5", CFG_UNIT, .off = JOB(mfu), .help = "model FLOPs utilisation" },
-	{ "grad_bytes", KT_INT, "2", CFG_IN(2, 4), .off = JOB(grad_bytes),
-	  .help = "bytes per gradient element (2 or 4)" },
+	{ "grad_bytes", KT_INT, .def_doc = "from grad_reduce_dtype (4 for fp32, 2 for bf16)", CFG_IN(2, 4),
+	  .off = JOB(grad_bytes), .help = "bytes per gradient element (2 or 4)" },
 	{ "hosts", KT_LIST, .def_doc = "all", .off = JOB(hosts), .off2 = JOB(n_hosts),
 	  .help = "hosts the job runs on" },
 	{ "placement", KT_LIST, "tp,ep,dp,pp", .off = JOB(placement), .off2 = JOB(n_placement),
@@ -69,6 +73,17 @@ static const struct cfg_key job_keys[] = {
 	{ "chunk", KT_SIZE, "512KiB", CFG_POS, .off = JOB(chunk_b), .help = "pipelining chunk" },
 	{ "channels", KT_INT, "2", CFG_GE(1), .off = JOB(channels), .help = "parallel rings" },
 	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
+	{ "overlap_grad_reduce", KT_BOOL, .def_doc = "off (Megatron-LM); on with zero = 3 (DeepSpeed's overlap_comm)",
+	  .off = JOB(overlap_grad_reduce), .help = "gradient reductions start during the backward pass" },
+	{ "overlap_param_gather", KT_BOOL, "off", .off = JOB(overlap_param_gather),
+	  .help = "zero 1, 2: the parameter all-gathers overlap the next forward" },
+	{ "grad_reduce_dtype", KT_ENUM, .def_doc = "fp32 with zero 0, 1 (Megatron-LM); bf16 with zero 2, 3 (DeepSpeed)",
+	  .vocab = grad_dtypes, .off = JOB(grad_reduce_dtype), .help = "element type of gradient reductions" },
+	{ "dp_bucket", KT_LLONG, .def_doc = "max(4e7, 1e6 x group) with overlap_grad_reduce, else one bucket "
+	  "(Megatron-Core); 5e8 with zero 2, 3 (DeepSpeed)", CFG_GE(1), .off = JOB(dp_bucket),
+	  .help = "parameters per gradient bucket" },
+	{ "zero3_prefetch", KT_LLONG, "50000000", CFG_GE(0), .off = JOB(zero3_prefetch),
+	  .help = "zero 3: parameters gathered ahead of the layer computing (0: no prefetch)" },
 };
 
 static int job_rules(struct cfg_check *c)
@@ -82,8 +97,10 @@ static int job_rules(struct cfg_check *c)
 	if (j->dp % j->ep != 0)
 		return cfg_fail(c, "ep", "a divisor of dp (%d): expert parallelism is carved out of data parallelism",
 				j->dp);
-	if (j->grad_bytes != 2 && j->grad_bytes != 4)
+	if (cfg_given(c, "grad_bytes") && j->grad_bytes != 2 && j->grad_bytes != 4)
 		return cfg_fail(c, "grad_bytes", "2 (bf16) or 4 (fp32)");
+	if (job_dp_rules(c, j) < 0)
+		return -1;
 	static const char *const dims[] = { "tp", "ep", "dp", "pp" };
 	bool ok = j->n_placement == 4;
 	for (int d = 0; d < 4 && ok; d++) {

@@ -4,14 +4,20 @@
  *
  * A stage's program for one iteration, micro-batch by micro-batch in 1F1B
  * order (workload_pp.c):
- *   forward  mb:  [recv activations] per layer: [ZeRO-3 gather] attention
- *                 block (TP), MLP block (TP) or MoE block (EP + TP) [send]
- *   backward mb:  [recv gradients] per layer, last to first: [ZeRO-3
- *                 gather] MLP/MoE block, attention block; after the last
- *                 micro-batch's backward of a bucket's layers, GRAD
- *                 [send gradients]
+ *   forward  mb:  [recv activations] [ZeRO-3 gathers, prefetched] per
+ *                 layer: [wait for its ZeRO-3 gather; first forward with
+ *                 overlap_param_gather: wait for its bucket's parameter
+ *                 gather] attention block (TP), MLP block (TP) or MoE
+ *                 block (EP + TP) [send]
+ *   backward mb:  [recv gradients] per layer, last to first: [wait for its
+ *                 ZeRO-3 gather] MLP/MoE block, attention block, and with
+ *                 overlap_grad_reduce the GRAD of each bucket it completes;
+ *                 [send gradients]; without overlap_grad_reduce the GRADs
+ *                 of every bucket. GRADs follow the last micro-batch's
+ *                 backward (ZeRO-0/1) or every micro-batch's (ZeRO-2/3).
  * and, once every worker finished and every reduction ended, the tied
- * embedding all-reduce (pp > 1) and the ZeRO-1/2 parameter gathers (job.c).
+ * embedding all-reduce (pp > 1) and the ZeRO-1/2 parameter gathers (job.c;
+ * with overlap_param_gather, at the start of the next iteration instead).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,56 +76,113 @@ const char *job_coll_alg(const struct job_spec *s, enum coll_op op)
 
 /* ---- Programs ---- */
 
+/* Emits, once per bucket, a wait for the parameter all-gather of every
+ * bucket of stage st holding item i (overlap_param_gather: the first
+ * forward of the iteration waits for the gathers started at its start). */
+static void param_waits(const struct job_spec *s, struct job_prog *p, int st, const int *bucket_end,
+			const struct wl_dp_item *it, int i, bool *waited)
+{
+	for (int e = 0; e < 2; e++) {
+		if (!(e ? it[i].expert_params : it[i].params))
+			continue;
+		for (int b = 0; b < s->n_buckets; b++)
+			if (s->bucket[b].stage == st && s->bucket[b].expert == (e == 1) && bucket_end[b] >= i) {
+				if (!waited[b] && wl_zero_gather_b(s, &s->bucket[b]))
+					job_prog_add(p, JOP_PARAM_WAIT)->idx = b;
+				waited[b] = true;
+				break;
+			}
+	}
+}
+
+static void grads(const struct job_spec *s, struct job_prog *p, int st, const int *bucket_end, int item,
+		  int64_t mb)
+{
+	for (int b = 0; b < s->n_buckets; b++)
+		if (s->bucket[b].stage == st && (item < 0 || bucket_end[b] == item)) {
+			struct job_op *o = job_prog_add(p, JOP_GRAD);
+			o->idx = b;
+			o->mb = (int32_t)mb;
+		}
+}
+
+static uint64_t shard(const struct job_spec *s, int64_t params)
+{
+	return (uint64_t)((params + s->tp - 1) / s->tp);
+}
+
 static void build_stage(struct job_spec *s, int st, const int *bucket_end, struct wl_pp_slot *slots,
 			struct wl_dp_item *items)
 {
 	const struct job_model *m = &s->model;
+	const bool overlap = s->cfg->overlap_grad_reduce;
 	struct job_prog *p = &s->prog[st];
 	int64_t l0 = st * s->layers_per_stage, l1 = l0 + s->layers_per_stage;
 	int n_items = wl_dp_items(s, st, items);
-	uint64_t emb_shard = (uint64_t)((job_model_embedding_params(m) + s->tp - 1) / s->tp);
+	/* ZeRO-3's gathers of one pass: the embedding, then the layers in the
+	 * pass's order. */
+	uint64_t *zp = xmalloc((size_t)(s->layers_per_stage + 1) * sizeof *zp);
+	bool *waited = xcalloc((size_t)s->n_buckets + 1, sizeof *waited);
+	bool first_fwd = s->cfg->overlap_param_gather;
+	struct wl_zero3_pass z;
 	wl_pp_schedule(s->pp, st, s->m, slots);
 	for (int64_t i = 0; i < 2 * s->m; i++) {
 		int64_t mb = slots[i].mb;
+		int nz = 0;
+		zp[nz++] = shard(s, job_model_embedding_params(m));
 		if (slots[i].dir == JOB_FWD) {
 			wl_pp_recv(s, p, st, JOB_FWD, mb);
-			wl_zero3_gather(s, p, emb_shard);
-			for (int64_t l = l0; l < l1; l++) {
-				wl_zero3_gather(s, p, (uint64_t)((job_model_layer_params(m, l) + s->tp - 1) / s->tp));
+			for (int64_t l = l0; l < l1; l++)
+				zp[nz++] = shard(s, job_model_layer_params(m, l));
+			wl_zero3_begin(s, p, &z, zp, nz);
+			wl_zero3_use(s, p, &z, 0);
+			/* Items in forward order: the input embedding, the layers, the output embedding. */
+			for (int it = n_items - 1; it >= 0; it--) {
+				int64_t l = items[it].layer;
+				if (first_fwd)
+					param_waits(s, p, st, bucket_end, items, it, waited);
+				if (l < 0)
+					continue;
+				wl_zero3_use(s, p, &z, (int)(l - l0) + 1);
 				wl_tp_block(s, p, s->t_attn_f);
 				if (job_model_is_moe(m, l))
 					wl_ep_block(s, p, JOB_FWD, mb, (int)(l / m->moe_every), s->t_moe_f);
 				else
 					wl_tp_block(s, p, s->t_mlp_f);
 			}
+			first_fwd = false;
 			wl_pp_send(s, p, st, JOB_FWD, mb);
 			continue;
 		}
-		bool last = mb == s->m - 1;
-		int item = 0;
+		bool reduce = wl_zero_reduces_at(s, mb);
 		wl_pp_recv(s, p, st, JOB_BWD, mb);
-		wl_zero3_gather(s, p, emb_shard);
-		for (;;) {
+		for (int it = 0; it < n_items; it++)
+			if (items[it].layer >= 0)
+				zp[nz++] = shard(s, job_model_layer_params(m, items[it].layer));
+		wl_zero3_begin(s, p, &z, zp, nz);
+		wl_zero3_use(s, p, &z, 0);
+		nz = 1;
+		for (int it = 0; it < n_items; it++) {
 			/* Items without compute (embeddings) pass at once; a
 			 * layer's item after its backward. */
-			int64_t layer = item < n_items ? items[item].layer : -3;
+			int64_t layer = items[it].layer;
 			if (layer >= 0) {
-				wl_zero3_gather(s, p, (uint64_t)((job_model_layer_params(m, layer) + s->tp - 1) / s->tp));
+				wl_zero3_use(s, p, &z, nz++);
 				if (job_model_is_moe(m, layer))
 					wl_ep_block(s, p, JOB_BWD, mb, (int)(layer / m->moe_every), 2 * s->t_moe_f);
 				else
 					wl_tp_block(s, p, 2 * s->t_mlp_f);
 				wl_tp_block(s, p, 2 * s->t_attn_f);
 			}
-			if (item >= n_items)
-				break;
-			for (int b = 0; last && b < s->n_buckets; b++)
-				if (s->bucket[b].stage == st && bucket_end[b] == item)
-					job_prog_add(p, JOP_GRAD)->idx = b;
-			item++;
+			if (reduce && overlap)
+				grads(s, p, st, bucket_end, it, mb);
 		}
 		wl_pp_send(s, p, st, JOB_BWD, mb);
+		if (reduce && !overlap) /* every bucket once the backward pass is over */
+			grads(s, p, st, bucket_end, -1, mb);
 	}
+	free(waited);
+	free(zp);
 }
 
 static int check(const struct config *cfg, const char *sec, const char *key, bool ok, char **err,
@@ -162,11 +225,13 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 	    check(cfg, sec, "ep", m->experts % j->ep == 0, err,
 		  "experts (%lld) must be a multiple of ep (%lld)", (long long)m->experts, j->ep) ||
 	    check(cfg, sec, "zero", j->zero < 3 || (j->pp == 1 && j->ep == 1), err,
-		  "zero = 3 is modelled with pp = 1 and ep = 1 only (pp = %lld, ep = %lld)", j->pp, j->ep))
+		  "zero = 3 needs pp = 1 and ep = 1 (here pp = %lld, ep = %lld): DeepSpeed's pipeline engine "
+		  "refuses ZeRO-3, and ZeRO-3 gathers of expert parameters are not modelled; use zero = 1 or 2",
+		  j->pp, j->ep))
 		return -1;
 	s->m = j->global_batch / ((long long)j->micro_batch * j->dp);
 	s->layers_per_stage = m->layers / j->pp;
-	long long ops = 2 * s->m * (s->layers_per_stage * 16 + 8);
+	long long ops = 2 * s->m * (s->layers_per_stage * 16 + 8) * (j->zero >= 2 ? 2 : 1);
 	if (check(cfg, sec, "global_batch", ops <= JOB_MAX_OPS_PER_STAGE && s->b * m->seq_len * m->top_k < (1LL << 31),
 		  err, "the plan is too large to simulate (%lld micro-batches of %lld sequences)",
 		  (long long)s->m, (long long)s->b))
@@ -344,7 +409,8 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 				uint64_t size;
 				uint64_t groups = (uint64_t)s->tp * (b->expert ? (uint64_t)s->ep : 1);
 				wl_dp_reduce(s, b, &cop, &size);
-				uint64_t g = wl_zero_gather_b(s, b);
+				/* The parameter gather once per iteration, with the last micro-batch's reduction. */
+				uint64_t g = op->mb == s->m - 1 ? wl_zero_gather_b(s, b) : 0;
 				if (!mc_groups(s, cop) && (!g || !mc_groups(s, COLL_ALLGATHER))) {
 					add(t, pc, JOB_PAR_DP, groups, s, cop, wl_dp_group_size(s, b), size, NULL, NULL);
 					if (g)
@@ -365,6 +431,8 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 			}
 			case JOP_COMPUTE:
 			case JOP_RECV:
+			case JOP_AG_WAIT:
+			case JOP_PARAM_WAIT:
 			case JOP_N:
 				break;
 			}

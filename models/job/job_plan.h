@@ -13,12 +13,20 @@
  * (struct job_op). Ops that involve other workers are rendezvous:
  *   TP        blocking, this worker only (a collective over its tp ranks)
  *   EP        blocking, the ep workers of (stage, edp): tp all-to-alls, one per tp index
- *   ZERO_AG   blocking, the dp workers of the stage: tp all-gathers (ZeRO-3)
+ *   ZERO_AG   ZeRO-3 gather idx of the stage: tp all-gathers over the dp
+ *             workers of the stage, started when every member arrived; not
+ *             blocking (prefetch)
+ *   AG_WAIT   wait for ZeRO-3 gather idx to end
+ *   PARAM_WAIT wait for bucket idx's parameter all-gather (ZeRO-1/2 with
+ *             overlap_param_gather: started at the iteration's start)
  *   RECV      wait for the sendrecv of micro-batch mb from the neighbour stage
  *   SEND      post tp sendrecvs (one per tp rank, 1/tp of the tensor each:
  *             Megatron's scatter-gather of pipeline tensors); not blocking
- *   GRAD      a bucket's gradients are final (last micro-batch's backward):
- *             the reduction starts when every member worker arrived; not blocking
+ *   GRAD      bucket idx's gradients of micro-batch mb are final (the last
+ *             micro-batch's backward; every micro-batch's with ZeRO-2/3): the
+ *             reduction starts when every member worker arrived; not blocking.
+ * The reductions and gathers of one communicator (a DP or EDP group of one
+ * tp index) run one after another, in the order they start (job_stream.c).
  * A collective starts when its last member arrives (a collective cannot
  * progress past its slowest member), and every member resumes at its end.
  */
@@ -36,7 +44,8 @@
 struct config;
 struct job_cfg;
 
-enum job_op_kind { JOP_COMPUTE, JOP_TP, JOP_EP, JOP_ZERO_AG, JOP_RECV, JOP_SEND, JOP_GRAD, JOP_N };
+enum job_op_kind { JOP_COMPUTE, JOP_TP, JOP_EP, JOP_ZERO_AG, JOP_RECV, JOP_SEND, JOP_GRAD,
+		   JOP_AG_WAIT, JOP_PARAM_WAIT, JOP_N };
 enum { JOB_FWD = 0, JOB_BWD = 1 };
 
 struct job_op {
@@ -44,14 +53,16 @@ struct job_op {
 	uint8_t coll;          /* TP, ZERO_AG: enum coll_op */
 	uint8_t dir;           /* JOB_FWD / JOB_BWD (RECV, SEND, EP) */
 	uint8_t transpose;     /* EP: 0 = the routing matrix (dispatch fwd, combine bwd), 1 = its transpose */
-	int32_t mb;            /* micro-batch (RECV, SEND, EP) */
-	int32_t idx;           /* EP: MoE layer index (0-based among MoE layers); GRAD: bucket */
+	int32_t mb;            /* micro-batch (RECV, SEND, EP, GRAD) */
+	int32_t idx;           /* EP: MoE layer index (0-based among MoE layers); GRAD, PARAM_WAIT:
+				* bucket; ZERO_AG, AG_WAIT: gather slot of the stage */
 	uint64_t val;          /* COMPUTE: ps; TP, ZERO_AG: size_b; SEND: bytes of the whole tensor */
 };
 
 struct job_prog {
 	struct job_op *op;
 	int n, cap;
+	int n_slots;           /* ZeRO-3 gather slots (ZERO_AG idx) */
 };
 
 /* A gradient bucket (Megatron-Core: filled in backward order, closed at

@@ -40,6 +40,13 @@ void wl_pp_send(const struct job_spec *s, struct job_prog *p, int stage, int dir
  * shard; expert parameters per EP rank. Returns the count (<= layers + 2). */
 struct wl_dp_item { int64_t layer; uint64_t params, expert_params; };
 int wl_dp_items(const struct job_spec *s, int stage, struct wl_dp_item *out);
+/* Parameters that close a bucket of a reduction group of `group` ranks
+ * (dp_bucket, or the framework's default; UINT64_MAX: one bucket). */
+uint64_t wl_dp_bucket_params(const struct job_spec *s, int group);
+/* The rules of the DP keys (job_keys.c's rules call it): overlap_grad_reduce,
+ * grad_reduce_dtype and grad_bytes defaults, overlap_param_gather's zero. */
+struct cfg_check;
+int job_dp_rules(struct cfg_check *c, struct job_cfg *j);
 /* Fills s->bucket; bucket_end[b] = the item index after which bucket b is
  * final (malloc'd, caller frees). */
 void wl_dp_buckets(struct job_spec *s, int **bucket_end);
@@ -54,8 +61,19 @@ enum coll_op wl_zero_grad_op(int zero);
 /* ZeRO-1/2: the parameter all-gather of a bucket after the optimizer step
  * (size_b of bf16 params); 0 when the stage has none. */
 uint64_t wl_zero_gather_b(const struct job_spec *s, const struct job_bucket *b);
-/* ZeRO-3: the all-gather of `params` (per tp shard) before a forward or backward use. */
-void wl_zero3_gather(const struct job_spec *s, struct job_prog *p, uint64_t params);
+/* Whether the gradients of micro-batch mb are reduced (ZeRO-0/1: the last
+ * micro-batch only; ZeRO-2/3: every micro-batch, as DeepSpeed does). */
+bool wl_zero_reduces_at(const struct job_spec *s, int64_t mb);
+/* ZeRO-3: the parameter all-gathers of one pass (a forward or a backward
+ * of one micro-batch) over the n items params[] (per tp shard) it uses in
+ * order. Each gather is a non-blocking JOP_ZERO_AG; wl_zero3_use(i) issues
+ * gather i and the following ones while fewer than zero3_prefetch
+ * parameters are in flight ahead of item i (DeepSpeed's
+ * stage3_prefetch_bucket_size), then waits for gather i (JOP_AG_WAIT). */
+struct wl_zero3_pass { const uint64_t *params; int n, next, base; bool on; };
+void wl_zero3_begin(const struct job_spec *s, struct job_prog *p, struct wl_zero3_pass *z,
+		    const uint64_t *params, int n);
+void wl_zero3_use(const struct job_spec *s, struct job_prog *p, struct wl_zero3_pass *z, int i);
 
 /* --- EP --- */
 /* An MoE MLP block in direction dir for micro-batch mb of MoE layer k:
