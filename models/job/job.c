@@ -167,6 +167,27 @@ void jobs_print_plan(const struct jobs *js, FILE *out)
 	}
 }
 
+int jobs_write_unfinished(const struct jobs *js, char *buf, size_t len)
+{
+	int n = 0;
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; js && i < js->n; i++) {
+		struct job *j = &js->job[i];
+		if (!job_exec_write_unfinished(j))
+			continue;
+		if (at < len) {
+			int w = snprintf(buf + at, len - at, "%sjob '%s' finished %lld of %d iterations",
+					 n ? ", " : "", j->spec.name, (long long)j->iter,
+					 j->spec.cfg->iterations);
+			at += w > 0 ? (size_t)w : 0;
+		}
+		n++;
+	}
+	return n;
+}
+
 void jobs_free(struct jobs *js)
 {
 	if (!js)

@@ -63,6 +63,11 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
  * parallelism per iteration (docs/scenario.md "Command line", --check), from the same code
  * that drives the simulation. */
 void jobs_print_plan(const struct jobs *js, FILE *out);
+/* A run cut short ([simulation] stop): writes each unfinished job's
+ * iteration in progress as a row with end_ps NULL, and describes them in
+ * buf ("job 'moe' finished 1 of 2 iterations, ..."). Returns the number
+ * of jobs with iterations left. */
+int jobs_write_unfinished(const struct jobs *js, char *buf, size_t len);
 void jobs_free(struct jobs *js);
 
 /* Tests only: replaces coll_start for every job set up afterwards (NULL

@@ -23,6 +23,7 @@
 #include "run.h"
 #include "sim.h"
 #include "traffic.h"
+#include "units.h"
 #include "watchdog.h"
 #include "xalloc.h"
 
@@ -72,6 +73,18 @@ static void warn_choices(const struct config *cfg)
 		warnx_sim("[switch] ecmp = packet with [nic] loss_recovery = gbn: every reordering "
 			  "looks like a loss to go-back-N and resends the rest of the window; "
 			  "use loss_recovery = sr with spraying");
+}
+
+/* [simulation] stop ended the run before its work: what was left. */
+static void warn_stopped(const struct world *w, simtime_t at, const char *jobs_left)
+{
+	char t[32];
+	units_format_time(at, t, sizeof t);
+	uint64_t open_flows = w->flows_posted - w->flows_done;
+	warnx_sim("the run stopped at [simulation] stop = %s with work unfinished: %s%s%llu message%s in "
+		  "flight (run.status 'stopped'; unfinished rows have end_ps NULL)",
+		  t, jobs_left, *jobs_left ? "; " : "", (unsigned long long)open_flows,
+		  open_flows == 1 ? "" : "s");
 }
 
 /* No frame queued, on a link, owed as PFC or held by a NIC anywhere. */
@@ -291,6 +304,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.now = end;
 
 	colls_write_unfinished(colls);
+	char unfinished_jobs[256];
+	jobs_write_unfinished(jobs, unfinished_jobs, sizeof unfinished_jobs);
 	world_write_final(&w, res);
 	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&wd);
 	if (wd_status) {
@@ -298,7 +313,13 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		watchdog_write(&wd, res);
 		rc = EXIT_STALLED;
 	}
-	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status : "complete";
+	/* Cut short by [simulation] stop with work left: say so, in the run
+	 * row and on stderr, rather than 'complete'. */
+	bool cut_short = stopped == SIM_STOP_TIME && !wd_status && !world_done(&sim, &w);
+	if (cut_short)
+		warn_stopped(&w, sim.now, unfinished_jobs);
+	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status
+		    : cut_short ? "stopped" : "complete";
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
 	rep->packet_hops = port_tx_packets_sum(w.fab.ports, w.fab.n_ports);
