@@ -179,6 +179,40 @@ rx_rate = 10Gbps
 rx_buffer = 10KB
 " "bad.ini:11:" "[nic] rx_buffer = '10KB': too small for host0:p0's link"
 
+# Misspellings: the closest name within max(1, len/3) edits (optimal
+# string alignment distance, a transposition counting 1) is suggested.
+bad "misspelt key in the file" "$(printf '%s' "$good" | sed 's/^link_rate/link_rte/')" "bad.ini:4:" \
+	"[topology] unknown key 'link_rte' (did you mean 'link_rate'?): expected one of type, link_rate,"
+bad "--set misspelt key" "$good" "--set:" \
+	"[topology] unknown key 'link_rte' (did you mean 'link_rate'?): expected" --set topology.link_rte=1Gbps
+bad "misspelt section" "$good[swtch]
+pfc = on
+" "bad.ini:9:" "unknown section [swtch] (did you mean 'switch'?): expected one of"
+bad "--set misspelt named section" "$good" "--set:" \
+	"unknown section [trafic.f] (did you mean 'traffic.f'?)" --set trafic.f.type=flows
+bad "misspelt value" "$good[nic]
+cc = dcqnc
+" "bad.ini:10:" "[nic] cc = 'dcqnc': expected one of none or dcqcn (did you mean 'dcqcn'?)"
+bad "misspelt type" "$good" "--set:" \
+	"[topology] type = 'strr': expected one of fat_tree, leaf_spine, rail_optimized, dumbbell, star, hpcc, ring or dragonfly (did you mean 'star'?)" \
+	--set topology.type=strr
+bad "nothing close: no suggestion" "$good" "--set:" \
+	"[switch] unknown key 'zzzz': expected one of" --set switch.zzzz=1
+grep -q "did you mean" "$tmp/stderr" && fail "nothing close: suggested $(cat "$tmp/stderr")"
+# A --set to a job the scenario does not have: a misspelt job name.
+bad "--set to a misspelt job" "$good[job.gpt]
+model = llama2-7b
+global_batch = 8
+dp = 4
+" "--set:" "no job 'gtp' (jobs: gpt): did you mean 'gpt'? A job added by --set needs its required key 'model'" \
+	--set job.gtp.tp=4
+bad "--set to an unknown job" "$good[job.gpt]
+model = llama2-7b
+global_batch = 8
+dp = 4
+" "--set:" "no job 'bert' (jobs: gpt); a job added by --set needs its required key 'model'" \
+	--set job.bert.tp=4
+
 # A job's layout is checked against the built fabric, located.
 bad "job needs more GPUs than its hosts have" "$good[job.moe]
 model = mixtral-8x7b
