@@ -63,6 +63,10 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
  * parallelism per iteration (docs/scenario.md "Command line", --check), from the same code
  * that drives the simulation. */
 void jobs_print_plan(const struct jobs *js, FILE *out);
+/* Warns (stderr) of each job that uses fewer GPUs than its hosts (or the
+ * fabric, without `hosts`) have, naming the hosts it runs on and the idle
+ * ones. */
+void jobs_warn_layout(const struct jobs *js);
 /* A run cut short ([simulation] stop): writes each unfinished job's
  * iteration in progress as a row with end_ps NULL, and describes them in
  * buf ("job 'moe' finished 1 of 2 iterations, ..."). Returns the number

@@ -65,9 +65,18 @@ static char *output_path(const struct config *cfg, const struct run_opts *o)
 	return str_printf("results/%s.db", cfg->name);
 }
 
-/* Choices that work but are known to hurt: said once, before the run. */
-static void warn_choices(const struct config *cfg)
+/* What was built (the `fabric:` line, stdout) and what of it the keys do
+ * not make obvious, with choices that work but are known to hurt: said
+ * once, before the run, after every input error (so those stay one line). */
+static void warn_choices(const struct config *cfg, const struct world *w, const struct jobs *jobs)
 {
+	char line[768];
+	topology_describe(cfg, &w->fab.topo, line, sizeof line);
+	printf("%s\n", line);
+	fflush(stdout);
+	if (topology_surprise(cfg, &w->fab.topo, line, sizeof line))
+		warnx_sim("%s", line);
+	jobs_warn_layout(jobs);
 	const struct switch_cfg *sw = cfg_get(cfg, &switch_section);
 	if (sw->ecmp == ECMP_PACKET && nic_cfg_of(cfg)->loss_recovery == LR_GBN)
 		warnx_sim("[switch] ecmp = packet with [nic] loss_recovery = gbn: every reordering "
@@ -200,8 +209,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	fill_world(rep, &w);
 	rep->flows_expected = traffic_flows_expected(traffic);
 	if (o->check) {
+		warn_choices(cfg, &w, jobs);
 		jobs_print_plan(jobs, stdout);
-		warn_choices(cfg);
 		goto out;
 	}
 
@@ -244,7 +253,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	warn_choices(cfg); /* after every input error, so those stay one line */
+	warn_choices(cfg, &w, jobs); /* after every input error, so those stay one line */
 	open_results = res;
 	open_fct = fct;
 	open_taps = taps;
