@@ -390,6 +390,7 @@ static void iteration_check_end(struct job *j)
 	}
 	struct sim *sim = j->w->sim;
 	iteration_row(j, sim->now);
+	j->est_iter_ps = (double)(sim->now - j->iter_start); /* the progress line's next guess */
 	/* Mark the iteration over before anything else can re-enter. */
 	j->workers_done = -1;
 	j->in_iteration = false;

@@ -96,6 +96,7 @@ struct job {
 	struct results_table *table;
 	job_coll_start_fn fake_coll; /* tests: replaces coll_start (jobs_set_coll_start) */
 	bool in_iteration;          /* an iteration started and has not ended */
+	double est_iter_ps;         /* progress: the last iteration's time, else the plan's estimate (0: not yet) */
 };
 
 struct jobs {

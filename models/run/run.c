@@ -48,12 +48,95 @@ struct progress_ctx {
 	struct progress p;
 	struct world *w;
 	uint64_t flows_expected;
+	const struct jobs *jobs;
 };
 
 static void on_progress(struct sim *sim, void *ctx)
 {
 	struct progress_ctx *pc = ctx;
-	progress_update(&pc->p, sim->now, sim->events, pc->w->flows_done, pc->flows_expected);
+	bool estimated = false;
+	double work = jobs_progress(pc->jobs, sim->now, &estimated);
+	progress_update(&pc->p, sim->now, sim->events, pc->w->flows_done, pc->flows_expected, work, estimated);
+}
+
+/* "0.4 s", "12 s", "3.4 min", "5.2 h", "1.5 days". */
+static const char *duration(double s, char *buf, size_t n)
+{
+	if (s < 10)
+		snprintf(buf, n, "%.1f s", s);
+	else if (s < 100)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 6000)
+		snprintf(buf, n, "%.1f min", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, n, "%.1f h", s / 3600);
+	else
+		snprintf(buf, n, "%.1f days", s / 86400);
+	return buf;
+}
+
+/* "850 MB", "1.2 GB", "190 TB": decimal units, 3 digits. */
+static const char *bytes_text(double b, char *buf, size_t n)
+{
+	static const char *const unit[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	int u = 0;
+	while (b >= 1000 && u < 5) {
+		b /= 1000;
+		u++;
+	}
+	snprintf(buf, n, "%.3g %s", b, unit[u]);
+	return buf;
+}
+
+/* Capture above this many bytes is warned about before the run. */
+#define PCAP_WARN_B 1e9
+
+/* The run's cost and its capture's size, before it runs (estimate.h): at
+ * --check printed, before a run with capture a warning when large. */
+static void estimate_cost(const struct config *cfg, const struct world *w, const struct jobs *jobs,
+			  const struct run_opts *o, bool capture)
+{
+	const struct pcap_cfg *pc = cfg_get(cfg, &pcap_section);
+	int tapped = 0;
+	bool hosts = !pc->n_taps;
+	if (hosts) {
+		tapped = w->fab.n_hosts * w->fab.nics_per_host;
+	} else {
+		bool *want = xcalloc((size_t)w->fab.n_ports, sizeof *want);
+		char *err = NULL;   /* none: tap_setup read the same names */
+		for (size_t i = 0; i < pc->n_taps; i++)
+			if (observe_mark_ports(w, "pcap", "taps", pc->taps[i], want, &err) < 0)
+				break;
+		free(err);
+		for (int i = 0; i < w->fab.n_ports; i++)
+			tapped += want[i];
+		free(want);
+	}
+	struct run_estimate e;
+	estimate_run(cfg, &w->fab.topo, jobs, tapped, hosts, &e);
+	if (o->check) {
+		if (jobs) {
+			char t[32];
+			printf("run time: an estimate from the jobs' plans%s: %.3g network packets and %.3g ACKs "
+			       "over %.2f links each, %.3g events, about %s of CPU with this build (%.0f ns per "
+			       "event, scaled from a measurement of its event queue); the jobs end near %.1f ms "
+			       "of simulated time\n",
+			       e.traffic_uncounted ? " ([traffic] sections not counted)" : "", e.data_packets,
+			       e.ack_packets, e.links_per_path, e.events, duration(e.cpu_s, t, sizeof t),
+			       e.ns_per_event, e.sim_ps / 1e9);
+			printf("pcap: capturing %s would write about %s (an estimate)\n",
+			       hosts ? "every host port" : "the [pcap] taps", bytes_text(e.pcap_b, t, sizeof t));
+		} else {
+			printf("run time: not estimated (no job; [traffic] sections are not estimated)\n");
+		}
+	}
+	if (jobs && (capture || (o->check && (pc->n_taps || pc->dir || o->pcap_dir))) && e.pcap_b > PCAP_WARN_B)
+	{
+		char t[32];
+		warnx_sim("the capture would write about %s (%s, an estimate from the jobs' plans): "
+			  "name fewer ports in [pcap] taps, set [pcap] snaplen, or stop the run earlier",
+			  bytes_text(e.pcap_b, t, sizeof t), hosts ? "every host port" : "the [pcap] taps");
+	}
 }
 
 static char *output_path(const struct config *cfg, const struct run_opts *o)
@@ -211,6 +294,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	if (o->check) {
 		warn_choices(cfg, &w, jobs);
 		jobs_print_plan(jobs, stdout);
+		estimate_cost(cfg, &w, jobs, o, false);
 		goto out;
 	}
 
@@ -254,6 +338,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		goto out;
 	}
 	warn_choices(cfg, &w, jobs); /* after every input error, so those stay one line */
+	if (taps)
+		estimate_cost(cfg, &w, jobs, o, true);
 	open_results = res;
 	open_fct = fct;
 	open_taps = taps;
@@ -267,7 +353,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.done = world_done;
 	sim.done_ctx = &w;
 	watchdog_start(&wd, &w, sc->watchdog); /* last element registered */
-	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected };
+	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected, .jobs = jobs };
 	progress_init(&pc.p, o->progress, sim.stop_at);
 	if (o->progress) {
 		sim.progress = on_progress;
