@@ -130,8 +130,8 @@ static void estimate_cost(const struct config *cfg, const struct world *w, const
 			printf("run time: not estimated (no job; [traffic] sections are not estimated)\n");
 		}
 	}
-	if (jobs && (capture || (o->check && (pc->n_taps || pc->dir || o->pcap_dir))) && e.pcap_b > PCAP_WARN_B)
-	{
+	bool capturing = capture || (o->check && (pc->n_taps || pc->dir || o->pcap_dir));
+	if (jobs && capturing && e.pcap_b > PCAP_WARN_B) {
 		char t[32];
 		warnx_sim("the capture would write about %s (%s, an estimate from the jobs' plans): "
 			  "name fewer ports in [pcap] taps, set [pcap] snaplen, or stop the run earlier",
