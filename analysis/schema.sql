@@ -45,7 +45,7 @@ CREATE TABLE IF NOT EXISTS run (
 	packets_delivered INTEGER,               -- data packets that reached their receiving NIC (duplicates and out-of-order ones included)
 	packets_dropped   INTEGER,               -- data packets lost in the network (switch buffer); sent = delivered + dropped once drained
 	                                         -- (sent = delivered + dropped + in flight when the run ended)
-	status            TEXT NOT NULL          -- running | complete | interrupted | deadlock | stalled | failed
+	status            TEXT NOT NULL          -- running | complete | stopped | interrupted | deadlock | stalled | failed
 );
 
 -- Every node of the built world.

@@ -59,6 +59,41 @@ static void err_missing(char **err, const struct cfg_raw_section *s, const char 
 		    s->name, key, why ? why : "");
 }
 
+/* A required key missing from s. When s is a named section only --set
+ * made ([job.gtp] from --set job.gtp.tp=4), the likely mistake is a
+ * misspelt NAME, not a forgotten key: "--set: no job 'gtp' (jobs: gpt)
+ * (did you mean 'gpt'?); ...". */
+static void missing(struct loader *L, const struct cfg_raw_section *s, const char *key, const char *why)
+{
+	if (s->file != cfg_set_origin || !s->sec->named) {
+		err_missing(&L->err, s, key, why);
+		return;
+	}
+	const char *name = s->name + strlen(s->sec->name) + 1;
+	char names[CFG_EXPECTED_MAX / 2], mean[96];
+	size_t len = 0, count = 0;
+	names[0] = '\0';
+	for (size_t i = 0; i < L->raw.n; i++) {
+		const struct cfg_raw_section *o = &L->raw.s[i];
+		if (o->sec != s->sec || o == s || len >= sizeof names)
+			continue;
+		len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", count++ ? ", " : "",
+					o->name + strlen(s->sec->name) + 1);
+	}
+	if (!count) {   /* nothing to have misspelt: a section added on purpose */
+		err_missing(&L->err, s, key, why);
+		return;
+	}
+	/* "jobs"; "traffic sections" (a mass noun takes no s). */
+	size_t ln = strlen(s->sec->name);
+	bool mass = ln >= 2 && strcmp(s->sec->name + ln - 2, "ic") == 0;
+	bool close = cfg_suggest(name, names, mean, sizeof mean);
+	cfg_set_err(&L->err, "--set: no %s '%s' (%s%s: %s)%s%s%s %s added by --set needs its required key '%s'%s",
+		    s->sec->name, name, s->sec->name, mass ? " sections" : "s", names,
+		    close ? ": did you mean '" : "", close ? mean : "", close ? "'? A" : "; a",
+		    s->sec->name, key, why ? why : "");
+}
+
 static struct cfg_store_ctx ctx_of(const struct loader *L, const struct cfg_raw_entry *e,
 				   const struct cfg_inst *inst)
 {
@@ -109,7 +144,7 @@ static int section_type(struct loader *L, struct cfg_raw_section *s, struct cfg_
 		return 0;
 	struct cfg_raw_entry *e = cfg_raw_find(s, tk->name);
 	if (!e) {
-		err_missing(&L->err, s, tk->name, NULL);
+		missing(L, s, tk->name, NULL);
 		return -1;
 	}
 	struct cfg_store_ctx ctx = ctx_of(L, e, inst);
@@ -167,7 +202,7 @@ static int section_values(struct loader *L, struct cfg_raw_section *s)
 	for (size_t i = 0; i < sec->n_keys; i++) {
 		const struct cfg_key *k = &sec->keys[i];
 		if (k->required && !cfg_raw_find(s, k->name) && !(type && in_list(type->not_required, k->name))) {
-			err_missing(&L->err, s, k->name, NULL);
+			missing(L, s, k->name, NULL);
 			return -1;
 		}
 	}
@@ -175,7 +210,7 @@ static int section_values(struct loader *L, struct cfg_raw_section *s)
 		const struct cfg_key *k = &type->keys[i];
 		if (k->required && !cfg_raw_find(s, k->name)) {
 			snprintf(buf, sizeof buf, " for type %s", type->name);
-			err_missing(&L->err, s, k->name, buf);
+			missing(L, s, k->name, buf);
 			return -1;
 		}
 	}

@@ -97,6 +97,18 @@ struct cfg_raw_entry *cfg_raw_find(const struct cfg_raw_section *s, const char *
  * error wins). */
 void cfg_set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* config_suggest.c: the optimal string alignment distance between a[0..la)
+ * and b[0..lb), case-insensitive. */
+int cfg_edit_distance(const char *a, size_t la, const char *b, size_t lb);
+/* The word of list ("a, b or c") closest to word, when close enough to be a
+ * misspelling of it, into out; false when none is. */
+bool cfg_suggest(const char *word, const char *list, char *out, size_t n);
+/* " (did you mean 'X'?)" into out when list has such an X, else "";
+ * returns out. */
+const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
+/* The same for a section header ("topolgy", "jobb.gpt"). */
+const char *cfg_section_did_you_mean(const struct cfg_schema *s, const char *header, char *out, size_t n);
+
 /* config_resolve.c: builds cfg->resolved from the typed values. Returns 0 or -1 (no memory). */
 int cfg_resolve_text(struct config *cfg);
 

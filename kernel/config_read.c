@@ -101,6 +101,7 @@ static bool is_repeated(const struct cfg_key *k)
 static void section_header(struct read_state *R, const char *line)
 {
 	char buf[CFG_EXPECTED_MAX];
+	char mean[96];
 	const char *file = R->cfg->path;
 	const char *close = strchr(line, ']');
 	R->last = -1;
@@ -131,8 +132,9 @@ static void section_header(struct read_state *R, const char *line)
 			cfg_set_err(&R->err, "%s:%d: section [%s]: expected a NAME of letters, digits, '_', '-' or '.'",
 				    file, R->line, name);
 		else
-			cfg_set_err(&R->err, "%s:%d: unknown section [%s]: expected one of %s",
-				    file, R->line, name, buf);
+			cfg_set_err(&R->err, "%s:%d: unknown section [%s]%s: expected one of %s",
+				    file, R->line, name,
+				    cfg_section_did_you_mean(R->cfg->schema, name, mean, sizeof mean), buf);
 	} else if ((dup = find_section(R->raw, name))) {
 		cfg_set_err(&R->err, "%s:%d: section [%s] given twice (first at line %d): expected each section once",
 			    file, R->line, name, dup->line);
@@ -226,6 +228,7 @@ static int handler(void *user, const char *section, const char *name, const char
 {
 	struct read_state *R = user;
 	char buf[CFG_EXPECTED_MAX];
+	char mean[96];
 	const char *file = R->cfg->path;
 	(void)section;  /* the reader tracks sections, trimmed and validated */
 	if (R->err)
@@ -239,8 +242,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	const struct cfg_key *k = cfg_key_find(s->sec, NULL, name);
 	if (!k) {
 		cfg_keys_names(s->sec, NULL, buf, sizeof buf);
-		cfg_set_err(&R->err, "%s:%d: [%s] unknown key '%s': expected one of %s",
-			    file, R->line, s->name, name, buf);
+		cfg_set_err(&R->err, "%s:%d: [%s] unknown key '%s'%s: expected one of %s",
+			    file, R->line, s->name, name, cfg_did_you_mean(name, buf, mean, sizeof mean), buf);
 		return 0;
 	}
 	struct cfg_raw_entry *dup = cfg_raw_find(s, name);
@@ -315,6 +318,7 @@ int cfg_apply_overrides(const struct config *cfg, struct cfg_raw *raw, const str
 			size_t n_ov, char **err)
 {
 	char buf[CFG_EXPECTED_MAX];
+	char mean[96];
 	for (size_t i = 0; i < n_ov; i++) {
 		const char *sec = ov[i].section ? ov[i].section : "", *key = ov[i].key ? ov[i].key : "";
 		const char *value = ov[i].value ? ov[i].value : "";
@@ -322,13 +326,15 @@ int cfg_apply_overrides(const struct config *cfg, struct cfg_raw *raw, const str
 		const struct cfg_section *cs = cfg_sec_of(cfg->schema, sec, &bad_name);
 		if (!cs) {
 			cfg_sections_list(cfg->schema, buf, sizeof buf);
-			cfg_set_err(err, "--set: unknown section [%s]: expected one of %s", sec, buf);
+			cfg_set_err(err, "--set: unknown section [%s]%s: expected one of %s", sec,
+				    cfg_section_did_you_mean(cfg->schema, sec, mean, sizeof mean), buf);
 			return -1;
 		}
 		const struct cfg_key *k = cfg_key_find(cs, NULL, key);
 		if (!k) {
 			cfg_keys_names(cs, NULL, buf, sizeof buf);
-			cfg_set_err(err, "--set: [%s] unknown key '%s': expected one of %s", sec, key, buf);
+			cfg_set_err(err, "--set: [%s] unknown key '%s'%s: expected one of %s", sec, key,
+				    cfg_did_you_mean(key, buf, mean, sizeof mean), buf);
 			return -1;
 		}
 		struct cfg_raw_section *s = find_section(raw, sec);

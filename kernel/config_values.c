@@ -195,8 +195,10 @@ static int store_word(const struct cfg_key *k, const char *value, int *index, ch
 			*index = (int)i;
 			return 0;
 		}
+	char mean[96];
 	cfg_vocab_text(k, list, sizeof list);
-	return failf(expected, "%s%s", cfg_vocab_word(k, 1) ? "one of " : "", list);
+	return failf(expected, "%s%s%s", cfg_vocab_word(k, 1) ? "one of " : "", list,
+		     cfg_did_you_mean(value, list, mean, sizeof mean));
 }
 
 /* The section's type named value (KT_TYPE). */
@@ -215,7 +217,8 @@ static int store_type(const struct cfg_section *sec, const char *value, int *ind
 	for (size_t i = 0; i < n && len < sizeof list; i++)
 		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
 					i == 0 ? "" : i + 1 == n ? " or " : ", ", cfg_type_at(sec, i)->name);
-	return failf(expected, "one of %s", list);
+	char mean[96];
+	return failf(expected, "one of %s%s", list, cfg_did_you_mean(value, list, mean, sizeof mean));
 }
 
 /* Replaces the string field at off with a copy of v. */

@@ -4,10 +4,13 @@
  *   sim: t=1.234ms (12.3%) 15.2M ev/s ETA 0:12
  *
  * Simulated time reached; percent of the stop time when the run has one,
- * else of flows finished when their total is known (else no percent and no
- * ETA); events per second since the previous draw (the current speed, which
- * is what tells a user the run slowed down); ETA from the average progress
- * rate since the start (steadier than the last interval's).
+ * else the least of the fractions known: flows finished when their total
+ * is known, the work its models report (the jobs' iterations, counted from
+ * their plans; progress_fraction), else no percent and no ETA; events per
+ * second since the previous draw (the current speed, which is what tells a
+ * user the run slowed down); ETA from the average progress rate since the
+ * start (steadier than the last interval's), marked '~' when the fraction
+ * rests on an estimate (a job's iteration time before one has ended).
  *
  * On a terminal the line is redrawn in place ('\r', erase to end of line)
  * at most every 0.5 s of wall time. When stderr is not a terminal (progress
@@ -84,8 +87,22 @@ static void format_eta(char *buf, size_t len, double s)
 		snprintf(buf, len, "%lu:%02lu", m, sec);
 }
 
+double progress_fraction(const struct progress *p, simtime_t now, uint64_t flows_done, double work)
+{
+	double frac = -1.0;
+	if (p->stop_at != SIMTIME_NEVER && p->stop_at > 0) {
+		frac = (double)now / (double)p->stop_at;
+	} else {
+		if (p->flows_total)
+			frac = (double)flows_done / (double)p->flows_total;
+		if (work >= 0.0 && (frac < 0.0 || work < frac))
+			frac = work;
+	}
+	return frac > 1.0 ? 1.0 : frac;
+}
+
 void progress_update(struct progress *p, simtime_t now, uint64_t events,
-		     uint64_t flows_done, uint64_t flows_total)
+		     uint64_t flows_done, uint64_t flows_total, double work, bool estimated)
 {
 	if (!p->enabled)
 		return;
@@ -96,13 +113,8 @@ void progress_update(struct progress *p, simtime_t now, uint64_t events,
 	if (flows_total)
 		p->flows_total = flows_total;
 
-	double frac = -1.0;
-	if (p->stop_at != SIMTIME_NEVER && p->stop_at > 0)
-		frac = (double)now / (double)p->stop_at;
-	else if (p->flows_total)
-		frac = (double)flows_done / (double)p->flows_total;
-	if (frac > 1.0)
-		frac = 1.0;
+	double frac = progress_fraction(p, now, flows_done, work);
+	bool stop = p->stop_at != SIMTIME_NEVER && p->stop_at > 0;
 
 	double dt = w - p->last;
 	double ev_rate = events >= p->last_events && dt > 0
@@ -118,7 +130,7 @@ void progress_update(struct progress *p, simtime_t now, uint64_t events,
 	if (frac > 0.0) {
 		char eta[32];
 		format_eta(eta, sizeof eta, (w - p->t0) * (1.0 - frac) / frac);
-		snprintf(line + n, sizeof line - (size_t)n, " ETA %s", eta);
+		snprintf(line + n, sizeof line - (size_t)n, " ETA %s%s", estimated && !stop ? "~" : "", eta);
 	}
 
 	if (p->tty)

@@ -49,7 +49,7 @@
 #include "results_internal.h"
 
 static const char *const run_statuses[] = {
-	"running", "complete", "interrupted", "deadlock", "stalled", "failed", NULL
+	"running", "complete", "stopped", "interrupted", "deadlock", "stalled", "failed", NULL
 };
 
 char *results_fmt(const char *f, ...)

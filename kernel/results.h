@@ -75,7 +75,7 @@ void results_row(struct results *r, struct results_table *t, const char *types, 
 /* The temporary file being written ("X.db.tmp-PID"), NULL with --append. */
 const char *results_temp_path(const struct results *r);
 
-/* Writes final counters and status ('complete', 'interrupted', 'deadlock',
+/* Writes final counters and status ('complete', 'stopped', 'interrupted', 'deadlock',
  * 'stalled', 'failed'), commits, closes and renames the temporary file into
  * place. Returns 0, or -1 with a message on stderr. Frees r. */
 int results_finish(struct results *r, const char *status, const struct run_summary *s);

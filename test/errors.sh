@@ -179,6 +179,40 @@ rx_rate = 10Gbps
 rx_buffer = 10KB
 " "bad.ini:11:" "[nic] rx_buffer = '10KB': too small for host0:p0's link"
 
+# Misspellings: the closest name within max(1, len/3) edits (optimal
+# string alignment distance, a transposition counting 1) is suggested.
+bad "misspelt key in the file" "$(printf '%s' "$good" | sed 's/^link_rate/link_rte/')" "bad.ini:4:" \
+	"[topology] unknown key 'link_rte' (did you mean 'link_rate'?): expected one of type, link_rate,"
+bad "--set misspelt key" "$good" "--set:" \
+	"[topology] unknown key 'link_rte' (did you mean 'link_rate'?): expected" --set topology.link_rte=1Gbps
+bad "misspelt section" "$good[swtch]
+pfc = on
+" "bad.ini:9:" "unknown section [swtch] (did you mean 'switch'?): expected one of"
+bad "--set misspelt named section" "$good" "--set:" \
+	"unknown section [trafic.f] (did you mean 'traffic.f'?)" --set trafic.f.type=flows
+bad "misspelt value" "$good[nic]
+cc = dcqnc
+" "bad.ini:10:" "[nic] cc = 'dcqnc': expected one of none or dcqcn (did you mean 'dcqcn'?)"
+bad "misspelt type" "$good" "--set:" \
+	"[topology] type = 'strr': expected one of fat_tree, leaf_spine, rail_optimized, dumbbell, star, hpcc, ring or dragonfly (did you mean 'star'?)" \
+	--set topology.type=strr
+bad "nothing close: no suggestion" "$good" "--set:" \
+	"[switch] unknown key 'zzzz': expected one of" --set switch.zzzz=1
+grep -q "did you mean" "$tmp/stderr" && fail "nothing close: suggested $(cat "$tmp/stderr")"
+# A --set to a job the scenario does not have: a misspelt job name.
+bad "--set to a misspelt job" "$good[job.gpt]
+model = llama2-7b
+global_batch = 8
+dp = 4
+" "--set:" "no job 'gtp' (jobs: gpt): did you mean 'gpt'? A job added by --set needs its required key 'model'" \
+	--set job.gtp.tp=4
+bad "--set to an unknown job" "$good[job.gpt]
+model = llama2-7b
+global_batch = 8
+dp = 4
+" "--set:" "no job 'bert' (jobs: gpt); a job added by --set needs its required key 'model'" \
+	--set job.bert.tp=4
+
 # A job's layout is checked against the built fabric, located.
 bad "job needs more GPUs than its hosts have" "$good[job.moe]
 model = mixtral-8x7b
@@ -247,6 +281,47 @@ done
 leftover=$(ls "$tmp" | grep -v -e '^keep\.db$' -e '^keep\.orig$' -e '^bad\.ini$' -e '^good\.ini$' \
 	-e '^stdout$' -e '^stderr$')
 [ -z "$leftover" ] || fail "a failing run left files behind: $leftover"
+
+# Silent mismatches are said: valid scenarios (exit 0) that warn once,
+# before the run, and the `fabric:` line that says what was built.
+# warns NAME TEXT WANT [sim options...]
+warns() {
+	name=$1 text=$2 want=$3
+	shift 3
+	cases=$((cases + 1))
+	printf '%s' "$text" >"$tmp/warn.ini"
+	"$SIM" -q --check "$@" "$tmp/warn.ini" >"$tmp/stdout" 2>"$tmp/stderr"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "$name: exit status $rc, expected 0 ($(cat "$tmp/stderr"))"
+	grep -qF -- "$want" "$tmp/stderr" "$tmp/stdout" || fail "$name: lacks '$want': $(cat "$tmp/stdout" "$tmp/stderr")"
+}
+ft='[topology]
+type = fat_tree
+k = 4
+link_rate = 400Gbps
+link_delay = 1us
+gpus_per_host = 8
+'
+# k = 4: 8 ToRs of k/2 = 2 hosts; 8 NICs each on the ToR: 16 down ports
+# on 2 uplinks, 8:1.
+warns "nics on one ToR" "$ft" "sim: warning: [topology] nics_per_host = 8 on fat_tree links every NIC of a host to its tor: a tor has 16 host and 2 switch ports, oversubscription 8:1" \
+	--set topology.nics_per_host=8
+warns "fabric line" "$ft" "fabric: fat_tree, 16 hosts x 1 NIC (400Gbps); 8 tor switches with 2 host and 2 switch ports each, oversubscription 1:1 (non-blocking); k = 4: 4 pods, 4 cores"
+# oversubscription 2: (k/2) x 2 = 4 hosts per ToR, 8 x 4 = 32 hosts.
+warns "oversubscription adds hosts" "$ft" "4 hosts per tor on its k/2 = 2 uplinks, 32 hosts in all instead of k^3/4 = 16" \
+	--set topology.oversubscription=2
+# tp 2 x dp 4 = 8 ranks = host0 of the 16 hosts x 8 GPUs (128).
+warns "job on a subset" "$ft[job.gpt]
+model = llama2-7b
+global_batch = 8
+tp = 2
+dp = 4
+" "sim: warning: [job.gpt] uses 8 of the 128 GPUs of the fabric (tp x pp x dp = 2 x 1 x 4): its ranks run on host0, idle: host1..host15"
+# Explicit hosts whose GPUs are all used: nothing to say.
+cases=$((cases + 1))
+printf '%s[job.gpt]\nmodel = llama2-7b\nglobal_batch = 8\ntp = 2\ndp = 4\nhosts = host3\n' "$ft" >"$tmp/warn.ini"
+"$SIM" -q --check "$tmp/warn.ini" >/dev/null 2>"$tmp/stderr" || fail "job on its hosts: exit $?"
+[ ! -s "$tmp/stderr" ] || fail "job on its hosts: warned: $(cat "$tmp/stderr")"
 
 if [ "$fails" -ne 0 ]; then
 	echo "errors.sh: $fails failure(s) in $cases cases"

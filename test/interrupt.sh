@@ -10,6 +10,9 @@
 #     and readable; with --append, SQLite's own atomic commits keep every
 #     earlier run and the committed batches of the killed one ('running').
 #
+#   - [simulation] stop reached with work left: 'stopped', the unfinished
+#     iteration written with end_ps NULL, a warning saying what was left.
+#
 # Run by `make check` with SIM and SRCDIR set. POSIX sh.
 set -u
 SIM=${SIM:-./sim}
@@ -86,6 +89,54 @@ second append
 check "append: database readable" "SELECT count(*) = 1 FROM pragma_integrity_check WHERE integrity_check = 'ok'"
 check "append: first run intact" "SELECT status = 'interrupted' FROM run WHERE run_id = 1"
 check "append: killed run still 'running'" "SELECT status = 'running' FROM run WHERE run_id = 2"
+
+# [simulation] stop before the work is done: run.status 'stopped' (not
+# 'complete'), a warning saying what was left, the finished iteration's row
+# and the one in progress with end_ps NULL. A small dense job (TP 2 x DP 4
+# on 4 hosts of 2 GPUs) runs 2 iterations; the stop is put 1 ns after the
+# first iteration's end, read from a full run of the same scenario.
+cat >"$tmp/job.ini" <<'INI'
+[topology]
+type = leaf_spine
+leaves = 2
+spines = 2
+hosts_per_leaf = 2
+link_rate = 100Gbps
+link_delay = 1us
+gpus_per_host = 2
+[job.gpt]
+model = gpt3-175b
+layers = 2
+hidden = 1024
+heads = 8
+ffn_hidden = 4096
+seq_len = 512
+global_batch = 8
+tp = 2
+dp = 4
+iterations = 2
+INI
+db=$tmp/full.db
+"$SIM" -q -o "$db" "$tmp/job.ini" >/dev/null 2>"$tmp/full.err" || fail "job run: exit $?"
+check "full run: complete" "SELECT status = 'complete' FROM run"
+check "full run: two finished iterations" "SELECT count(*) = 2 FROM iteration WHERE end_ps IS NOT NULL"
+end0=$(q "SELECT end_ps FROM iteration WHERE iteration = 0")
+stop_ps=$((end0 + 1000))
+db=$tmp/stop.db
+"$SIM" -q -o "$db" --set simulation.stop=${stop_ps}ps "$tmp/job.ini" >/dev/null 2>"$tmp/stop.err" ||
+	fail "stopped run: exit $?"
+check "stop: status" "SELECT status = 'stopped' FROM run"
+check "stop: ended at the stop time" "SELECT sim_end_ps = $stop_ps FROM run"
+check "stop: first iteration as in the full run" "SELECT end_ps = $end0 FROM iteration WHERE iteration = 0"
+check "stop: iteration in progress, end NULL" "SELECT count(*) = 1 AND min(start_ps) = $end0 AND max(end_ps) IS NULL
+	AND min(compute_ps) <= $stop_ps - $end0 FROM iteration WHERE iteration = 1"
+grep -q "warning: the run stopped at \[simulation\] stop = .* with work unfinished: job 'gpt' finished 1 of 2 iterations" \
+	"$tmp/stop.err" || fail "stop: no warning naming the job ($(cat "$tmp/stop.err"))"
+# A stop after the work ended changes nothing: 'complete', no warning.
+db=$tmp/late.db
+"$SIM" -q -o "$db" --set simulation.stop=1s "$tmp/job.ini" >/dev/null 2>"$tmp/late.err" || fail "late stop: exit $?"
+check "late stop: complete" "SELECT status = 'complete' FROM run"
+grep -q "stopped at" "$tmp/late.err" && fail "late stop: warned ($(cat "$tmp/late.err"))"
 
 [ $fails = 0 ] || { cat "$tmp"/*.err; exit 1; }
 echo "interrupt.sh: all checks passed"

@@ -358,9 +358,9 @@ static void test_overrides(void)
 	struct cfg_override bad[] = { { "switch", "pfc", "maybe" } };
 	EXPECT_ERROR_SET(STAR, bad, 1, "--set: [switch] pfc = 'maybe': expected a boolean (on/off, true/false, yes/no)");
 	struct cfg_override unk[] = { { "switch", "pfx", "1" } };
-	EXPECT_ERROR_SET(STAR, unk, 1, "--set: [switch] unknown key 'pfx': expected one of buffer, pfc");
+	EXPECT_ERROR_SET(STAR, unk, 1, "--set: [switch] unknown key 'pfx' (did you mean 'pfc'?): expected one of buffer, pfc");
 	struct cfg_override sec[] = { { "swtch", "pfc", "1" } };
-	EXPECT_ERROR_SET(STAR, sec, 1, "--set: unknown section [swtch]: expected one of simulation");
+	EXPECT_ERROR_SET(STAR, sec, 1, "--set: unknown section [swtch] (did you mean 'switch'?): expected one of simulation");
 	struct cfg_override fix[] = { { "nic", "mtu", "2048" } };
 	CU_ASSERT_EQUAL_FATAL(load_text(&c, STAR "[nic]\nmtu = 99999\n", fix, 1, &err), 0);  /* before validation */
 	CU_ASSERT_EQUAL(nic_cfg_of(&c)->mtu, 2048);

@@ -3,10 +3,12 @@
  * location, section, key, value and expectation (unknown section or key,
  * key of another type, missing key, missing unit, out of range, duplicate,
  * bad per-rate map, --set located as such), over-long lines and unreadable
- * files, located errors raised after loading, and continuation lines.
+ * files, located errors raised after loading, continuation lines, and the
+ * "did you mean" suggestions with their edit distance.
  */
 #define _GNU_SOURCE
 #include "config_fixture.h"
+#include "config_internal.h"
 #include "fabric.h"
 #include "units.h"
 
@@ -15,7 +17,7 @@ static void test_error_classes(void)
 	EXPECT_ERROR(STAR "[foo]\n", "scen.ini:6: unknown section [foo]: expected one of simulation, topology,",
 		     "job.NAME, traffic.NAME");
 	EXPECT_ERROR(STAR "[switch]\nbuffer = 1MB\npfx = on\n",
-		     "scen.ini:8: [switch] unknown key 'pfx': expected one of buffer, pfc, ");
+		     "scen.ini:8: [switch] unknown key 'pfx' (did you mean 'pfc'?): expected one of buffer, pfc, ");
 	/* A key of another topology or traffic type. */
 	EXPECT_ERROR(STAR "k = 4\n", "scen.ini:6: [topology] k = '4': expected a key of type star", "hosts");
 	EXPECT_ERROR(STAR "[traffic.in]\ntype = incast\nload = 0.5\n",
@@ -274,7 +276,57 @@ static void test_continuation(void)
 	EXPECT_ERROR(longline, "scen.ini:8: line of 252 characters: expected at most 197 characters per line");
 }
 
+static int dist(const char *a, const char *b)
+{
+	return cfg_edit_distance(a, strlen(a), b, strlen(b));
+}
+
+/* The optimal string alignment distance against hand-counted cases. */
+static void test_edit_distance(void)
+{
+	/* Levenshtein's classic: kitten -> sitten -> sittin -> sitting, 3 edits. */
+	CU_ASSERT_EQUAL(dist("kitten", "sitting"), 3);
+	CU_ASSERT_EQUAL(dist("", "abc"), 3);          /* 3 insertions */
+	CU_ASSERT_EQUAL(dist("link_rte", "link_rate"), 1);  /* 1 insertion */
+	CU_ASSERT_EQUAL(dist("gtp", "gpt"), 1);       /* 1 transposition */
+	CU_ASSERT_EQUAL(dist("Link_Rate", "link_rate"), 0); /* case-insensitive */
+	/* OSA edits no substring twice: ca -> abc is 3 (Damerau-Levenshtein
+	 * with free reuse would say 2: ca -> ac -> abc). */
+	CU_ASSERT_EQUAL(dist("ca", "abc"), 3);
+	CU_ASSERT_EQUAL(dist("abc", "ca"), 3);        /* symmetric */
+
+	char out[64];
+	/* Within max(1, len/3) edits: the closest, the first of a tie. */
+	CU_ASSERT_TRUE(cfg_suggest("gtp", "gpt, bert", out, sizeof out));
+	CU_ASSERT_STRING_EQUAL(out, "gpt");
+	CU_ASSERT_TRUE(cfg_suggest("fat_tre", "fat_tree, leaf_spine or star", out, sizeof out));
+	CU_ASSERT_STRING_EQUAL(out, "fat_tree");
+	/* "hosts_per_lef" (13 chars) allows 4 edits: hosts_per_leaf (1) wins
+	 * over hosts_per_switch (6, too far). */
+	CU_ASSERT_TRUE(cfg_suggest("hosts_per_lef", "hosts_per_switch, hosts_per_leaf", out, sizeof out));
+	CU_ASSERT_STRING_EQUAL(out, "hosts_per_leaf");
+	/* Too far: "xyz" is 3 from "gpt", its limit is 1; "or" is a joiner. */
+	CU_ASSERT_FALSE(cfg_suggest("xyz", "gpt", out, sizeof out));
+	CU_ASSERT_FALSE(cfg_suggest("on", "x or y", out, sizeof out));
+	/* An exact match is not a misspelling. */
+	CU_ASSERT_FALSE(cfg_suggest("pfc", "pfc", out, sizeof out));
+	CU_ASSERT_STRING_EQUAL(cfg_did_you_mean("dcqnc", "none or dcqcn", out, sizeof out),
+			       " (did you mean 'dcqcn'?)");
+	CU_ASSERT_STRING_EQUAL(cfg_did_you_mean("zzzz", "none or dcqcn", out, sizeof out), "");
+}
+
+/* The messages, exactly as a user sees them. */
+static void test_suggestions(void)
+{
+	EXPECT_ERROR(STAR "[swtch]\n", "scen.ini:6: unknown section [swtch] (did you mean 'switch'?): expected one of");
+	EXPECT_ERROR(STAR "[jobb.gpt]\n", "scen.ini:6: unknown section [jobb.gpt] (did you mean 'job.gpt'?)");
+	EXPECT_ERROR(STAR "[nic]\ncc = dcqnc\n",
+		     "scen.ini:7: [nic] cc = 'dcqnc': expected one of none or dcqcn (did you mean 'dcqcn'?)");
+}
+
 TEST_MAIN("config errors",
+	  { "edit distance", test_edit_distance },
+	  { "did you mean", test_suggestions },
 	  { "error classes", test_error_classes },
 	  { "long line, unreadable file", test_long_line_and_unreadable },
 	  { "errors after loading", test_error_at },

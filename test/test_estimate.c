@@ -1,6 +1,8 @@
 /*
  * test_estimate.c — the memory estimate and the refusal of scenarios the
- * machine cannot hold (models/run/estimate.c, run.c's check before building).
+ * machine cannot hold (models/run/estimate.c, run.c's check before building),
+ * and the progress line's fraction (kernel/progress.c). The run-time and
+ * capture estimates are checked against runs in test/estimate.sh.
  */
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -8,6 +10,7 @@
 #include <time.h>
 #include "estimate.h"
 #include "flow.h"
+#include "progress.h"
 #include "qp.h"
 #include "run_fixture.h"
 #include "testutil.h"
@@ -147,7 +150,26 @@ static void test_estimate_vs_rss(void)
 	config_free(&cfg);
 }
 
+/* The progress line's fraction: now / stop when the run has a stop time,
+ * else the least of flows done / flows known and the models' own
+ * fraction (the jobs' iterations), -1 when none is known, at most 1. */
+static void test_progress_fraction(void)
+{
+	struct progress p;
+	progress_init(&p, false, 10 * SIMTIME_MS);
+	CU_ASSERT_DOUBLE_EQUAL(progress_fraction(&p, 2500 * SIMTIME_US, 0, 0.9), 0.25, 1e-12); /* 2.5 / 10 */
+	CU_ASSERT_DOUBLE_EQUAL(progress_fraction(&p, 12 * SIMTIME_MS, 0, -1), 1.0, 1e-12);     /* capped */
+	progress_init(&p, false, SIMTIME_NEVER);
+	CU_ASSERT_DOUBLE_EQUAL(progress_fraction(&p, SIMTIME_MS, 0, -1), -1.0, 1e-12);          /* nothing known */
+	CU_ASSERT_DOUBLE_EQUAL(progress_fraction(&p, SIMTIME_MS, 0, 0.4), 0.4, 1e-12);          /* jobs only */
+	p.flows_total = 200;
+	CU_ASSERT_DOUBLE_EQUAL(progress_fraction(&p, SIMTIME_MS, 50, -1), 0.25, 1e-12);         /* 50 / 200 */
+	CU_ASSERT_DOUBLE_EQUAL(progress_fraction(&p, SIMTIME_MS, 50, 0.1), 0.1, 1e-12);         /* the least */
+	CU_ASSERT_DOUBLE_EQUAL(progress_fraction(&p, SIMTIME_MS, 150, 0.5), 0.5, 1e-12);
+}
+
 TEST_MAIN("estimate",
+	  { "progress fraction", test_progress_fraction },
 	  { "k=64 all-to-all refused", test_k64_refused },
 	  { "flows counted", test_flows_counted },
 	  { "estimate vs peak RSS", test_estimate_vs_rss })

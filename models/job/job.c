@@ -7,12 +7,14 @@
  * section leaves nothing registered or scheduled; then each job is
  * registered as element "job.NAME" and its first iteration scheduled.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "collective.h"
 #include "config.h"
 #include "job.h"
 #include "job_exec.h"
+#include "log.h"
 #include "rng.h"
 #include "workload.h"
 #include "nic.h"
@@ -165,6 +167,76 @@ void jobs_print_plan(const struct jobs *js, FILE *out)
 				p == JOB_PAR_EP && t.bytes[p] && j->spec.cfg->moe_skew > 0
 				? " (expected: moe_skew > 0 re-draws the routing every iteration)" : "");
 	}
+}
+
+/* "host0..host7" for a run of consecutive hosts, else "host0, host5 and 3
+ * more", into buf. */
+static void host_span(const struct world *w, const int *host, int n, char *buf, size_t len)
+{
+	bool consecutive = true;
+	for (int i = 1; i < n; i++)
+		consecutive = consecutive && host[i] == host[i - 1] + 1;
+	const char *first = w->fab.topo.nodes[host[0]].name, *last = w->fab.topo.nodes[host[n - 1]].name;
+	if (n == 1)
+		snprintf(buf, len, "%s", first);
+	else if (consecutive)
+		snprintf(buf, len, "%s..%s", first, last);
+	else if (n == 2)
+		snprintf(buf, len, "%s and %s", first, last);
+	else
+		snprintf(buf, len, "%s, %s and %d more", first, w->fab.topo.nodes[host[1]].name, n - 2);
+}
+
+void jobs_warn_layout(const struct jobs *js)
+{
+	for (int i = 0; js && i < js->n; i++) {
+		const struct job *j = &js->job[i];
+		const struct world *w = j->w;
+		int gph = w->gpus_per_host, ranks = j->spec.layout.n_ranks;
+		/* The job's hosts, in its rank order: those listed, or every host. */
+		char *err = NULL;  /* none: job_create listed the same hosts */
+		int *hosts, n_hosts = world_host_list(j->w, j->source, "hosts", j->spec.cfg->hosts,
+						      j->spec.cfg->n_hosts, &hosts, &err);
+		free(err);
+		if (n_hosts <= 0)
+			continue;
+		int gpus = n_hosts * gph;
+		if (ranks < gpus) {
+			int used = (ranks + gph - 1) / gph;
+			char on[96], idle[96];
+			host_span(w, hosts, used, on, sizeof on);
+			if (used < n_hosts)
+				host_span(w, hosts + used, n_hosts - used, idle, sizeof idle);
+			warnx_sim("[%s] uses %d of the %d GPUs of %s (tp x pp x dp = %d x %d x %d): its ranks run on "
+				  "%s%s%s%s; set hosts, or a layout that fills them, to make this explicit",
+				  j->source, ranks, gpus, j->spec.cfg->n_hosts ? "its hosts" : "the fabric",
+				  j->spec.tp, j->spec.pp, j->spec.dp, on,
+				  ranks % gph ? " (the last one partly)" : "",
+				  used < n_hosts ? ", idle: " : "", used < n_hosts ? idle : "");
+		}
+		free(hosts);
+	}
+}
+
+int jobs_write_unfinished(const struct jobs *js, char *buf, size_t len)
+{
+	int n = 0;
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; js && i < js->n; i++) {
+		struct job *j = &js->job[i];
+		if (!job_exec_write_unfinished(j))
+			continue;
+		if (at < len) {
+			int w = snprintf(buf + at, len - at, "%sjob '%s' finished %lld of %d iterations",
+					 n ? ", " : "", j->spec.name, (long long)j->iter,
+					 j->spec.cfg->iterations);
+			at += w > 0 ? (size_t)w : 0;
+		}
+		n++;
+	}
+	return n;
 }
 
 void jobs_free(struct jobs *js)

@@ -71,6 +71,29 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
  * parallelism per iteration (docs/scenario.md "Command line", --check), from the same code
  * that drives the simulation. */
 void jobs_print_plan(const struct jobs *js, FILE *out);
+/* What the jobs will ask of the network over all their iterations, and
+ * when they should end (job_estimate.c: from the plan and the layout,
+ * before running; an estimate, not a bound). */
+struct jobs_estimate {
+	double net_bytes;              /* bytes of messages between hosts */
+	double net_messages;           /* such messages */
+	double end_ps;                 /* simulated time the last job should end */
+};
+void jobs_estimate(const struct jobs *js, struct jobs_estimate *e);
+/* Fraction of the jobs' iterations done at now (the least of the jobs'),
+ * the current iteration counted by its elapsed time over the last
+ * iteration's (the plan's estimate for the first, *estimated then set);
+ * -1 with no job. */
+double jobs_progress(const struct jobs *js, simtime_t now, bool *estimated);
+/* Warns (stderr) of each job that uses fewer GPUs than its hosts (or the
+ * fabric, without `hosts`) have, naming the hosts it runs on and the idle
+ * ones. */
+void jobs_warn_layout(const struct jobs *js);
+/* A run cut short ([simulation] stop): writes each unfinished job's
+ * iteration in progress as a row with end_ps NULL, and describes them in
+ * buf ("job 'moe' finished 1 of 2 iterations, ..."). Returns the number
+ * of jobs with iterations left. */
+int jobs_write_unfinished(const struct jobs *js, char *buf, size_t len);
 void jobs_free(struct jobs *js);
 
 /* Tests only: replaces coll_start for every job set up afterwards (NULL

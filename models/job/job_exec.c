@@ -450,6 +450,30 @@ static void worker_run(struct job_worker *wk)
 
 static void iteration_start(struct sim *sim, void *obj, uintptr_t arg);
 
+/* The current iteration's row, ending at end (-1: unfinished, NULL end_ps). */
+static void iteration_row(struct job *j, simtime_t end)
+{
+	struct sim *sim = j->w->sim;
+	stat_update(j);
+	if (!sim->res)
+		return;
+	if (!j->table)
+		j->table = results_table(sim->res, "iteration",
+					 "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps");
+	if (j->table)
+		results_row(sim->res, j->table, "slttttt", j->spec.name, j->iter, j->iter_start, end,
+			    j->compute_ps, j->comm_ps, j->exposed_ps);
+}
+
+bool job_exec_write_unfinished(struct job *j)
+{
+	if (j->iter >= j->spec.cfg->iterations)
+		return false;
+	if (j->in_iteration)
+		iteration_row(j, -1);
+	return true;
+}
+
 static void iteration_check_end(struct job *j)
 {
 	if (j->workers_done < j->n_workers || j->pending > 0)
@@ -459,17 +483,11 @@ static void iteration_check_end(struct job *j)
 		return;
 	}
 	struct sim *sim = j->w->sim;
-	stat_update(j);
-	if (sim->res) {
-		if (!j->table)
-			j->table = results_table(sim->res, "iteration",
-						 "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps");
-		if (j->table)
-			results_row(sim->res, j->table, "slttttt", j->spec.name, j->iter, j->iter_start, sim->now,
-				    j->compute_ps, j->comm_ps, j->exposed_ps);
-	}
+	iteration_row(j, sim->now);
+	j->est_iter_ps = (double)(sim->now - j->iter_start); /* the progress line's next guess */
 	/* Mark the iteration over before anything else can re-enter. */
 	j->workers_done = -1;
+	j->in_iteration = false;
 	if (++j->iter < j->spec.cfg->iterations)
 		sched_at(sim, sim->now, &j->elem, iteration_start, j, 0);
 	else
@@ -485,6 +503,7 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	j->compute_ps = j->comm_ps = j->exposed_ps = 0;
 	j->workers_done = 0;
 	j->gathering = false;
+	j->in_iteration = true;
 	if (j->routing)
 		wl_ep_routing_draw(j->routing, s, j->rng);
 	for (int i = 0; i < j->ag_base[s->pp]; i++)

@@ -112,6 +112,8 @@ struct job {
 	uint64_t *tmp_mat;
 	struct results_table *table;
 	job_coll_start_fn fake_coll; /* tests: replaces coll_start (jobs_set_coll_start) */
+	bool in_iteration;          /* an iteration started and has not ended */
+	double est_iter_ps;         /* progress: the last iteration's time, else the plan's estimate (0: not yet) */
 };
 
 struct jobs {
@@ -124,5 +126,8 @@ void job_exec_start(struct job *j);
 /* Allocates the run-time state (after spec and gpu are set). */
 void job_exec_init(struct job *j);
 void job_exec_free(struct job *j);
+/* A run that ended early: writes the row of the iteration in progress with
+ * end_ps NULL and its times so far; true when the job had iterations left. */
+bool job_exec_write_unfinished(struct job *j);
 
 #endif

@@ -50,7 +50,7 @@ static const struct cli_opt cli_opts[] = {
 	  "capture what [pcap] taps names (every host port\nif none) into DIR" },
 	{ "quiet", 'q', NULL, "no progress line" },
 	{ "check", OPT_CHECK, NULL,
-	  "validate, build the world, print its summary and\neach job's communication plan, write nothing, exit" },
+	  "validate, build the world, print its summary, each\njob's plan, run-time and capture estimates, write\nnothing, exit" },
 	{ "keys", OPT_KEYS, NULL,
 	  "print every scenario section and key with its\ntype, default and meaning, and exit" },
 	{ "help", 'h', NULL, "print this help and exit" },

@@ -14,6 +14,7 @@
 #ifndef ROCESIM_ESTIMATE_H
 #define ROCESIM_ESTIMATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct config;
@@ -32,6 +33,26 @@ struct mem_estimate {
 
 /* Fills e for cfg with its topology t (topology_build's result). */
 void estimate_memory(const struct config *cfg, const struct topo *t, struct mem_estimate *e);
+/* What a run will cost, before it runs: packets from the jobs' plans
+ * (jobs_estimate: messages between hosts; [traffic] sections are not
+ * counted), packet-hops over the mean path, events at EST_EVENTS_PER_HOP,
+ * CPU time at a cost per event scaled by a measurement of this build's
+ * event queue, and the bytes a capture would write. An expectation of the
+ * order of magnitude, not a bound. */
+struct run_estimate {
+	double data_packets, ack_packets;
+	double links_per_path;     /* mean links between NICs of two hosts */
+	double packet_hops, events;
+	double ns_per_event, cpu_s;
+	double sim_ps;             /* when the jobs should end; 0 without jobs */
+	double pcap_b;             /* what the capture would write */
+	bool traffic_uncounted;    /* [traffic] sections exist: not in the figures */
+};
+struct jobs;
+/* tapped_ports: link ends captured; host_taps: they are every host port. */
+void estimate_run(const struct config *cfg, const struct topo *t, const struct jobs *js,
+		  int tapped_ports, bool host_taps, struct run_estimate *e);
+
 /* Memory this process may use: physical memory, or the cgroup v2 limit
  * (/sys/fs/cgroup/memory.max) when lower; 0 when unknown. */
 uint64_t estimate_machine_memory(void);

@@ -23,6 +23,7 @@
 #include "run.h"
 #include "sim.h"
 #include "traffic.h"
+#include "units.h"
 #include "watchdog.h"
 #include "xalloc.h"
 
@@ -47,12 +48,95 @@ struct progress_ctx {
 	struct progress p;
 	struct world *w;
 	uint64_t flows_expected;
+	const struct jobs *jobs;
 };
 
 static void on_progress(struct sim *sim, void *ctx)
 {
 	struct progress_ctx *pc = ctx;
-	progress_update(&pc->p, sim->now, sim->events, pc->w->flows_done, pc->flows_expected);
+	bool estimated = false;
+	double work = jobs_progress(pc->jobs, sim->now, &estimated);
+	progress_update(&pc->p, sim->now, sim->events, pc->w->flows_done, pc->flows_expected, work, estimated);
+}
+
+/* "0.4 s", "12 s", "3.4 min", "5.2 h", "1.5 days". */
+static const char *duration(double s, char *buf, size_t n)
+{
+	if (s < 10)
+		snprintf(buf, n, "%.1f s", s);
+	else if (s < 100)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 6000)
+		snprintf(buf, n, "%.1f min", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, n, "%.1f h", s / 3600);
+	else
+		snprintf(buf, n, "%.1f days", s / 86400);
+	return buf;
+}
+
+/* "850 MB", "1.2 GB", "190 TB": decimal units, 3 digits. */
+static const char *bytes_text(double b, char *buf, size_t n)
+{
+	static const char *const unit[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	int u = 0;
+	while (b >= 1000 && u < 5) {
+		b /= 1000;
+		u++;
+	}
+	snprintf(buf, n, "%.3g %s", b, unit[u]);
+	return buf;
+}
+
+/* Capture above this many bytes is warned about before the run. */
+#define PCAP_WARN_B 1e9
+
+/* The run's cost and its capture's size, before it runs (estimate.h): at
+ * --check printed, before a run with capture a warning when large. */
+static void estimate_cost(const struct config *cfg, const struct world *w, const struct jobs *jobs,
+			  const struct run_opts *o, bool capture)
+{
+	const struct pcap_cfg *pc = cfg_get(cfg, &pcap_section);
+	int tapped = 0;
+	bool hosts = !pc->n_taps;
+	if (hosts) {
+		tapped = w->fab.n_hosts * w->fab.nics_per_host;
+	} else {
+		bool *want = xcalloc((size_t)w->fab.n_ports, sizeof *want);
+		char *err = NULL;   /* none: tap_setup read the same names */
+		for (size_t i = 0; i < pc->n_taps; i++)
+			if (observe_mark_ports(w, "pcap", "taps", pc->taps[i], want, &err) < 0)
+				break;
+		free(err);
+		for (int i = 0; i < w->fab.n_ports; i++)
+			tapped += want[i];
+		free(want);
+	}
+	struct run_estimate e;
+	estimate_run(cfg, &w->fab.topo, jobs, tapped, hosts, &e);
+	if (o->check) {
+		if (jobs) {
+			char t[32];
+			printf("run time: an estimate from the jobs' plans%s: %.3g network packets and %.3g ACKs "
+			       "over %.2f links each, %.3g events, about %s of CPU with this build (%.0f ns per "
+			       "event, scaled from a measurement of its event queue); the jobs end near %.1f ms "
+			       "of simulated time\n",
+			       e.traffic_uncounted ? " ([traffic] sections not counted)" : "", e.data_packets,
+			       e.ack_packets, e.links_per_path, e.events, duration(e.cpu_s, t, sizeof t),
+			       e.ns_per_event, e.sim_ps / 1e9);
+			printf("pcap: capturing %s would write about %s (an estimate)\n",
+			       hosts ? "every host port" : "the [pcap] taps", bytes_text(e.pcap_b, t, sizeof t));
+		} else {
+			printf("run time: not estimated (no job; [traffic] sections are not estimated)\n");
+		}
+	}
+	bool capturing = capture || (o->check && (pc->n_taps || pc->dir || o->pcap_dir));
+	if (jobs && capturing && e.pcap_b > PCAP_WARN_B) {
+		char t[32];
+		warnx_sim("the capture would write about %s (%s, an estimate from the jobs' plans): "
+			  "name fewer ports in [pcap] taps, set [pcap] snaplen, or stop the run earlier",
+			  bytes_text(e.pcap_b, t, sizeof t), hosts ? "every host port" : "the [pcap] taps");
+	}
 }
 
 static char *output_path(const struct config *cfg, const struct run_opts *o)
@@ -64,14 +148,35 @@ static char *output_path(const struct config *cfg, const struct run_opts *o)
 	return str_printf("results/%s.db", cfg->name);
 }
 
-/* Choices that work but are known to hurt: said once, before the run. */
-static void warn_choices(const struct config *cfg)
+/* What was built (the `fabric:` line, stdout) and what of it the keys do
+ * not make obvious, with choices that work but are known to hurt: said
+ * once, before the run, after every input error (so those stay one line). */
+static void warn_choices(const struct config *cfg, const struct world *w, const struct jobs *jobs)
 {
+	char line[768];
+	topology_describe(cfg, &w->fab.topo, line, sizeof line);
+	printf("%s\n", line);
+	fflush(stdout);
+	if (topology_surprise(cfg, &w->fab.topo, line, sizeof line))
+		warnx_sim("%s", line);
+	jobs_warn_layout(jobs);
 	const struct switch_cfg *sw = cfg_get(cfg, &switch_section);
 	if (sw->ecmp == ECMP_PACKET && nic_cfg_of(cfg)->loss_recovery == LR_GBN)
 		warnx_sim("[switch] ecmp = packet with [nic] loss_recovery = gbn: every reordering "
 			  "looks like a loss to go-back-N and resends the rest of the window; "
 			  "use loss_recovery = sr with spraying");
+}
+
+/* [simulation] stop ended the run before its work: what was left. */
+static void warn_stopped(const struct world *w, simtime_t at, const char *jobs_left)
+{
+	char t[32];
+	units_format_time(at, t, sizeof t);
+	uint64_t open_flows = w->flows_posted - w->flows_done;
+	warnx_sim("the run stopped at [simulation] stop = %s with work unfinished: %s%s%llu message%s in "
+		  "flight (run.status 'stopped'; unfinished rows have end_ps NULL)",
+		  t, jobs_left, *jobs_left ? "; " : "", (unsigned long long)open_flows,
+		  open_flows == 1 ? "" : "s");
 }
 
 /* No frame queued, on a link, owed as PFC or held by a NIC anywhere. */
@@ -187,8 +292,9 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	fill_world(rep, &w);
 	rep->flows_expected = traffic_flows_expected(traffic);
 	if (o->check) {
+		warn_choices(cfg, &w, jobs);
 		jobs_print_plan(jobs, stdout);
-		warn_choices(cfg);
+		estimate_cost(cfg, &w, jobs, o, false);
 		goto out;
 	}
 
@@ -231,7 +337,9 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	warn_choices(cfg); /* after every input error, so those stay one line */
+	warn_choices(cfg, &w, jobs); /* after every input error, so those stay one line */
+	if (taps)
+		estimate_cost(cfg, &w, jobs, o, true);
 	open_results = res;
 	open_fct = fct;
 	open_taps = taps;
@@ -245,7 +353,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.done = world_done;
 	sim.done_ctx = &w;
 	watchdog_start(&wd, &w, sc->watchdog); /* last element registered */
-	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected };
+	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected, .jobs = jobs };
 	progress_init(&pc.p, o->progress, sim.stop_at);
 	if (o->progress) {
 		sim.progress = on_progress;
@@ -291,6 +399,8 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim.now = end;
 
 	colls_write_unfinished(colls);
+	char unfinished_jobs[256];
+	jobs_write_unfinished(jobs, unfinished_jobs, sizeof unfinished_jobs);
 	world_write_final(&w, res);
 	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&wd);
 	if (wd_status) {
@@ -298,7 +408,13 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 		watchdog_write(&wd, res);
 		rc = EXIT_STALLED;
 	}
-	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status : "complete";
+	/* Cut short by [simulation] stop with work left: say so, in the run
+	 * row and on stderr, rather than 'complete'. */
+	bool cut_short = stopped == SIM_STOP_TIME && !wd_status && !world_done(&sim, &w);
+	if (cut_short)
+		warn_stopped(&w, sim.now, unfinished_jobs);
+	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status
+		    : cut_short ? "stopped" : "complete";
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
 	rep->packet_hops = port_tx_packets_sum(w.fab.ports, w.fab.n_ports);

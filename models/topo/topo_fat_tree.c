@@ -20,6 +20,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "topology.h"
 #include "xalloc.h"
@@ -85,8 +86,23 @@ static int build(const struct topo_cfg *c, const void *own, struct topo *t, char
 	return 0;
 }
 
+/* k, and what oversubscription did: more hosts per ToR on the same k/2
+ * uplinks (it adds hosts; it never removes uplinks). */
+static void describe(const void *own, const struct topo *t, char *buf, size_t n)
+{
+	const struct fat_tree_cfg *f = own;
+	int half = f->k / 2;
+	int hpt = (int)nearbyint(half * f->oversubscription);
+	if (hpt == half)
+		snprintf(buf, n, "k = %d: %d pods, %d cores", f->k, f->k, half * half);
+	else
+		snprintf(buf, n, "k = %d, oversubscription = %g: %d hosts per tor on its k/2 = %d uplinks, "
+			 "%d hosts in all instead of k^3/4 = %d", f->k, f->oversubscription, hpt, half,
+			 t->n_hosts, f->k * f->k * f->k / 4);
+}
+
 const struct topo_kind topo_fat_tree = {
 	.cfg = { .name = "fat_tree", .help = "three-tier k-ary fat tree (Al-Fares et al.)",
 		 CFG_KEYS(keys), .size = sizeof(struct fat_tree_cfg) },
-	.build = build, .nics = TOPO_NICS_SAME_SWITCH,
+	.build = build, .nics = TOPO_NICS_SAME_SWITCH, .describe = describe,
 };

@@ -91,6 +91,11 @@ static const struct topo_kind *kind_of(const struct config *cfg, const void **ow
 	return (const struct topo_kind *)i->type;  /* cfg is the kind's first member */
 }
 
+const struct topo_kind *topology_kind_of(const struct config *cfg, const void **own)
+{
+	return kind_of(cfg, own);
+}
+
 const char *topology_type_name(const struct config *cfg)
 {
 	const void *own;

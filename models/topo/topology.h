@@ -114,6 +114,9 @@ struct topo_kind {
 	/* The shared keys' link_rate and link_delay are not used: the type
 	 * brings its own rates and delays (a file). */
 	bool own_links;
+	/* Optional: what the type's own keys built, in words, for the
+	 * `fabric:` line (topology_describe), into buf. */
+	void (*describe)(const void *own, const struct topo *t, char *buf, size_t n);
 };
 
 /* Builds the topology of the scenario's [topology] section. Returns 0, or
@@ -127,6 +130,27 @@ const struct topo_cfg *topology_cfg(const struct config *cfg);
 const struct topo_kind *topology_kind(const char *name);
 /* Its name ("fat_tree"). */
 const char *topology_type_name(const struct config *cfg);
+/* Its kind, with the type's own keys in *own. */
+const struct topo_kind *topology_kind_of(const struct config *cfg, const void **own);
+
+/* ---- What was built (topology_describe.c) ---- */
+
+/* The edge switches (those with a host link): how many, their host
+ * ("down") and switch ("up") ports, and down:up capacity (0 without up
+ * ports), each as the range over the switches. */
+struct topo_edge {
+	char name[TOPO_NAME_MAX];      /* their tier's name: "tor", "leaf", "sw" */
+	int switches;
+	int down_min, down_max, up_min, up_max;
+	double ratio_min, ratio_max;
+};
+void topology_edge(const struct topo *t, struct topo_edge *e);
+/* "fabric: fat_tree, 16 hosts x 8 NICs (400Gbps); 8 tor switches with 16
+ * host and 2 switch ports each, oversubscription 8:1 (...)" into buf. */
+void topology_describe(const struct config *cfg, const struct topo *t, char *buf, size_t n);
+/* A shape the keys do not make obvious (several NICs per host all on one
+ * oversubscribed switch): 1 with the warning in buf, else 0. */
+int topology_surprise(const struct config *cfg, const struct topo *t, char *buf, size_t n);
 /* Link rates at which rate-scaled defaults are shown (schema hook): the
  * host link rate and the link rate; 0 for a type with its own rates. */
 void topo_scale_rates(const struct config *cfg, uint64_t rates[2]);
