@@ -32,8 +32,10 @@
  * var_window, as HPCC's ns-3 with VAR_WIN 1), so window_b is NULL here.
  *
  * Rates are integer bit/s, as ns-3's DataRate: Rc / (u/η) truncated, then
- * + R_AI. A u of 0 (an idle path) gives R at the line rate (ns-3 divides by
- * zero there and its bound then clamps to the line rate).
+ * + R_AI. An update whose hops all measure U = 0 leaves u as it was (ns-3
+ * smooths with the τ of the hop whose u exceeds the running maximum, which
+ * starts at 0), so u never reaches 0; a quotient above the line rate is
+ * the line rate.
  */
 #ifndef ROCESIM_CC_HPCC_H
 #define ROCESIM_CC_HPCC_H
