@@ -13,6 +13,13 @@
  * (the ACK path is uncongested) and is handed to on_ack with the RTT
  * sample, ECN echo and that one hop of telemetry. No losses, no PFC.
  *
+ * Two options (both off by default): nic_window caps a controller that
+ * has no window of its own as the NIC's [nic] window does (rate × base RTT,
+ * or one line-rate BDP); int_at_start stamps the telemetry as the packet
+ * starts to serialise, with the queue waiting behind it, as HPCC's ns-3
+ * switches do at dequeue, instead of as it has left (when the next packet,
+ * already in service, still counts in the queue).
+ *
  * Base RTT with an empty queue: d_fwd + wire × 8 / C + d_back, wire being a
  * full packet's bytes on the wire (payload + BN_OVERHEAD_B).
  *
@@ -37,6 +44,11 @@
 #define US SIMTIME_US
 #endif
 
+/* The NIC's window ([nic] window, var_window) for controllers without one
+ * of their own: none; rate × base RTT (HPCC ns-3's VAR_WIN, its window of
+ * one line-rate BDP scaled by rate/line); one BDP at line rate. */
+enum bn_nic_window { BN_WIN_OFF, BN_WIN_VAR, BN_WIN_FIXED };
+
 struct bn_pkt { int snd; uint32_t wire_b, payload_b; simtime_t sent, at; bool ce; struct cc_int_hop hop; };
 
 struct bn {
@@ -52,6 +64,10 @@ struct bn {
 	double pmax;
 	simtime_t start[BN_MAX_SENDERS];
 	simtime_t stop[BN_MAX_SENDERS];   /* 0: never */
+	int nic_window;             /* for a controller without window_b: enum bn_nic_window */
+	bool int_at_start;          /* stamp telemetry as a packet starts to serialise (HPCC
+				     * ns-3's SwitchNotifyDequeue: the queue waiting behind
+				     * it, itself excluded), not as it has left */
 	void (*on_ack_cb)(struct bn *bn, int snd, const struct cc_ack *a, simtime_t now);
 	void *user;
 	/* state */
@@ -150,7 +166,19 @@ static inline bool bn_can_send(const struct bn *b, int i, simtime_t t)
 {
 	if (b->stop[i] && t >= b->stop[i])
 		return false;
-	return !(b->ops->window_b && b->snd_nxt[i] - b->snd_una[i] >= b->ops->window_b(b->st[i]));
+	uint64_t w = 0;
+	if (b->ops->window_b) {
+		w = b->ops->window_b(b->st[i]);
+	} else if (b->nic_window) {
+		uint64_t bdp = (uint64_t)((double)b->line_bps * (double)bn_base_rtt(b) / 8e12);
+		w = bdp;
+		if (b->nic_window == BN_WIN_VAR) {
+			w = (uint64_t)((double)bdp * (double)b->ops->rate_bps(b->st[i]) / (double)b->line_bps);
+			if (!w)
+				w = 1;
+		}
+	}
+	return !(w && b->snd_nxt[i] - b->snd_una[i] >= w);
 }
 
 /* Run until time `until`, processing every event at or before it. */
@@ -205,8 +233,12 @@ static inline void bn_run(struct bn *b, simtime_t until)
 					b->marked++;
 				}
 			}
-			if (!b->q_n)
+			if (!b->q_n) {
 				b->busy_until = t + bn_ser(p.wire_b, b->c_bps);
+				if (b->int_at_start)
+					p.hop = (struct cc_int_hop){ .qlen_b = 0, .tx_b = b->tx_b + p.wire_b,
+								     .ts = t, .rate_bps = b->c_bps };
+			}
 			b->qlen_b += p.wire_b;
 			if (b->qlen_b > b->q_max_b)
 				b->q_max_b = b->qlen_b;
@@ -216,11 +248,19 @@ static inline void bn_run(struct bn *b, simtime_t until)
 			b->qlen_b -= p.wire_b;
 			b->tx_b += p.wire_b;
 			b->dequeued++;
-			p.hop = (struct cc_int_hop){ .qlen_b = b->qlen_b, .tx_b = b->tx_b, .ts = t, .rate_bps = b->c_bps };
+			if (!b->int_at_start)
+				p.hop = (struct cc_int_hop){ .qlen_b = b->qlen_b, .tx_b = b->tx_b, .ts = t,
+							     .rate_bps = b->c_bps };
 			p.at = t + b->d_back;
 			bn_push(b->to_snd, b->to_snd_h, &b->to_snd_n, p);
-			if (b->q_n)
-				b->busy_until = t + bn_ser(b->q[b->q_h].wire_b, b->c_bps);
+			if (b->q_n) {
+				struct bn_pkt *h = &b->q[b->q_h];
+				b->busy_until = t + bn_ser(h->wire_b, b->c_bps);
+				if (b->int_at_start)
+					h->hop = (struct cc_int_hop){ .qlen_b = b->qlen_b - h->wire_b,
+								      .tx_b = b->tx_b + h->wire_b, .ts = t,
+								      .rate_bps = b->c_bps };
+			}
 		} else {
 			struct bn_pkt p = bn_pop(b->to_snd, &b->to_snd_h, &b->to_snd_n);
 			int i = p.snd;

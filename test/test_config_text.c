@@ -50,6 +50,8 @@ static void test_roundtrip_paths(void)
  * [traffic.NAME]. */
 static const char every[] = FULL "\n"
 	"[pcap]\ntaps = sw0:1 host0\nsnaplen = 128B\ndir = caps\n"
+	"[hpcc]\neta = 0.9\nrai = 20Mbps\nfast_react = off\n"
+	"[swift]\nbase_target = 15us\nfs_range = 40us\nmax_mdf = 0.25\n"
 	"[output]\nqueue_sample_interval = 10us\nlink_sample_interval = 20us\ncc_sample_interval = 5us\n"
 	"sample_ports = tor0:1 tor1\nflow_paths = on\nhpcc_fct = fct.txt\n"
 	"[traffic.in]\ntype = incast\nsenders = host1, host2\nreceiver = host0\nsize = 1MB\nstart = 1us\n"
