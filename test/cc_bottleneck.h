@@ -4,7 +4,8 @@
  *
  * N senders, each with an unbounded backlog starting at start[i], send MTU
  * packets paced at the controller's rate_bps() and, when it has one, capped
- * by its window_b(). Every packet crosses one switch egress of rate C: it
+ * by its window_b() (or else by the NIC's rate-following window, nic_win_b).
+ * Every packet crosses one switch egress of rate C: it
  * arrives there d_fwd after leaving its sender, waits in a FIFO, is marked
  * CE on arrival (probability 0 below kmin, rising to pmax at kmax, 1 above
  * kmax: DCTCP's step when kmin = kmax), and, when the controller asks for
@@ -50,6 +51,11 @@ struct bn {
 	uint32_t mtu_b;
 	uint64_t kmin_b, kmax_b;    /* ECN marking; kmax_b = 0: never mark */
 	double pmax;
+	/* The NIC's window for a controller without one of its own ([nic]
+	 * window = on, var_window = on): unacknowledged payload capped at
+	 * nic_win_b x rate / line_bps bytes (at least 1), HPCC ns-3's GetWin
+	 * with m_win = nic_win_b; 0: no cap. */
+	uint64_t nic_win_b;
 	simtime_t start[BN_MAX_SENDERS];
 	simtime_t stop[BN_MAX_SENDERS];   /* 0: never */
 	void (*on_ack_cb)(struct bn *bn, int snd, const struct cc_ack *a, simtime_t now);
@@ -150,7 +156,12 @@ static inline bool bn_can_send(const struct bn *b, int i, simtime_t t)
 {
 	if (b->stop[i] && t >= b->stop[i])
 		return false;
-	return !(b->ops->window_b && b->snd_nxt[i] - b->snd_una[i] >= b->ops->window_b(b->st[i]));
+	uint64_t inflight = b->snd_nxt[i] - b->snd_una[i];
+	if (!b->ops->window_b && b->nic_win_b) {
+		uint64_t w = b->nic_win_b * b->ops->rate_bps(b->st[i]) / b->line_bps;
+		return inflight < (w ? w : 1);
+	}
+	return !(b->ops->window_b && inflight >= b->ops->window_b(b->st[i]));
 }
 
 /* Run until time `until`, processing every event at or before it. */
