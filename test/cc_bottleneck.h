@@ -4,7 +4,8 @@
  *
  * N senders, each with an unbounded backlog starting at start[i], send MTU
  * packets paced at the controller's rate_bps() and, when it has one, capped
- * by its window_b(). Every packet crosses one switch egress of rate C: it
+ * by its window_b() (or else by the NIC's window, nic_window).
+ * Every packet crosses one switch egress of rate C: it
  * arrives there d_fwd after leaving its sender, waits in a FIFO, is marked
  * CE on arrival (probability 0 below kmin, rising to pmax at kmax, 1 above
  * kmax: DCTCP's step when kmin = kmax), and, when the controller asks for
