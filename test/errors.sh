@@ -192,7 +192,7 @@ bad "--set misspelt named section" "$good" "--set:" \
 	"unknown section [trafic.f] (did you mean 'traffic.f'?)" --set trafic.f.type=flows
 bad "misspelt value" "$good[nic]
 cc = dcqnc
-" "bad.ini:10:" "[nic] cc = 'dcqnc': expected one of none or dcqcn (did you mean 'dcqcn'?)"
+" "bad.ini:10:" "[nic] cc = 'dcqnc': expected one of none, dcqcn, hpcc, swift, timely or dctcp (did you mean 'dcqcn'?)"
 bad "misspelt type" "$good" "--set:" \
 	"[topology] type = 'strr': expected one of fat_tree, leaf_spine, rail_optimized, dumbbell, star, hpcc, ring or dragonfly (did you mean 'star'?)" \
 	--set topology.type=strr

@@ -321,7 +321,7 @@ static void test_suggestions(void)
 	EXPECT_ERROR(STAR "[swtch]\n", "scen.ini:6: unknown section [swtch] (did you mean 'switch'?): expected one of");
 	EXPECT_ERROR(STAR "[jobb.gpt]\n", "scen.ini:6: unknown section [jobb.gpt] (did you mean 'job.gpt'?)");
 	EXPECT_ERROR(STAR "[nic]\ncc = dcqnc\n",
-		     "scen.ini:7: [nic] cc = 'dcqnc': expected one of none or dcqcn (did you mean 'dcqcn'?)");
+		     "scen.ini:7: [nic] cc = 'dcqnc': expected one of none, dcqcn, hpcc, swift, timely or dctcp (did you mean 'dcqcn'?)");
 }
 
 TEST_MAIN("config errors",
