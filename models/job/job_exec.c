@@ -69,7 +69,16 @@ static void join_release(struct job_join *jn)
 	}
 	if (jn->async)
 		j->pending--;
+	job_path_extend(&jn->path, jn->cat, j->w->sim->now);
 	jn->done(j, jn);
+}
+
+/* The join's category on a critical path and the chain it continues
+ * (job_timeline.h): whatever's end let it start. */
+static void join_chain(struct job_join *jn, int cat, const struct job_path *from)
+{
+	jn->cat = cat;
+	jn->path = *from;
 }
 
 static void join_deferred(struct sim *sim, void *obj, uintptr_t arg)
@@ -137,6 +146,7 @@ static void worker_resume(struct job *j, struct job_join *jn)
 {
 	(void)j;
 	struct job_worker *wk = jn->obj;
+	wk->path = jn->path;
 	wk->pc++;
 	worker_run(wk);
 }
@@ -146,6 +156,7 @@ static void group_resume(struct job *j, struct job_join *jn)
 	(void)j;
 	struct job_rdv *g = jn->obj;
 	for (int i = 0; i < g->n; i++) {
+		g->member[i]->path = jn->path;
 		g->member[i]->pc++;
 		worker_run(g->member[i]);
 	}
@@ -193,6 +204,7 @@ static void send_done(struct job *j, struct job_join *jn)
 	if (to->at_recv) {
 		const struct job_op *op = &j->spec.prog[to->stage].op[to->pc];
 		if (op->dir == jn->dir && op->mb == jn->mb) {
+			job_path_later(&to->path, &jn->path);
 			to->at_recv = false;
 			to->pc++;
 			worker_run(to);
@@ -208,6 +220,7 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 	struct job_join *jn = &wk->send[op->dir][op->mb];
 	bool ref = wk == &j->wk[0] || (to_stage == 0 && wk->d == 0);
 	join_open(j, jn, true, ref, send_done);
+	join_chain(jn, JOB_PAR_PP, &wk->path);
 	jn->obj = wk;
 	jn->dir = op->dir;
 	jn->mb = op->mb;
@@ -222,7 +235,7 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 
 static void async_done(struct job *j, struct job_join *jn)
 {
-	(void)jn;
+	job_path_later(&j->tail, &jn->path);
 	iteration_check_end(j);
 }
 
@@ -240,6 +253,7 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b)
 	wl_dp_reduce(s, bk, &op, &size);
 	struct job_join *jn = &j->bucket_join[slot];
 	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
+	join_chain(jn, JOB_PAR_DP, &wk->path);
 	for (int t = 0; t < s->tp; t++) {
 		int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
 		start_coll(j, jn, op, "dp", j->tmp_gpus, m, size, NULL);
@@ -255,6 +269,7 @@ static void embedding_arrive(struct job *j, struct job_worker *wk)
 	j->emb_arrived[wk->d] = 0;
 	struct job_join *jn = &j->emb_join[wk->d];
 	join_open(j, jn, true, wk->d == 0, async_done);
+	join_chain(jn, JOB_PAR_DP, &wk->path);
 	for (int t = 0; t < s->tp; t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, 0), gpu_of(j, t, wk->d, s->pp - 1) };
 		start_coll(j, jn, COLL_ALLREDUCE, "dp", pair, 2, s->emb_b, NULL);
@@ -268,6 +283,7 @@ static void start_gathers(struct job *j)
 	const struct job_spec *s = &j->spec;
 	j->gathering = true;
 	join_open(j, &j->gather_join, true, true, async_done);
+	join_chain(&j->gather_join, JOB_PAR_DP, &j->tail);
 	for (int b = 0; b < s->n_buckets; b++) {
 		const struct job_bucket *bk = &s->bucket[b];
 		uint64_t size = wl_zero_gather_b(s, bk);
@@ -290,6 +306,7 @@ static void compute_done(struct sim *sim, void *obj, uintptr_t arg)
 		stat_update(wk->job);
 		wk->job->ref_computing = false;
 	}
+	job_timeline_compute(wk->job, wk, &wk->job->spec.prog[wk->stage].op[wk->pc], wk->t0);
 	wk->pc++;
 	worker_run(wk);
 }
@@ -307,10 +324,12 @@ static void worker_run(struct job_worker *wk)
 				stat_update(j);
 				j->ref_computing = true;
 			}
+			wk->t0 = j->w->sim->now;
 			sched_in(j->w->sim, (simtime_t)op->val, &j->elem, compute_done, wk, 0);
 			return;
 		case JOP_TP:
 			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
+			join_chain(&wk->op_join, JOB_PAR_TP, &wk->path);
 			wk->op_join.obj = wk;
 			for (int t = 0; t < s->tp; t++)
 				j->tmp_gpus[t] = gpu_of(j, t, wk->d, wk->stage);
@@ -323,6 +342,7 @@ static void worker_run(struct job_worker *wk)
 				? &j->ep_group[wk->stage * s->edp + wk->d / s->ep] : &j->dp_group[wk->stage];
 			if (++g->arrived == g->n) {
 				g->arrived = 0;
+				join_chain(&g->join, op->kind == JOP_EP ? JOB_PAR_EP : JOB_PAR_DP, &wk->path);
 				group_start(j, g, op, wk->stage);
 			}
 			return;
@@ -347,6 +367,8 @@ static void worker_run(struct job_worker *wk)
 	if (wk->finished)
 		return;
 	wk->finished = true;
+	job_timeline_flush(j, wk);
+	job_path_later(&j->tail, &wk->path);
 	j->workers_done++;
 	embedding_arrive(j, wk);
 	iteration_check_end(j);
@@ -366,14 +388,7 @@ static void iteration_check_end(struct job *j)
 	}
 	struct sim *sim = j->w->sim;
 	stat_update(j);
-	if (sim->res) {
-		if (!j->table)
-			j->table = results_table(sim->res, "iteration",
-						 "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps");
-		if (j->table)
-			results_row(sim->res, j->table, "slttttt", j->spec.name, j->iter, j->iter_start, sim->now,
-				    j->compute_ps, j->comm_ps, j->exposed_ps);
-	}
+	job_timeline_iteration(j);
 	/* Mark the iteration over before anything else can re-enter. */
 	j->workers_done = -1;
 	if (++j->iter < j->spec.cfg->iterations)
@@ -391,12 +406,16 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	j->compute_ps = j->comm_ps = j->exposed_ps = 0;
 	j->workers_done = 0;
 	j->gathering = false;
+	job_path_reset(&j->tail, sim->now);
 	if (j->routing)
 		wl_ep_routing_draw(j->routing, s, j->rng);
 	for (int i = 0; i < j->n_workers; i++) {
 		struct job_worker *wk = &j->wk[i];
 		wk->pc = 0;
 		wk->finished = wk->at_recv = false;
+		job_path_reset(&wk->path, sim->now);
+		wk->compute_ps = 0;
+		wk->span.open = false;
 		memset(wk->got[0], 0, (size_t)s->m);
 		memset(wk->got[1], 0, (size_t)s->m);
 	}

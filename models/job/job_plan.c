@@ -42,8 +42,18 @@ struct job_op *job_prog_add(struct job_prog *p, enum job_op_kind kind)
 
 void job_prog_compute(struct job_prog *p, simtime_t ps)
 {
-	if (ps > 0)
-		job_prog_add(p, JOP_COMPUTE)->val = (uint64_t)ps;
+	if (ps <= 0)
+		return;
+	struct job_op *op = job_prog_add(p, JOP_COMPUTE);
+	op->val = (uint64_t)ps;
+	op->dir = p->block_dir;
+	op->mb = p->block_mb;
+}
+
+void job_prog_block(struct job_prog *p, int dir, int64_t mb)
+{
+	p->block_dir = (uint8_t)dir;
+	p->block_mb = (int32_t)mb;
 }
 
 void job_prog_coll(struct job_prog *p, enum job_op_kind kind, enum coll_op op, uint64_t size_b)
@@ -81,6 +91,7 @@ static void build_stage(struct job_spec *s, int st, const int *bucket_end, struc
 	wl_pp_schedule(s->pp, st, s->m, slots);
 	for (int64_t i = 0; i < 2 * s->m; i++) {
 		int64_t mb = slots[i].mb;
+		job_prog_block(p, slots[i].dir, mb);
 		if (slots[i].dir == JOB_FWD) {
 			wl_pp_recv(s, p, st, JOB_FWD, mb);
 			wl_zero3_gather(s, p, emb_shard);
