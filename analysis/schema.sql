@@ -149,7 +149,8 @@ CREATE TABLE IF NOT EXISTS iteration (
 -- One row per compute span of each worker (a tensor-parallel group, whose
 -- GPUs compute in lock step) and iteration: the compute steps of one
 -- micro-batch's forward or backward pass through its pipeline stage, with
--- the tensor-parallel collectives between them inside the span.
+-- the blocking collectives between them (tensor-parallel, expert
+-- all-to-alls, ZeRO-3 gathers) inside the span.
 CREATE TABLE IF NOT EXISTS compute_span (
 	run_id      INTEGER NOT NULL,  -- run.run_id
 	job         TEXT NOT NULL,     -- job name
@@ -161,7 +162,7 @@ CREATE TABLE IF NOT EXISTS compute_span (
 	kind        TEXT NOT NULL,     -- fwd | bwd
 	start_ps    INTEGER NOT NULL,  -- its first compute step began, ps
 	end_ps      INTEGER NOT NULL,  -- its last compute step ended, ps
-	compute_ps  INTEGER NOT NULL   -- compute within [start, end] (the rest: tensor-parallel collectives), ps
+	compute_ps  INTEGER NOT NULL   -- compute within [start, end] (the rest: blocking collectives), ps
 );
 
 -- Intervals during which an egress queue was paused by PFC.

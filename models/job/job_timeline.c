@@ -18,8 +18,8 @@
  *
  * A compute span is a run of a worker's compute steps of one micro-batch
  * and direction (its forward or backward through the stage's layers);
- * the TP collectives between the steps lie inside the span (end − start −
- * compute_ps). One row per span, written when the next span begins or
+ * the blocking collectives between the steps (TP, EP all-to-alls, ZeRO-3
+ * gathers) lie inside the span (end − start − compute_ps). One row per span, written when the next span begins or
  * the worker finishes its program.
  */
 #include <string.h>
