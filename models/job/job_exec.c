@@ -25,18 +25,13 @@
 static void worker_run(struct job_worker *wk);
 static void iteration_check_end(struct job *j);
 
-/* ---- Reference-worker accounting ---- */
+/* ---- Reference-worker accounting (comm_ps) ---- */
 
 static void stat_update(struct job *j)
 {
-	simtime_t now = j->w->sim->now, dt = now - j->stat_t;
-	if (j->ref_computing)
-		j->compute_ps += dt;
-	if (j->ref_comm > 0) {
-		j->comm_ps += dt;
-		if (!j->ref_computing)
-			j->exposed_ps += dt;
-	}
+	simtime_t now = j->w->sim->now;
+	if (j->ref_comm > 0)
+		j->comm_ps += now - j->stat_t;
 	j->stat_t = now;
 }
 
@@ -302,10 +297,6 @@ static void compute_done(struct sim *sim, void *obj, uintptr_t arg)
 {
 	(void)sim; (void)arg;
 	struct job_worker *wk = obj;
-	if (wk == &wk->job->wk[0]) {
-		stat_update(wk->job);
-		wk->job->ref_computing = false;
-	}
 	job_timeline_compute(wk->job, wk, &wk->job->spec.prog[wk->stage].op[wk->pc], wk->t0);
 	wk->pc++;
 	worker_run(wk);
@@ -320,10 +311,6 @@ static void worker_run(struct job_worker *wk)
 		const struct job_op *op = &p->op[wk->pc];
 		switch ((enum job_op_kind)op->kind) {
 		case JOP_COMPUTE:
-			if (wk == &j->wk[0]) {
-				stat_update(j);
-				j->ref_computing = true;
-			}
 			wk->t0 = j->w->sim->now;
 			sched_in(j->w->sim, (simtime_t)op->val, &j->elem, compute_done, wk, 0);
 			return;
@@ -403,7 +390,7 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	struct job *j = obj;
 	const struct job_spec *s = &j->spec;
 	j->iter_start = j->stat_t = sim->now;
-	j->compute_ps = j->comm_ps = j->exposed_ps = 0;
+	j->comm_ps = 0;
 	j->workers_done = 0;
 	j->gathering = false;
 	job_path_reset(&j->tail, sim->now);

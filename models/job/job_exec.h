@@ -99,10 +99,9 @@ struct job {
 	simtime_t iter_start;
 	gsl_rng *rng;               /* RNG_WORKLOAD stream of this job */
 	struct wl_ep_routing *routing;
-	/* reference worker accounting (see above) */
-	bool ref_computing;
+	/* reference worker accounting (comm_ps, see above) */
 	int ref_comm;
-	simtime_t stat_t, compute_ps, comm_ps, exposed_ps;
+	simtime_t stat_t, comm_ps;
 	struct job_path tail;       /* the latest-ending chain so far: at the end, the critical path */
 	struct results_table *span_table;
 	/* scratch for collective specs */
