@@ -287,14 +287,16 @@ static void test_two_communicators(void)
 	sqlite3_close(db);
 }
 
-/* Iteration time, compute of the reference worker and the sum of the DP
- * collectives' durations of iteration 0. */
+/* Iteration time, compute of the reference worker (stage 0, dp index 0:
+ * its compute spans; iteration.compute_ps is the critical path's) and the
+ * sum of the DP collectives' durations of iteration 0. */
 static void iter_of(const char *text, double *T, double *compute, double *dp_sum)
 {
 	sqlite3 *db = run_text(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	*T = q_real(db, "SELECT end_ps - start_ps FROM iteration WHERE iteration = 0");
-	*compute = q_real(db, "SELECT compute_ps FROM iteration WHERE iteration = 0");
+	*compute = q_real(db, "SELECT SUM(compute_ps) FROM compute_span WHERE iteration = 0 AND stage = 0 "
+			  "AND dp_index = 0");
 	*dp_sum = q_real(db, "SELECT SUM(end_ps - start_ps) FROM collective WHERE parallelism = 'dp' "
 		       "AND iteration = 0");
 	sqlite3_close(db);

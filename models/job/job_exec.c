@@ -25,18 +25,13 @@
 static void worker_run(struct job_worker *wk);
 static void iteration_check_end(struct job *j);
 
-/* ---- Reference-worker accounting ---- */
+/* ---- Reference-worker accounting (comm_ps) ---- */
 
 static void stat_update(struct job *j)
 {
-	simtime_t now = j->w->sim->now, dt = now - j->stat_t;
-	if (j->ref_computing)
-		j->compute_ps += dt;
-	if (j->ref_comm > 0) {
-		j->comm_ps += dt;
-		if (!j->ref_computing)
-			j->exposed_ps += dt;
-	}
+	simtime_t now = j->w->sim->now;
+	if (j->ref_comm > 0)
+		j->comm_ps += now - j->stat_t;
 	j->stat_t = now;
 }
 
@@ -69,7 +64,16 @@ static void join_release(struct job_join *jn)
 	}
 	if (jn->async)
 		j->pending--;
+	job_path_extend(&jn->path, jn->cat, j->w->sim->now);
 	jn->done(j, jn);
+}
+
+/* The join's category on a critical path and the chain it continues
+ * (job_timeline.h): whatever's end let it start. */
+static void join_chain(struct job_join *jn, int cat, const struct job_path *from)
+{
+	jn->cat = cat;
+	jn->path = *from;
 }
 
 static void join_deferred(struct sim *sim, void *obj, uintptr_t arg)
@@ -155,6 +159,7 @@ static void worker_resume(struct job *j, struct job_join *jn)
 {
 	(void)j;
 	struct job_worker *wk = jn->obj;
+	wk->path = jn->path;
 	wk->pc++;
 	worker_run(wk);
 }
@@ -164,6 +169,7 @@ static void group_resume(struct job *j, struct job_join *jn)
 	(void)j;
 	struct job_rdv *g = jn->obj;
 	for (int i = 0; i < g->n; i++) {
+		g->member[i]->path = jn->path;
 		g->member[i]->pc++;
 		worker_run(g->member[i]);
 	}
@@ -209,6 +215,7 @@ static void send_done(struct job *j, struct job_join *jn)
 	if (to->at_recv) {
 		const struct job_op *op = &j->spec.prog[to->stage].op[to->pc];
 		if (op->dir == jn->dir && op->mb == jn->mb) {
+			job_path_later(&to->path, &jn->path);
 			to->at_recv = false;
 			to->pc++;
 			worker_run(to);
@@ -224,6 +231,7 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 	struct job_join *jn = &wk->send[op->dir][op->mb];
 	bool ref = wk == &j->wk[0] || (to_stage == 0 && wk->d == 0);
 	join_open(j, jn, true, ref, send_done);
+	join_chain(jn, JOB_PAR_PP, &wk->path);
 	jn->obj = wk;
 	jn->dir = op->dir;
 	jn->mb = op->mb;
@@ -238,7 +246,7 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 
 static void async_done(struct job *j, struct job_join *jn)
 {
-	(void)jn;
+	job_path_later(&j->tail, &jn->path);
 	iteration_check_end(j);
 }
 
@@ -256,6 +264,7 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
 	wl_dp_reduce(s, bk, &op, &size);
 	struct job_join *jn = &j->bucket_join[slot];
 	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
+	join_chain(jn, JOB_PAR_DP, &wk->path);
 	for (int t = 0; t < s->tp; t++) {
 		int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
 		start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), op, "dp", j->tmp_gpus, m, size,
@@ -272,6 +281,7 @@ static void embedding_arrive(struct job *j, struct job_worker *wk)
 	j->emb_arrived[wk->d] = 0;
 	struct job_join *jn = &j->emb_join[wk->d];
 	join_open(j, jn, true, wk->d == 0, async_done);
+	join_chain(jn, JOB_PAR_DP, &wk->path);
 	for (int t = 0; t < s->tp; t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, 0), gpu_of(j, t, wk->d, s->pp - 1) };
 		start_coll(j, jn, COLL_ALLREDUCE, "dp", pair, 2, s->emb_b, NULL);
@@ -287,9 +297,14 @@ static void wait_done(struct job *j, struct job_join *jn)
 	struct job_worker *wk = w->waiters;
 	w->done = true;
 	w->waiters = NULL;
+	/* Its end let the waiters go on (a worker that came after it ended
+	 * never blocked and keeps its own, later chain); an overlapped gather
+	 * nobody waited for may be the iteration's last activity. */
+	job_path_later(&j->tail, &jn->path);
 	while (wk) {
 		struct job_worker *next = wk->next_wait;
 		wk->next_wait = NULL;
+		wk->path = jn->path;
 		wk->pc++;
 		worker_run(wk);
 		wk = next;
@@ -321,6 +336,8 @@ static void gather_arrive(struct job *j, struct job_worker *wk, const struct job
 	if (++w->arrived < s->dp)
 		return;
 	wait_open(j, w, wk->stage == 0);
+	/* The last worker to arrive let it start: its chain continues. */
+	join_chain(&w->join, JOB_PAR_DP, &wk->path);
 	for (int t = 0; t < s->tp; t++) {
 		for (int d = 0; d < s->dp; d++)
 			j->tmp_gpus[d] = gpu_of(j, t, d, wk->stage);
@@ -333,13 +350,16 @@ static void gather_arrive(struct job *j, struct job_worker *wk, const struct job
 /* ZeRO-1/2: every bucket's updated parameters, gathered after the
  * optimizer: at the iteration's end, or with overlap_param_gather at the
  * next one's start, in forward order (a stage's buckets last to first),
- * each bucket waited for by the first forward that uses it. */
+ * each bucket waited for by the first forward that uses it. Either way
+ * their chains begin where j->tail ends: the end of everything before (at
+ * an iteration's start, the empty chain of iteration_start). */
 static void start_gathers(struct job *j, bool overlap)
 {
 	const struct job_spec *s = &j->spec;
 	if (!overlap) {
 		j->gathering = true;
 		join_open(j, &j->gather_join, true, true, async_done);
+		join_chain(&j->gather_join, JOB_PAR_DP, &j->tail);
 	}
 	for (int b = s->n_buckets - 1; b >= 0; b--) {
 		const struct job_bucket *bk = &s->bucket[b];
@@ -349,6 +369,7 @@ static void start_gathers(struct job *j, bool overlap)
 			if (overlap) {
 				wait_open(j, &j->param[b * s->ep + e], bk->stage == 0 && e == 0);
 				jn = &j->param[b * s->ep + e].join;
+				join_chain(jn, JOB_PAR_DP, &j->tail);
 			}
 			for (int t = 0; t < s->tp; t++) {
 				int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
@@ -369,10 +390,7 @@ static void compute_done(struct sim *sim, void *obj, uintptr_t arg)
 {
 	(void)sim; (void)arg;
 	struct job_worker *wk = obj;
-	if (wk == &wk->job->wk[0]) {
-		stat_update(wk->job);
-		wk->job->ref_computing = false;
-	}
+	job_timeline_compute(wk->job, wk, &wk->job->spec.prog[wk->stage].op[wk->pc], wk->t0);
 	wk->pc++;
 	worker_run(wk);
 }
@@ -386,14 +404,12 @@ static void worker_run(struct job_worker *wk)
 		const struct job_op *op = &p->op[wk->pc];
 		switch ((enum job_op_kind)op->kind) {
 		case JOP_COMPUTE:
-			if (wk == &j->wk[0]) {
-				stat_update(j);
-				j->ref_computing = true;
-			}
+			wk->t0 = j->w->sim->now;
 			sched_in(j->w->sim, (simtime_t)op->val, &j->elem, compute_done, wk, 0);
 			return;
 		case JOP_TP:
 			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
+			join_chain(&wk->op_join, JOB_PAR_TP, &wk->path);
 			wk->op_join.obj = wk;
 			for (int t = 0; t < s->tp; t++)
 				j->tmp_gpus[t] = gpu_of(j, t, wk->d, wk->stage);
@@ -417,6 +433,7 @@ static void worker_run(struct job_worker *wk)
 			struct job_rdv *g = &j->ep_group[wk->stage * s->edp + wk->d / s->ep];
 			if (++g->arrived == g->n) {
 				g->arrived = 0;
+				join_chain(&g->join, JOB_PAR_EP, &wk->path);
 				group_start(j, g, op, wk->stage);
 			}
 			return;
@@ -441,6 +458,8 @@ static void worker_run(struct job_worker *wk)
 	if (wk->finished)
 		return;
 	wk->finished = true;
+	job_timeline_flush(j, wk);
+	job_path_later(&j->tail, &wk->path);
 	j->workers_done++;
 	embedding_arrive(j, wk);
 	iteration_check_end(j);
@@ -450,19 +469,12 @@ static void worker_run(struct job_worker *wk)
 
 static void iteration_start(struct sim *sim, void *obj, uintptr_t arg);
 
-/* The current iteration's row, ending at end (-1: unfinished, NULL end_ps). */
-static void iteration_row(struct job *j, simtime_t end)
+/* The current iteration's row (job_timeline.c), finished now or, when
+ * not, unfinished with NULL end_ps (a run cut short). */
+static void iteration_row(struct job *j, bool finished)
 {
-	struct sim *sim = j->w->sim;
 	stat_update(j);
-	if (!sim->res)
-		return;
-	if (!j->table)
-		j->table = results_table(sim->res, "iteration",
-					 "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps");
-	if (j->table)
-		results_row(sim->res, j->table, "slttttt", j->spec.name, j->iter, j->iter_start, end,
-			    j->compute_ps, j->comm_ps, j->exposed_ps);
+	job_timeline_iteration(j, finished);
 }
 
 bool job_exec_write_unfinished(struct job *j)
@@ -470,7 +482,7 @@ bool job_exec_write_unfinished(struct job *j)
 	if (j->iter >= j->spec.cfg->iterations)
 		return false;
 	if (j->in_iteration)
-		iteration_row(j, -1);
+		iteration_row(j, false);
 	return true;
 }
 
@@ -483,7 +495,7 @@ static void iteration_check_end(struct job *j)
 		return;
 	}
 	struct sim *sim = j->w->sim;
-	iteration_row(j, sim->now);
+	iteration_row(j, true);
 	j->est_iter_ps = (double)(sim->now - j->iter_start); /* the progress line's next guess */
 	/* Mark the iteration over before anything else can re-enter. */
 	j->workers_done = -1;
@@ -500,10 +512,12 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	struct job *j = obj;
 	const struct job_spec *s = &j->spec;
 	j->iter_start = j->stat_t = sim->now;
-	j->compute_ps = j->comm_ps = j->exposed_ps = 0;
+	j->comm_ps = 0;
 	j->workers_done = 0;
 	j->gathering = false;
 	j->in_iteration = true;
+	/* Before the overlapped parameter gathers below: they chain from it. */
+	job_path_reset(&j->tail, sim->now);
 	if (j->routing)
 		wl_ep_routing_draw(j->routing, s, j->rng);
 	for (int i = 0; i < j->ag_base[s->pp]; i++)
@@ -517,6 +531,9 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 		wk->pc = 0;
 		wk->next_wait = NULL;
 		wk->finished = wk->at_recv = false;
+		job_path_reset(&wk->path, sim->now);
+		wk->compute_ps = 0;
+		wk->span.open = false;
 		memset(wk->got[0], 0, (size_t)s->m);
 		memset(wk->got[1], 0, (size_t)s->m);
 	}

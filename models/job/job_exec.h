@@ -3,16 +3,14 @@
  * job_plan.h, rendezvous of collectives, and the iteration accounting.
  * Shared by job.c (setup, teardown) and job_exec.c (the engine).
  *
- * Iteration breakdown (the `iteration` row), measured on one reference
- * worker: stage 0, data-parallel index 0 (the tp group holding rank 0;
- * its tp ranks run in lock step, so one of them stands for all):
- *   compute_ps       time it spends computing (its compute steps are serial)
- *   comm_ps          time during which at least one collective it takes
- *                    part in is in flight (from the start of the
- *                    collective to its end; overlapped or not)
- *   exposed_comm_ps  the part of comm_ps when it is not computing
- * Time waiting for a peer that has not arrived (pipeline bubble, a late
- * member of a rendezvous) is in none of them. An iteration starts when
+ * Iteration breakdown (the `iteration` row): compute_ps, bubble_ps and
+ * exposed_{tp,pp,dp,ep}_ps split the iteration's critical path
+ * (job_timeline.h); exposed_comm_ps is the sum of the exposed parts.
+ * comm_ps alone is measured on one reference worker: stage 0,
+ * data-parallel index 0 (the tp group holding rank 0; its tp ranks run in
+ * lock step, so one of them stands for all): the time during which at
+ * least one collective it takes part in is in flight (from the start of
+ * the collective to its end; overlapped or not). An iteration starts when
  * every worker starts it and ends when the last reduction ended (a
  * global barrier: gradient clipping reduces over every rank).
  */
@@ -25,6 +23,7 @@
 #include "job.h"
 #include "job_plan.h"
 #include "job_stream.h"
+#include "job_timeline.h"
 #include "sim.h"
 
 struct job;
@@ -41,6 +40,16 @@ struct job_join {
 	void (*done)(struct job *j, struct job_join *jn);
 	void *obj;                  /* worker or group it belongs to */
 	int dir, mb;                /* sends: what arrived */
+	int cat;                    /* its category on a critical path (enum job_par) */
+	struct job_path path;       /* the chain that led to it (job_timeline.h) */
+};
+
+/* A worker's open compute span (job_timeline.c). */
+struct job_span {
+	bool open;
+	uint8_t kind;               /* JOB_FWD / JOB_BWD */
+	int32_t mb;
+	simtime_t start, end, compute;
 };
 
 struct job_worker {
@@ -53,6 +62,10 @@ struct job_worker {
 	struct job_join op_join;    /* its blocking TP collective */
 	struct job_join *send[2];   /* [m]: its sends of mb */
 	struct job_worker *next_wait; /* in a job_wait's list while blocked on it */
+	struct job_path path;       /* the chain that led to where it is */
+	simtime_t t0;               /* its running compute step began */
+	simtime_t compute_ps;       /* its compute this iteration */
+	struct job_span span;
 };
 
 /* Something workers wait for (a ZeRO-3 gather, a bucket's parameter
@@ -103,10 +116,11 @@ struct job {
 	simtime_t iter_start;
 	gsl_rng *rng;               /* RNG_WORKLOAD stream of this job */
 	struct wl_ep_routing *routing;
-	/* reference worker accounting (see above) */
-	bool ref_computing;
+	/* reference worker accounting (comm_ps, see above) */
 	int ref_comm;
-	simtime_t stat_t, compute_ps, comm_ps, exposed_ps;
+	simtime_t stat_t, comm_ps;
+	struct job_path tail;       /* the latest-ending chain so far: at the end, the critical path */
+	struct results_table *span_table;
 	/* scratch for collective specs */
 	int *tmp_gpus;
 	uint64_t *tmp_mat;

@@ -48,8 +48,18 @@ struct job_op *job_prog_add(struct job_prog *p, enum job_op_kind kind)
 
 void job_prog_compute(struct job_prog *p, simtime_t ps)
 {
-	if (ps > 0)
-		job_prog_add(p, JOP_COMPUTE)->val = (uint64_t)ps;
+	if (ps <= 0)
+		return;
+	struct job_op *op = job_prog_add(p, JOP_COMPUTE);
+	op->val = (uint64_t)ps;
+	op->dir = p->block_dir;
+	op->mb = p->block_mb;
+}
+
+void job_prog_block(struct job_prog *p, int dir, int64_t mb)
+{
+	p->block_dir = (uint8_t)dir;
+	p->block_mb = (int32_t)mb;
 }
 
 void job_prog_coll(struct job_prog *p, enum job_op_kind kind, enum coll_op op, uint64_t size_b)
@@ -130,6 +140,7 @@ static void build_stage(struct job_spec *s, int st, const int *bucket_end, struc
 		int64_t mb = slots[i].mb;
 		int nz = 0;
 		zp[nz++] = shard(s, job_model_embedding_params(m));
+		job_prog_block(p, slots[i].dir, mb);
 		if (slots[i].dir == JOB_FWD) {
 			wl_pp_recv(s, p, st, JOB_FWD, mb);
 			for (int64_t l = l0; l < l1; l++)

@@ -51,9 +51,9 @@ enum { JOB_FWD = 0, JOB_BWD = 1 };
 struct job_op {
 	uint8_t kind;          /* enum job_op_kind */
 	uint8_t coll;          /* TP, ZERO_AG: enum coll_op */
-	uint8_t dir;           /* JOB_FWD / JOB_BWD (RECV, SEND, EP) */
+	uint8_t dir;           /* JOB_FWD / JOB_BWD (RECV, SEND, EP, COMPUTE) */
 	uint8_t transpose;     /* EP: 0 = the routing matrix (dispatch fwd, combine bwd), 1 = its transpose */
-	int32_t mb;            /* micro-batch (RECV, SEND, EP, GRAD) */
+	int32_t mb;            /* micro-batch (RECV, SEND, EP, GRAD, COMPUTE) */
 	int32_t idx;           /* EP: MoE layer index (0-based among MoE layers); GRAD, PARAM_WAIT:
 				* bucket; ZERO_AG, AG_WAIT: gather slot of the stage */
 	uint64_t val;          /* COMPUTE: ps; TP, ZERO_AG: size_b; SEND: bytes of the whole tensor */
@@ -63,6 +63,11 @@ struct job_prog {
 	struct job_op *op;
 	int n, cap;
 	int n_slots;           /* ZeRO-3 gather slots (ZERO_AG idx) */
+	/* The block being built (job_prog_block): job_prog_compute stamps its
+	 * direction and micro-batch on COMPUTE ops (dir, mb), which the
+	 * compute_span table reports. */
+	uint8_t block_dir;
+	int32_t block_mb;
 };
 
 /* A gradient bucket (Megatron-Core: filled in backward order, closed at
@@ -109,6 +114,9 @@ void job_spec_free(struct job_spec *s);
 /* Append to a program (the workload_*.c builders use these). */
 struct job_op *job_prog_add(struct job_prog *p, enum job_op_kind kind);
 void job_prog_compute(struct job_prog *p, simtime_t ps);
+/* The following COMPUTE ops belong to micro-batch mb's pass in direction
+ * dir (JOB_FWD / JOB_BWD). */
+void job_prog_block(struct job_prog *p, int dir, int64_t mb);
 void job_prog_coll(struct job_prog *p, enum job_op_kind kind, enum coll_op op, uint64_t size_b);
 
 /* A collective that moves nothing (a group of one, no bytes, an
