@@ -29,7 +29,7 @@ struct job_cfg {
 	char *model;                   /* required: preset name or "custom" */
 	/* Model dimensions: 0 = take from the preset. */
 	long long layers, hidden, ffn_hidden, heads, kv_heads, seq_len, vocab, experts, top_k, moe_every;
-	double capacity_factor;        /* [1.0] */
+	double capacity_factor;        /* [unset = 0: dropless] */
 	int micro_batch;               /* [1] */
 	long long global_batch;        /* required */
 	int tp, pp, dp, ep;            /* [1]; ep divides dp */
@@ -48,6 +48,10 @@ struct job_cfg {
 	uint64_t chunk_b;              /* [512KiB] */
 	int channels;                  /* [2] */
 	simtime_t start;               /* [0] */
+	/* MoE (workload_ep.c, moe_routing.c) */
+	bool moe_pad;                  /* moe_pad_expert_input_to_capacity [off] */
+	double moe_skew_correlation;   /* [0, 1] [0] */
+	long long shared_expert_ffn;   /* moe_shared_expert_intermediate_size [0] */
 };
 extern const struct cfg_section job_section;
 

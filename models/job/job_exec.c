@@ -307,14 +307,16 @@ static void worker_run(struct job_worker *wk)
 				stat_update(j);
 				j->ref_computing = true;
 			}
-			sched_in(j->w->sim, (simtime_t)op->val, &j->elem, compute_done, wk, 0);
+			sched_in(j->w->sim, (simtime_t)(op->expert ? wl_ep_op_val(s, j->routing, op, wk->d) : op->val),
+				 &j->elem, compute_done, wk, 0);
 			return;
 		case JOP_TP:
 			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
 			wk->op_join.obj = wk;
 			for (int t = 0; t < s->tp; t++)
 				j->tmp_gpus[t] = gpu_of(j, t, wk->d, wk->stage);
-			start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp, op->val, NULL);
+			start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp,
+				   op->expert ? wl_ep_op_val(s, j->routing, op, wk->d) : op->val, NULL);
 			join_close(j, &wk->op_join);
 			return;
 		case JOP_EP:
@@ -457,7 +459,7 @@ void job_exec_init(struct job *j)
 	int most = s->tp > s->dp ? s->tp : s->dp;
 	j->tmp_gpus = xcalloc((size_t)(most > 2 ? most : 2), sizeof *j->tmp_gpus);
 	j->tmp_mat = xcalloc((size_t)(s->ep * s->ep), sizeof *j->tmp_mat);
-	if (job_model_moe_layers(&s->model) && s->ep > 1)
+	if (job_model_moe_layers(&s->model))
 		j->routing = wl_ep_routing_new(s);
 }
 

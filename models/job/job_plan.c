@@ -161,6 +161,9 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 		  "ep = %lld needs an MoE model (experts = %lld)", j->ep, (long long)m->experts) ||
 	    check(cfg, sec, "ep", m->experts % j->ep == 0, err,
 		  "experts (%lld) must be a multiple of ep (%lld)", (long long)m->experts, j->ep) ||
+	    check(cfg, sec, "sequence_parallel", m->experts == 1 || j->tp == 1 || j->sequence_parallel, err,
+		  "an MoE model (experts = %lld) with tp = %lld needs sequence_parallel = on, as Megatron-Core does",
+		  (long long)m->experts, j->tp) ||
 	    check(cfg, sec, "zero", j->zero < 3 || (j->pp == 1 && j->ep == 1), err,
 		  "zero = 3 is modelled with pp = 1 and ep = 1 only (pp = %lld, ep = %lld)", j->pp, j->ep))
 		return -1;

@@ -44,8 +44,10 @@ struct job_op {
 	uint8_t coll;          /* TP, ZERO_AG: enum coll_op */
 	uint8_t dir;           /* JOB_FWD / JOB_BWD (RECV, SEND, EP) */
 	uint8_t transpose;     /* EP: 0 = the routing matrix (dispatch fwd, combine bwd), 1 = its transpose */
-	int32_t mb;            /* micro-batch (RECV, SEND, EP) */
-	int32_t idx;           /* EP: MoE layer index (0-based among MoE layers); GRAD: bucket */
+	uint8_t expert;        /* TP, COMPUTE of an MoE block: sized at run time by the tokens the
+				* worker's experts got (wl_ep_op_val); val is the expected size */
+	int32_t mb;            /* micro-batch (RECV, SEND, EP, expert) */
+	int32_t idx;           /* EP, expert: MoE layer index (0-based among MoE layers); GRAD: bucket */
 	uint64_t val;          /* COMPUTE: ps; TP, ZERO_AG: size_b; SEND: bytes of the whole tensor */
 };
 
