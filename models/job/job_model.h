@@ -19,7 +19,8 @@
  * tokens are 2·T·(attention params) + 4·b·s²·h (the QKᵀ and AV products,
  * Narayanan et al. SC'21) for the attention block, and 2·T·(active FFN
  * params: one FFN, or top_k experts' FFNs plus the router) for the MLP
- * block; backward is twice forward (training ≈ 6 × params × tokens,
+ * block (an MoE block's expert part at run time follows the token copies
+ * the experts got: job_model_expert_flops, workload_ep.c); backward is twice forward (training ≈ 6 × params × tokens,
  * forward one third). A tensor-parallel shard does 1/tp of it. Time =
  * FLOPs / (peak bf16 × mfu). Embedding and logit FLOPs are not modelled
  * (stages stay balanced, so the 1F1B bubble is exactly (p−1)/m).

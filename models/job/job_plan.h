@@ -110,8 +110,8 @@ bool job_coll_empty(enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a
 const char *job_coll_alg(const struct job_spec *s, enum coll_op op);
 
 /* Bytes and messages per parallelism of one iteration. For MoE the EP
- * figures are the expected volume (routing at its mean; with moe_skew > 0
- * the simulated volume varies around it). */
+ * figures and the expert blocks' TP are the expected volume (routing at its
+ * mean; with moe_skew > 0 the simulated volume varies around it). */
 struct job_plan_totals { uint64_t bytes[JOB_NPAR], messages[JOB_NPAR]; };
 void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t);
 
