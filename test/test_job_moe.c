@@ -160,6 +160,139 @@ static void check_mixtral(const char *skew)
 static void test_mixtral_balanced(void) { check_mixtral("0"); }
 static void test_mixtral_skewed(void) { check_mixtral("1.0"); }
 
+/* Folded experts: expert_tensor_parallel_size = 1 under tp = 4 (Megatron-
+ * Core's MoE parallel folding). Per stage the 32 GPUs fold into etp 1 ×
+ * ep 8 × edp 4; an EP rank is one GPU routing its T/t tokens. Then
+ *   TP = d·L·m·(t−1)·4·S: only the attention blocks (no expert-TP group);
+ *   EP = 4·L·m·d·(e−1)/e·k·S: every GPU sources k·T/t copies, (e−1)/e of
+ *        them leave it, in 4 all-to-alls; the same as with etp = t;
+ *   DP = the non-expert all-reduce as before + 2(edp−1)·g·E·(3hf)·L: each
+ *        GPU holds E/e experts whole (1/etp of them) and all-reduces them
+ *        over its edp = t·d/(etp·e) = 4 expert-DP peers; etp·e groups per
+ *        stage. */
+static void test_mixtral_folded(void)
+{
+	static const char text[] =
+		"[topology]\ntype = star\nhosts = 16\ngpus_per_host = 8\nlink_rate = 400Gbps\nlink_delay = 1us\n"
+		"[job.mix]\nmodel = mixtral-8x7b\nglobal_batch = 64\ntp = 4\npp = 4\ndp = 8\nep = 8\n"
+		"sequence_parallel = on\nexpert_tensor_parallel_size = 1\n";
+	char *err = NULL;
+	struct config cfg;
+	struct job_spec s;
+	CU_ASSERT_EQUAL_FATAL(load(text, 128, &cfg, &s, &err), 0);
+	CU_ASSERT_EQUAL(s.etp, 1);
+	CU_ASSERT_EQUAL(s.edp, 4);
+	struct job_plan_totals tot;
+	job_plan_totals(&s, &tot);
+	struct mix_forms f = mixtral_forms(&s);
+	const double L = 32, h = 4096, t = 4, d = 8, e = 8, k = 2, m = 8, E = 8, edp = 4;
+	const double S = 4096.0 * h * 2, ffn = 3 * h * 14336;
+	enum coll_op op;
+	uint64_t size;
+	wl_dp_reduce(&s, &s.bucket[0], &op, &size);
+	double g = (double)size / (double)s.bucket[0].params;
+	CU_ASSERT(within((double)tot.bytes[JOB_PAR_TP], d * L * m * (t - 1) * 4 * S, 0.01, "TP, etp 1"));
+	CU_ASSERT(within((double)tot.bytes[JOB_PAR_EP], 4 * L * m * d * (e - 1) / e * k * S, 0.01, "EP, etp 1"));
+	CU_ASSERT(within((double)tot.bytes[JOB_PAR_EP], f.ep, 1e-9, "EP, etp 1 vs etp 4"));
+	CU_ASSERT(within((double)tot.bytes[JOB_PAR_PP], f.pp, 0.01, "PP, etp 1"));
+	CU_ASSERT(within((double)tot.bytes[JOB_PAR_DP], f.dp + 2 * (edp - 1) * g * E * ffn * L, 0.01, "DP, etp 1"));
+	unload(&cfg, &s);
+}
+
+/* A folded job run end to end: what it moves equals its --check plan, per
+ * parallelism and iteration, and the groups are the folded ones. tp 2,
+ * dp 8, ep 8, etp 1 on 16 GPUs: stage GPU q = t + 2d is EP rank q mod 8 of
+ * expert-DP index q / 8; EP groups {0..7}, {8..15}; expert gradients
+ * all-reduce between q and q + 8. */
+static void test_folded_run(void)
+{
+	static const char text[] =
+		"[simulation]\nprogress = off\nseed = 2\n"
+		"[topology]\ntype = star\nhosts = 8\ngpus_per_host = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+		"[job.f]\nmodel = custom\nlayers = 2\nhidden = 256\nheads = 4\nvocab = 1000\nseq_len = 256\n"
+		"experts = 8\ntop_k = 2\nglobal_batch = 16\ntp = 2\ndp = 8\nep = 8\nsequence_parallel = on\n"
+		"expert_tensor_parallel_size = 1\niterations = 2\nmoe_skew = %s\n";
+	char buf[sizeof text + 16], *err = NULL;
+	snprintf(buf, sizeof buf, text, "0");
+	struct config cfg;
+	struct job_spec s;
+	CU_ASSERT_EQUAL_FATAL(load(buf, 16, &cfg, &s, &err), 0);
+	struct job_plan_totals t;
+	job_plan_totals(&s, &t);
+	unload(&cfg, &s);
+	sqlite3 *db = run_text(buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	char q[300];
+	for (int it = 0; it < 2; it++)
+		for (int p = 0; p < JOB_NPAR; p++) {
+			snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE iteration = %d "
+				 "AND parallelism = '%s'", it, job_par_name[p]);
+			long long got = q_int(db, q);
+			if ((uint64_t)got != t.bytes[p])
+				printf("\n    iteration %d %s: simulated %lld, plan %llu", it, job_par_name[p], got,
+				       (unsigned long long)t.bytes[p]);
+			CU_ASSERT_EQUAL((uint64_t)got, t.bytes[p]);
+		}
+	CU_ASSERT(t.bytes[JOB_PAR_EP] > 0 && t.bytes[JOB_PAR_DP] > 0);
+	/* GPU hostH.gpuG is q = 2H + G. EP flows stay inside {0..7} or {8..15};
+	 * every one of the 8 ranks of a group sends to the 7 others. */
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM flow WHERE parallelism = 'ep' AND "
+			    "(CAST(substr(src_gpu, 5, instr(src_gpu, '.') - 5) AS INTEGER) / 4) != "
+			    "(CAST(substr(dst_gpu, 5, instr(dst_gpu, '.') - 5) AS INTEGER) / 4)"), 0);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(DISTINCT src_gpu || dst_gpu) FROM flow WHERE parallelism = 'ep'"),
+			2 * 8 * 7);
+	/* Expert gradients: all-reduces of 2 GPUs (edp = 2), between q and
+	 * q + 8, i.e. hosts 4 apart with the same GPU index. */
+	CU_ASSERT(q_int(db, "SELECT COUNT(*) FROM collective WHERE parallelism = 'dp' AND group_size = 2") > 0);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM flow f JOIN collective c USING (collective_id) "
+			    "WHERE c.parallelism = 'dp' AND c.group_size = 2 AND NOT (substr(f.src_gpu, -1) = "
+			    "substr(f.dst_gpu, -1) AND abs(CAST(substr(f.src_gpu, 5, instr(f.src_gpu, '.') - 5) AS INTEGER) - "
+			    "CAST(substr(f.dst_gpu, 5, instr(f.dst_gpu, '.') - 5) AS INTEGER)) = 4)"), 0);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration WHERE end_ps > start_ps"), 2);
+	sqlite3_close(db);
+	/* Skewed routing completes too. */
+	snprintf(buf, sizeof buf, text, "1.2");
+	db = run_text(buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration WHERE end_ps > start_ps"), 2);
+	sqlite3_close(db);
+}
+
+/* Expert TP groups inside a TP group: tp 4, etp 2, dp 4, ep 4 on 16 GPUs
+ * (edp 2; an EP rendezvous spans 2 workers). Balanced: the plan equals what
+ * the run moves; the expert blocks' TP collectives run over 2 GPUs with
+ * the k·T·etp/tp = T routed copies of an EP rank, 256 × 256 × 2 B. */
+static void test_folded_etp2_run(void)
+{
+	static const char text[] =
+		"[simulation]\nprogress = off\n"
+		"[topology]\ntype = star\nhosts = 4\ngpus_per_host = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+		"[job.f]\nmodel = custom\nlayers = 2\nhidden = 256\nheads = 4\nvocab = 1000\nseq_len = 256\n"
+		"experts = 8\ntop_k = 2\nglobal_batch = 8\ntp = 4\ndp = 4\nep = 4\nsequence_parallel = on\n"
+		"expert_tensor_parallel_size = 2\n";
+	char *err = NULL;
+	struct config cfg;
+	struct job_spec s;
+	CU_ASSERT_EQUAL_FATAL(load(text, 16, &cfg, &s, &err), 0);
+	CU_ASSERT_EQUAL(s.edp, 2);
+	struct job_plan_totals t;
+	job_plan_totals(&s, &t);
+	unload(&cfg, &s);
+	sqlite3 *db = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	char q[300];
+	for (int p = 0; p < JOB_NPAR; p++) {
+		snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE parallelism = '%s'",
+			 job_par_name[p]);
+		CU_ASSERT_EQUAL((uint64_t)q_int(db, q), t.bytes[p]);
+	}
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(DISTINCT size_bytes) FROM collective WHERE parallelism = 'tp' "
+			    "AND group_size = 2"), 1);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(size_bytes) FROM collective WHERE parallelism = 'tp' "
+			    "AND group_size = 2"), 2 * 256 * 256 / 2 * 2);
+	sqlite3_close(db);
+}
+
 /* ---- Capacity, padding, dropless ---- */
 
 /* T = 1000 tokens, k = 2, E = 8, ep = 4 (2 experts a rank), tp = 1. */
@@ -250,7 +383,7 @@ static void test_expert_compute(void)
 		for (int d = 0; d < 4; d++) {
 			double n = wl_ep_tokens(r, op->idx, op->mb, 0, d);
 			double want = (op->dir == JOB_BWD ? 2 : 1) * 2 * (n * 2 * h * f + T * h * E) / peak * 1e12;
-			double got = (double)wl_ep_op_val(&s, r, op, d);
+			double got = (double)wl_ep_op_val(&s, r, op, d, 0);
 			CU_ASSERT(fabs(got - want) <= 2);
 		}
 	}
@@ -355,6 +488,7 @@ static void test_errors(void)
 		{ "moe_pad_expert_input_to_capacity = on\n", "moe_pad_expert_input_to_capacity" },
 		{ "moe_skew_correlation = 1.5\n", "moe_skew_correlation" },
 		{ "tp = 2\n", "needs sequence_parallel = on" },
+		{ "tp = 2\nsequence_parallel = on\nexpert_tensor_parallel_size = 3\n", "a divisor of tp (2)" },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
 		char text[sizeof small + 200], *err = NULL;
@@ -423,7 +557,7 @@ static void test_skewed_run(void)
 			CU_ASSERT_FATAL(c->kind == JOP_COMPUTE && c->expert);
 			uint64_t hot = 0, cool = UINT64_MAX;
 			for (int d = 0; d < 4; d++) {
-				uint64_t v = wl_ep_op_val(&s, r, c, d);
+				uint64_t v = wl_ep_op_val(&s, r, c, d, 0);
 				hot = v > hot ? v : hot;
 				cool = v < cool ? v : cool;
 			}
@@ -448,6 +582,9 @@ static void test_skewed_run(void)
 TEST_MAIN("job_moe",
 	  { "Mixtral-8x7B EP8 TP4 PP4 DP8 balanced: --check = formulas", test_mixtral_balanced },
 	  { "Mixtral-8x7B EP8 TP4 PP4 DP8 skewed: --check and the draw = formulas", test_mixtral_skewed },
+	  { "Mixtral-8x7B folded, expert_tensor_parallel_size 1: --check = formulas", test_mixtral_folded },
+	  { "folded experts run: plan equals the simulation, folded groups", test_folded_run },
+	  { "folded experts, etp 2 under tp 4: plan equals the simulation", test_folded_etp2_run },
 	  { "dropless default, capacity drops, padding fills", test_capacity },
 	  { "padded plan", test_padding_plan },
 	  { "expert compute by the tokens a rank got", test_expert_compute },

@@ -52,6 +52,7 @@ struct job_cfg {
 	bool moe_pad;                  /* moe_pad_expert_input_to_capacity [off] */
 	double moe_skew_correlation;   /* [0, 1] [0] */
 	long long shared_expert_ffn;   /* moe_shared_expert_intermediate_size [0] */
+	int etp;                       /* expert_tensor_parallel_size [0 = tp] */
 };
 extern const struct cfg_section job_section;
 

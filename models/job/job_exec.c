@@ -124,6 +124,14 @@ static int gpu_of(const struct job *j, int tp, int d, int stage)
 static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t, int e, int *out)
 {
 	const struct job_layout *l = &j->spec.layout;
+	if (bk->expert) { /* t is the expert-TP index (moe_layout.c) */
+		for (int x = 0; x < j->spec.edp; x++) {
+			int tt, d;
+			wl_ep_gpu(&j->spec, x, e, t, &tt, &d);
+			out[x] = gpu_of(j, tt, d, bk->stage);
+		}
+		return j->spec.edp;
+	}
 	int n = job_layout_group(l, bk->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
 				 job_layout_rank(l, t, e, 0, bk->stage), out);
 	for (int i = 0; i < n; i++)
@@ -164,20 +172,24 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 {
 	const struct job_spec *s = &j->spec;
 	join_open(j, &g->join, false, group_has_ref(j, g), group_resume);
-	for (int t = 0; t < s->tp; t++) {
+	for (int i = 0; op->kind == JOP_EP && i < wl_ep_unit_a2as(s); i++) {
+		int x, et, t, d;
+		wl_ep_unit_a2a(s, g->edp, i, &x, &et);
+		for (int e = 0; e < s->ep; e++) {
+			wl_ep_gpu(s, x, e, et, &t, &d);
+			j->tmp_gpus[e] = gpu_of(j, t, d, stage);
+		}
+		wl_ep_shard(wl_ep_matrix(j->routing, op->idx, op->mb, x), s->ep, op->transpose, s->etp, et, j->tmp_mat);
+		uint64_t sum = 0;
+		for (int k = 0; k < s->ep * s->ep; k++)
+			sum += j->tmp_mat[k];
+		if (sum) /* size_b 0: the row shows the largest rank's bytes */
+			start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, s->ep, 0, j->tmp_mat);
+	}
+	for (int t = 0; op->kind != JOP_EP && t < s->tp; t++) {
 		for (int i = 0; i < g->n; i++)
 			j->tmp_gpus[i] = gpu_of(j, t, g->member[i]->d, stage);
-		if (op->kind == JOP_EP) {
-			const uint64_t *mat = wl_ep_matrix(j->routing, op->idx, op->mb, g->edp);
-			wl_ep_shard(mat, s->ep, op->transpose, s->tp, t, j->tmp_mat);
-			uint64_t sum = 0;
-			for (int i = 0; i < s->ep * s->ep; i++)
-				sum += j->tmp_mat[i];
-			if (sum) /* size_b 0: the row shows the largest rank's bytes */
-				start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, g->n, 0, j->tmp_mat);
-		} else {
-			start_coll(j, &g->join, op->coll, "dp", j->tmp_gpus, g->n, op->val, NULL);
-		}
+		start_coll(j, &g->join, op->coll, "dp", j->tmp_gpus, g->n, op->val, NULL);
 	}
 	join_close(j, &g->join);
 }
@@ -230,8 +242,11 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b)
 {
 	const struct job_spec *s = &j->spec;
 	const struct job_bucket *bk = &s->bucket[b];
-	int e = bk->expert ? wk->d % s->ep : 0;
-	int slot = b * s->ep + e, n = wl_dp_group_size(s, bk);
+	/* Folded experts (etp != tp): a worker holds GPUs of several expert-DP
+	 * groups, so an expert bucket waits for every worker of the stage. */
+	bool fold = bk->expert && s->etp != s->tp;
+	int e = bk->expert && !fold ? wk->d % s->ep : 0;
+	int slot = b * s->ep + e, n = fold ? s->dp : wl_dp_group_size(s, bk);
 	if (++j->bucket_arrived[slot] < n)
 		return;
 	j->bucket_arrived[slot] = 0;
@@ -240,10 +255,11 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b)
 	wl_dp_reduce(s, bk, &op, &size);
 	struct job_join *jn = &j->bucket_join[slot];
 	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
-	for (int t = 0; t < s->tp; t++) {
-		int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
-		start_coll(j, jn, op, "dp", j->tmp_gpus, m, size, NULL);
-	}
+	for (int ee = e; ee < (fold ? s->ep : e + 1); ee++)
+		for (int t = 0; t < (bk->expert ? s->etp : s->tp); t++) {
+			int m = dp_group_gpus(j, bk, t, ee, j->tmp_gpus);
+			start_coll(j, jn, op, "dp", j->tmp_gpus, m, size, NULL);
+		}
 	join_close(j, jn);
 }
 
@@ -272,7 +288,7 @@ static void start_gathers(struct job *j)
 		const struct job_bucket *bk = &s->bucket[b];
 		uint64_t size = wl_zero_gather_b(s, bk);
 		for (int e = 0; size && e < (bk->expert ? s->ep : 1); e++)
-			for (int t = 0; t < s->tp; t++) {
+			for (int t = 0; t < (bk->expert ? s->etp : s->tp); t++) {
 				int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
 				start_coll(j, &j->gather_join, COLL_ALLGATHER, "dp", j->tmp_gpus, m, size, NULL);
 			}
@@ -307,22 +323,27 @@ static void worker_run(struct job_worker *wk)
 				stat_update(j);
 				j->ref_computing = true;
 			}
-			sched_in(j->w->sim, (simtime_t)(op->expert ? wl_ep_op_val(s, j->routing, op, wk->d) : op->val),
+			sched_in(j->w->sim, (simtime_t)(op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, 0) : op->val),
 				 &j->elem, compute_done, wk, 0);
 			return;
 		case JOP_TP:
 			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
 			wk->op_join.obj = wk;
-			for (int t = 0; t < s->tp; t++)
-				j->tmp_gpus[t] = gpu_of(j, t, wk->d, wk->stage);
-			start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp,
-				   op->expert ? wl_ep_op_val(s, j->routing, op, wk->d) : op->val, NULL);
+			/* An expert step: the worker's tp/etp expert-TP groups side by side. */
+			for (int i = 0; i < (op->expert ? s->tp / s->etp : 1); i++) {
+				int n = op->expert ? s->etp : s->tp;
+				for (int t = 0; t < n; t++)
+					j->tmp_gpus[t] = gpu_of(j, i * n + t, wk->d, wk->stage);
+				start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, n,
+					   op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, i) : op->val, NULL);
+			}
 			join_close(j, &wk->op_join);
 			return;
 		case JOP_EP:
 		case JOP_ZERO_AG: {
 			struct job_rdv *g = op->kind == JOP_EP
-				? &j->ep_group[wk->stage * s->edp + wk->d / s->ep] : &j->dp_group[wk->stage];
+				? &j->ep_group[wk->stage * (s->dp / wl_ep_unit(s)) + wk->d / wl_ep_unit(s)]
+				: &j->dp_group[wk->stage];
 			if (++g->arrived == g->n) {
 				g->arrived = 0;
 				group_start(j, g, op, wk->stage);
@@ -436,14 +457,17 @@ void job_exec_init(struct job *j)
 				wk->send[dir] = xcalloc((size_t)s->m, sizeof *wk->send[dir]);
 			}
 		}
-	j->ep_group = xcalloc((size_t)(s->pp * s->edp), sizeof *j->ep_group);
+	/* EP rendezvous: runs of wl_ep_unit workers (ep of them unless the
+	 * experts fold, moe_layout.c); edp holds the run's index. */
+	int unit = wl_ep_unit(s), units = s->dp / unit;
+	j->ep_group = xcalloc((size_t)(s->pp * units), sizeof *j->ep_group);
 	for (int st = 0; st < s->pp; st++)
-		for (int e = 0; e < s->edp; e++) {
-			struct job_rdv *g = &j->ep_group[st * s->edp + e];
-			group_init(j, g, s->ep);
-			g->edp = e;
-			for (int i = 0; i < s->ep; i++)
-				g->member[i] = &j->wk[st * s->dp + e * s->ep + i];
+		for (int u = 0; u < units; u++) {
+			struct job_rdv *g = &j->ep_group[st * units + u];
+			group_init(j, g, unit);
+			g->edp = u;
+			for (int i = 0; i < unit; i++)
+				g->member[i] = &j->wk[st * s->dp + u * unit + i];
 		}
 	j->dp_group = xcalloc((size_t)s->pp, sizeof *j->dp_group);
 	for (int st = 0; st < s->pp; st++) {
@@ -457,6 +481,8 @@ void job_exec_init(struct job *j)
 	j->emb_arrived = xcalloc((size_t)s->dp, sizeof *j->emb_arrived);
 	j->emb_join = xcalloc((size_t)s->dp, sizeof *j->emb_join);
 	int most = s->tp > s->dp ? s->tp : s->dp;
+	most = most > s->ep ? most : s->ep;
+	most = most > s->edp ? most : s->edp;
 	j->tmp_gpus = xcalloc((size_t)(most > 2 ? most : 2), sizeof *j->tmp_gpus);
 	j->tmp_mat = xcalloc((size_t)(s->ep * s->ep), sizeof *j->tmp_mat);
 	if (job_model_moe_layers(&s->model))
@@ -471,7 +497,7 @@ void job_exec_free(struct job *j)
 			free(j->wk[i].send[dir]);
 		}
 	free(j->wk);
-	for (int i = 0; j->ep_group && i < j->spec.pp * j->spec.edp; i++)
+	for (int i = 0; j->ep_group && i < j->spec.pp * (j->spec.dp / wl_ep_unit(&j->spec)); i++)
 		free(j->ep_group[i].member);
 	free(j->ep_group);
 	for (int i = 0; j->dp_group && i < j->spec.pp; i++)

@@ -72,6 +72,8 @@ static const struct cfg_key job_keys[] = {
 	  .help = "pad every expert's input to its capacity" },
 	{ "moe_shared_expert_intermediate_size", KT_LLONG, "0", CFG_GE(0), .off = JOB(shared_expert_ffn),
 	  .help = "FFN hidden size of the shared experts" },
+	{ "expert_tensor_parallel_size", KT_INT, .def_doc = "tp", CFG_GE(1), .off = JOB(etp),
+	  .help = "tensor parallelism of the experts (MoE parallel folding)" },
 	{ "chunk", KT_SIZE, "512KiB", CFG_POS, .off = JOB(chunk_b), .help = "pipelining chunk" },
 	{ "channels", KT_INT, "2", CFG_GE(1), .off = JOB(channels), .help = "parallel rings" },
 	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
@@ -85,9 +87,19 @@ static int job_rules(struct cfg_check *c)
 		for (int i = 0; i < 3; i++)
 			if (!cfg_given(c, custom_needs[i]))
 				return cfg_fail_missing(c, custom_needs[i], " for model custom");
-	if (j->dp % j->ep != 0)
+	/* Expert parallelism is carved out of data parallelism; with its own
+	 * expert TP size the experts fold over the tp x dp GPUs of a stage
+	 * (Megatron-Core's MoE parallel folding). */
+	if (j->etp && j->etp != j->tp) {
+		if (j->tp % j->etp != 0)
+			return cfg_fail(c, "expert_tensor_parallel_size", "a divisor of tp (%d)", j->tp);
+		if ((long long)j->tp * j->dp % ((long long)j->etp * j->ep) != 0)
+			return cfg_fail(c, "ep", "a divisor of tp x dp / expert_tensor_parallel_size (%d x %d / %d)",
+					j->tp, j->dp, j->etp);
+	} else if (j->dp % j->ep != 0) {
 		return cfg_fail(c, "ep", "a divisor of dp (%d): expert parallelism is carved out of data parallelism",
 				j->dp);
+	}
 	if (j->moe_pad && !cfg_given(c, "capacity_factor"))
 		return cfg_fail(c, "moe_pad_expert_input_to_capacity",
 				"off when capacity_factor is unset (dropless): padding fills each expert up to its capacity");

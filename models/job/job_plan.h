@@ -74,7 +74,8 @@ struct job_spec {
 	const struct job_cfg *cfg;
 	struct job_model model;
 	const struct job_gpu *gpu;
-	int tp, pp, dp, ep, edp, zero;
+	int tp, pp, dp, ep, edp, zero; /* edp: expert data parallel, tp·dp/(etp·ep) */
+	int etp;                     /* expert tensor parallel (divides tp) */
 	bool sp;                     /* sequence parallelism */
 	int64_t b, m;                /* micro-batch size; micro-batches per iteration */
 	int64_t layers_per_stage;

@@ -13,13 +13,14 @@
  * Zipf weights p_r ∝ r^−moe_skew over their rank r = 1..E. Each layer has
  * its own scores, so layers differ.
  *
- * Tokens. Each EP rank (one tensor-parallel group) routes T = b·s tokens
- * per micro-batch, T·k token copies, drawn multinomially over the experts
+ * Tokens. Each EP rank (one expert-TP group, moe_layout.c) routes its
+ * T·etp/tp tokens per micro-batch (T = b·s: a whole TP group's with
+ * etp = tp), k copies of each, drawn multinomially over the experts
  * with the layer's weights (top_k distinct experts per token is not
  * enforced). Dropless (capacity_factor unset, Megatron-Core's default) keeps
  * every copy; with capacity_factor C each expert keeps at most
- * ⌈C·T·k/E⌉ copies from each source (Megatron-Core's get_capacity over the
- * source's T·k copies), the rest are dropped; with
+ * ⌈C·n/E⌉ copies from each source (Megatron-Core's get_capacity over the
+ * source's n routed copies), the rest are dropped; with
  * moe_pad_expert_input_to_capacity every expert gets exactly its capacity
  * from every source (padding). Expert e lives on EP rank e / (E/ep).
  *
@@ -48,18 +49,25 @@ struct wl_ep_routing {
 	size_t *order;        /* [experts] */
 };
 
+/* Token copies an EP rank routes per micro-batch: k × its T·etp/tp tokens
+ * (T with etp = tp). */
+static double source_copies(const struct job_spec *s)
+{
+	return (double)(s->tokens * s->model.top_k) * (double)s->etp / (double)s->tp;
+}
+
 double wl_ep_capacity(const struct job_spec *s)
 {
 	double c = s->cfg->capacity_factor;
 	if (c <= 0)
 		return INFINITY; /* dropless */
-	return ceil(c * (double)(s->tokens * s->model.top_k) / (double)s->model.experts);
+	return ceil(c * source_copies(s) / (double)s->model.experts);
 }
 
 double wl_ep_expected_tokens(const struct job_spec *s)
 {
 	const struct job_model *m = &s->model;
-	double cap = wl_ep_capacity(s), copies = (double)(s->tokens * m->top_k), total = 0;
+	double cap = wl_ep_capacity(s), copies = source_copies(s), total = 0;
 	if (s->cfg->moe_pad)
 		return (double)m->experts * cap;
 	if (isinf(cap))
@@ -177,7 +185,7 @@ void wl_ep_routing_draw(struct wl_ep_routing *r, const struct job_spec *s, gsl_r
 		return;
 	}
 	double cap = wl_ep_capacity(s);
-	unsigned copies = (unsigned)(s->tokens * s->model.top_k);
+	unsigned copies = (unsigned)llround(source_copies(s));
 	uint64_t tok_b = (uint64_t)s->model.hidden * 2;
 	for (int k = 0; k < r->moe_layers; k++) {
 		popularity(r, s, k, rng);

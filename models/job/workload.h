@@ -9,6 +9,7 @@
  *   workload_zero.c  ZeRO 1/2/3: which reduction, parameter gathers
  *   workload_ep.c    MoE: the expert block (all-to-alls, expert TP, expert compute)
  *   moe_routing.c    MoE: popularity, capacity, token routing
+ *   moe_layout.c     MoE: expert ranks (parallel folding)
  */
 #ifndef ROCESIM_WORKLOAD_H
 #define ROCESIM_WORKLOAD_H
@@ -90,9 +91,25 @@ double wl_ep_capacity(const struct job_spec *s);
 double wl_ep_expected_tokens(const struct job_spec *s);
 /* The expected matrix (what --check reports). */
 void wl_ep_expected(const struct job_spec *s, uint64_t *mat);
-/* The value (TP: size_b; COMPUTE: ps) an op with op->expert set takes on
- * worker d (data-parallel index) in the iteration's routing. */
-uint64_t wl_ep_op_val(const struct job_spec *s, const struct wl_ep_routing *r, const struct job_op *op, int d);
+/* The value an op with op->expert set takes on worker d (data-parallel
+ * index) in the iteration's routing: TP, the size_b of the worker's i-th
+ * expert-TP group's collective; COMPUTE, the ps of its busiest group (i
+ * unused: the worker's GPUs leave the step together). */
+uint64_t wl_ep_op_val(const struct job_spec *s, const struct wl_ep_routing *r, const struct job_op *op, int d,
+		      int i);
+/* Expert layout, MoE parallel folding (moe_layout.c): expert coordinates
+ * (x: expert-DP index, e: EP index, et: expert-TP index) of a stage. */
+/* Workers per EP rendezvous (ep when etp = tp). */
+int wl_ep_unit(const struct job_spec *s);
+/* The stage's GPU (TP index *t, data-parallel index *d) of (x, e, et). */
+void wl_ep_gpu(const struct job_spec *s, int x, int e, int et, int *t, int *d);
+/* All-to-alls of one EP rendezvous (tp when etp = tp), and the i-th one's
+ * expert-DP index and expert-TP index in rendezvous u. */
+int wl_ep_unit_a2as(const struct job_spec *s);
+void wl_ep_unit_a2a(const struct job_spec *s, int u, int i, int *x, int *et);
+/* The i-th of the tp/etp expert-TP groups of worker d (TP indices
+ * i·etp ... i·etp + etp − 1): its x and e. */
+void wl_ep_worker_group(const struct job_spec *s, int d, int i, int *x, int *e);
 /* Tp rank t's share of a worker matrix (transposed when asked) into out. */
 void wl_ep_shard(const uint64_t *mat, int ep, bool transpose, int tp, int t, uint64_t *out);
 

@@ -5,17 +5,18 @@
  *
  * Megatron-Core's all-to-all token dispatcher with tensor and sequence
  * parallelism (docs/protocol.md "Training jobs", EP / MoE). Forward, per
- * MoE layer and micro-batch, on a worker (one TP group, which is one EP
- * rank of its EP group):
- *   dispatch   all-to-all over the EP group: each source's T·k routed
- *              token copies go to the ranks holding their experts (each
- *              TP rank sends its own sequence shard, 1/t of every pair);
- *   TP all-gather of the copies this EP rank received, N·h·2 B, so every
- *              TP rank holds all N of them (N = k·T balanced and
- *              dropless; whatever the routing gave it otherwise);
- *   experts    2·N·(FFN params) + 2·T·(router params) FLOPs, 1/t per TP
- *              rank: a rank whose experts are popular computes longer;
- *   TP reduce-scatter of the experts' output, N·h·2 B;
+ * MoE layer and micro-batch, on an EP rank (one expert-TP group of etp
+ * GPUs; with etp = tp, the default, one worker; moe_layout.c):
+ *   dispatch   all-to-all over the EP group: each source's k routed
+ *              token copies of its T·etp/tp tokens go to the ranks holding
+ *              their experts (each GPU sends its own sequence shard, 1/etp
+ *              of every pair of EP ranks);
+ *   expert-TP all-gather of the copies this EP rank received, N·h·2 B,
+ *              so every GPU of it holds all N (N = k·T·etp/tp balanced
+ *              and dropless; whatever the routing gave it otherwise);
+ *   experts    2·N·(FFN params)/etp + 2·(T/tp)·(router params) FLOPs per
+ *              GPU: a rank whose experts are popular computes longer;
+ *   expert-TP reduce-scatter of the experts' output, N·h·2 B;
  *   combine    all-to-all back, the transpose of the dispatch;
  *   shared experts (moe_shared_expert_intermediate_size > 0): a dense FFN
  *              every token runs, tensor-parallel like the dense MLP
@@ -28,7 +29,9 @@
  *
  * The program keeps the expected size of each routed step (op->expert set:
  * what --check counts); wl_ep_op_val gives the size a worker's step takes
- * in the iteration's routing.
+ * in the iteration's routing. A worker holding several EP ranks (etp < tp)
+ * runs their expert-TP collectives side by side and leaves the expert
+ * compute when its busiest rank is done.
  */
 #include <math.h>
 #include "config.h"
@@ -58,13 +61,20 @@ static void ep_op(struct job_prog *p, int dir, int64_t mb, int k, int transpose)
 	op->transpose = (uint8_t)transpose;
 }
 
-/* ps scaled from the balanced block time `ps` (k·T copies) to `copies`:
- * the routed experts' FLOPs are linear in their copies, the router's fixed. */
+/* ps scaled from the balanced block time `ps` to an EP rank holding
+ * `copies`: a GPU computes 1/etp of its rank's experts on the copies and
+ * the router on its 1/tp of the tokens, so in units of a whole TP group
+ * (job_model_expert_flops) the copies count tp/etp times; balanced that is
+ * k·T, whatever etp. */
+static double expert_flops(const struct job_spec *s, double copies)
+{
+	return job_model_expert_flops(&s->model, s->b, copies * (double)s->tp / (double)s->etp);
+}
+
 static simtime_t expert_ps(const struct job_spec *s, simtime_t ps, double copies)
 {
-	const struct job_model *m = &s->model;
-	double bal = job_model_expert_flops(m, s->b, (double)(s->tokens * m->top_k));
-	return (simtime_t)llround((double)ps * job_model_expert_flops(m, s->b, copies) / bal);
+	double bal = job_model_expert_flops(&s->model, s->b, (double)(s->tokens * s->model.top_k));
+	return (simtime_t)llround((double)ps * expert_flops(s, copies) / bal);
 }
 
 static uint64_t copies_b(const struct job_spec *s, double copies)
@@ -84,7 +94,7 @@ static void shared_block(const struct job_spec *s, struct job_prog *p, int dir)
 void wl_ep_block(const struct job_spec *s, struct job_prog *p, int dir, int64_t mb, int k, simtime_t ps)
 {
 	double n = wl_ep_expected_tokens(s);
-	uint64_t nb = s->tp > 1 ? copies_b(s, n) : 0;
+	uint64_t nb = s->etp > 1 ? copies_b(s, n) : 0;
 	if (dir == JOB_BWD)
 		shared_block(s, p, dir);
 	if (s->ep > 1)
@@ -98,16 +108,21 @@ void wl_ep_block(const struct job_spec *s, struct job_prog *p, int dir, int64_t 
 		shared_block(s, p, dir);
 }
 
-uint64_t wl_ep_op_val(const struct job_spec *s, const struct wl_ep_routing *r, const struct job_op *op, int d)
+uint64_t wl_ep_op_val(const struct job_spec *s, const struct wl_ep_routing *r, const struct job_op *op, int d,
+		      int i)
 {
-	double n = wl_ep_tokens(r, op->idx, op->mb, d / s->ep, d % s->ep);
-	if (op->kind == JOP_TP)
-		return copies_b(s, n);
+	int x, e;
+	if (op->kind == JOP_TP) {
+		wl_ep_worker_group(s, d, i, &x, &e);
+		return copies_b(s, wl_ep_tokens(r, op->idx, op->mb, x, e));
+	}
+	double n = 0;
+	for (i = 0; i < s->tp / s->etp; i++) {
+		wl_ep_worker_group(s, d, i, &x, &e);
+		n = fmax(n, wl_ep_tokens(r, op->idx, op->mb, x, e));
+	}
 	/* The program's ps is the expected tokens' time: rescale it. */
-	double want = wl_ep_routing_expected(r);
-	const struct job_model *m = &s->model;
-	return (uint64_t)llround((double)op->val * job_model_expert_flops(m, s->b, n) /
-				 job_model_expert_flops(m, s->b, want));
+	return (uint64_t)llround((double)op->val * expert_flops(s, n) / expert_flops(s, wl_ep_routing_expected(r)));
 }
 
 void wl_ep_shard(const uint64_t *mat, int ep, bool transpose, int tp, int t, uint64_t *out)
