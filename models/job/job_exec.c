@@ -119,8 +119,9 @@ static int gpu_of(const struct job *j, int tp, int d, int stage)
 }
 
 /* The GPUs of TP rank t's gradient-reduction group for bucket bk, in group
- * order: its data-parallel group, or for an expert bucket the expert-DP
- * group of EP index e (job_layout_group). Returns the group size. */
+ * order: its data-parallel group (job_layout_group), or for an expert
+ * bucket the expert-DP group of expert-TP index t and EP index e
+ * (moe_layout.c). Returns the group size. */
 static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t, int e, int *out)
 {
 	const struct job_layout *l = &j->spec.layout;
@@ -132,8 +133,7 @@ static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t
 		}
 		return j->spec.edp;
 	}
-	int n = job_layout_group(l, bk->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
-				 job_layout_rank(l, t, e, 0, bk->stage), out);
+	int n = job_layout_group(l, JOB_GROUP_DP, job_layout_rank(l, t, e, 0, bk->stage), out);
 	for (int i = 0; i < n; i++)
 		out[i] = j->gpu[out[i]];
 	return n;

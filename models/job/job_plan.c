@@ -176,6 +176,9 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 	    check(cfg, sec, "sequence_parallel", m->experts == 1 || j->tp == 1 || j->sequence_parallel, err,
 		  "an MoE model (experts = %lld) with tp = %lld needs sequence_parallel = on, as Megatron-Core does",
 		  (long long)m->experts, j->tp) ||
+	    check(cfg, sec, "expert_tensor_parallel_size", s->etp == s->tp || m->experts > 1, err,
+		  "expert_tensor_parallel_size = %lld needs an MoE model (experts = %lld)", s->etp,
+		  (long long)m->experts) ||
 	    check(cfg, sec, "expert_tensor_parallel_size", s->etp == s->tp || (!mc_any(j) && j->zero < 3), err,
 		  "expert_tensor_parallel_size (%lld) other than tp (%lld) is modelled without multicast algorithms "
 		  "and ZeRO-3", s->etp, j->tp) ||
