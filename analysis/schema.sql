@@ -135,10 +135,11 @@ CREATE TABLE IF NOT EXISTS iteration (
 	iteration       INTEGER NOT NULL,  -- 0-based
 	start_ps        INTEGER,           -- iteration began, ps
 	end_ps          INTEGER,           -- iteration ended (last GPU done), ps; NULL if unfinished
-	compute_ps      INTEGER,           -- compute on the critical path, at most what the busiest GPU computed, ps
+	compute_ps      INTEGER,           -- compute on the critical path, at most the busiest pipeline stage's
+	                                   -- (per step, its slowest data-parallel GPU), ps
 	comm_ps         INTEGER,           -- communication time of GPU 0 of stage 0, overlapped or not, ps
 	exposed_comm_ps INTEGER,           -- communication on the critical path (sum of exposed_*_ps), ps
-	bubble_ps       INTEGER,           -- the rest of the path's compute: the busiest GPU idle while
+	bubble_ps       INTEGER,           -- the rest of the path's compute: the busiest stage idle while
 	                                   -- other pipeline stages compute (fill and drain), ps
 	exposed_tp_ps   INTEGER,           -- tensor-parallel collectives on the critical path, ps
 	exposed_pp_ps   INTEGER,           -- sends between pipeline stages on the critical path, ps

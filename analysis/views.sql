@@ -99,7 +99,7 @@ SELECT p.run_id, p.transport, k.bucket, k.lo_bytes, k.hi_bytes, p.flows, coalesc
 --   exposed_ep_us): one row per finished iteration of each job, split
 --   along its critical path (docs/protocol.md "Iteration accounting"):
 --   iter_us = end − start = compute + bubble + exposed; compute_us the
---   path's compute (at most the busiest GPU's); bubble_us the rest of the
+--   path's compute (at most the busiest stage's); bubble_us the rest of the
 --   path's compute (pipeline fill and drain); exposed_X_us the path's
 --   waits on parallelism X's communication, exposed_comm_us their sum;
 --   comm_us GPU 0 of stage 0's communication, overlapped or not;

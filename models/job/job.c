@@ -59,6 +59,10 @@ static int check_algorithms(const struct job_spec *s, const struct config *cfg, 
 		USE(COLL_ALLREDUCE, 2);
 	if (s->ep > 1 && job_model_moe_layers(&s->model))
 		USE(COLL_ALLTOALL, s->ep);
+	if (s->etp > 1 && s->etp != s->tp && job_model_moe_layers(&s->model)) {
+		USE(COLL_ALLGATHER, s->etp);
+		USE(COLL_REDUCE_SCATTER, s->etp);
+	}
 	if (s->zero == 3 && s->dp > 1)
 		USE(COLL_ALLGATHER, s->dp);
 	for (int e = 0; e < 2; e++) {  /* dp, then edp reductions */

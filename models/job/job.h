@@ -29,7 +29,7 @@ struct job_cfg {
 	char *model;                   /* required: preset name or "custom" */
 	/* Model dimensions: 0 = take from the preset. */
 	long long layers, hidden, ffn_hidden, heads, kv_heads, seq_len, vocab, experts, top_k, moe_every;
-	double capacity_factor;        /* [1.0] */
+	double capacity_factor;        /* [unset = 0: dropless] */
 	int micro_batch;               /* [1] */
 	long long global_batch;        /* required */
 	int tp, pp, dp, ep;            /* [1]; ep divides dp */
@@ -55,6 +55,11 @@ struct job_cfg {
 	int grad_reduce_dtype;         /* JOB_GRAD_FP32 | JOB_GRAD_BF16 [fp32 with zero 0-1, bf16 with 2-3] */
 	long long dp_bucket;           /* parameters per gradient bucket; 0 = the framework's default */
 	long long zero3_prefetch;      /* parameters gathered ahead of the compute [5e7] */
+	/* MoE (workload_ep.c, moe_routing.c) */
+	bool moe_pad;                  /* moe_pad_expert_input_to_capacity [off] */
+	double moe_skew_correlation;   /* [0, 1] [0] */
+	long long shared_expert_ffn;   /* moe_shared_expert_intermediate_size [0] */
+	int etp;                       /* expert_tensor_parallel_size [0 = tp] */
 };
 enum { JOB_GRAD_FP32, JOB_GRAD_BF16 };
 extern const struct cfg_section job_section;

@@ -133,13 +133,21 @@ static int gpu_of(const struct job *j, int tp, int d, int stage)
 }
 
 /* The GPUs of TP rank t's gradient-reduction group for bucket bk, in group
- * order: its data-parallel group, or for an expert bucket the expert-DP
- * group of EP index e (job_layout_group). Returns the group size. */
+ * order: its data-parallel group (job_layout_group), or for an expert
+ * bucket the expert-DP group of expert-TP index t and EP index e
+ * (moe_layout.c). Returns the group size. */
 static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t, int e, int *out)
 {
 	const struct job_layout *l = &j->spec.layout;
-	int n = job_layout_group(l, bk->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
-				 job_layout_rank(l, t, e, 0, bk->stage), out);
+	if (bk->expert) { /* t is the expert-TP index (moe_layout.c) */
+		for (int x = 0; x < j->spec.edp; x++) {
+			int tt, d;
+			wl_ep_gpu(&j->spec, x, e, t, &tt, &d);
+			out[x] = gpu_of(j, tt, d, bk->stage);
+		}
+		return j->spec.edp;
+	}
+	int n = job_layout_group(l, JOB_GROUP_DP, job_layout_rank(l, t, e, 0, bk->stage), out);
 	for (int i = 0; i < n; i++)
 		out[i] = j->gpu[out[i]];
 	return n;
@@ -188,18 +196,19 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 {
 	const struct job_spec *s = &j->spec;
 	join_open(j, &g->join, false, group_has_ref(j, g), group_resume);
-	for (int t = 0; t < s->tp; t++) {
-		for (int i = 0; i < g->n; i++)
-			j->tmp_gpus[i] = gpu_of(j, t, g->member[i]->d, stage);
-		if (op->kind == JOP_EP) {
-			const uint64_t *mat = wl_ep_matrix(j->routing, op->idx, op->mb, g->edp);
-			wl_ep_shard(mat, s->ep, op->transpose, s->tp, t, j->tmp_mat);
-			uint64_t sum = 0;
-			for (int i = 0; i < s->ep * s->ep; i++)
-				sum += j->tmp_mat[i];
-			if (sum) /* size_b 0: the row shows the largest rank's bytes */
-				start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, g->n, 0, j->tmp_mat);
+	for (int i = 0; i < wl_ep_unit_a2as(s); i++) {
+		int x, et, t, d;
+		wl_ep_unit_a2a(s, g->edp, i, &x, &et);
+		for (int e = 0; e < s->ep; e++) {
+			wl_ep_gpu(s, x, e, et, &t, &d);
+			j->tmp_gpus[e] = gpu_of(j, t, d, stage);
 		}
+		wl_ep_shard(wl_ep_matrix(j->routing, op->idx, op->mb, x), s->ep, op->transpose, s->etp, et, j->tmp_mat);
+		uint64_t sum = 0;
+		for (int k = 0; k < s->ep * s->ep; k++)
+			sum += j->tmp_mat[k];
+		if (sum) /* size_b 0: the row shows the largest rank's bytes */
+			start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, s->ep, 0, j->tmp_mat);
 	}
 	join_close(j, &g->join);
 }
@@ -254,8 +263,11 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
 {
 	const struct job_spec *s = &j->spec;
 	const struct job_bucket *bk = &s->bucket[b];
-	int e = bk->expert ? wk->d % s->ep : 0;
-	int slot = (b * s->ep + e) * j->grad_m + (j->grad_m > 1 ? mb : 0), n = wl_dp_group_size(s, bk);
+	/* Folded experts (etp != tp): a worker holds GPUs of several expert-DP
+	 * groups, so an expert bucket waits for every worker of the stage. */
+	bool fold = bk->expert && s->etp != s->tp;
+	int e = bk->expert && !fold ? wk->d % s->ep : 0;
+	int slot = (b * s->ep + e) * j->grad_m + (j->grad_m > 1 ? mb : 0), n = fold ? s->dp : wl_dp_group_size(s, bk);
 	if (++j->bucket_arrived[slot] < n)
 		return;
 	j->bucket_arrived[slot] = 0;
@@ -265,11 +277,13 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
 	struct job_join *jn = &j->bucket_join[slot];
 	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
 	join_chain(jn, JOB_PAR_DP, &wk->path);
-	for (int t = 0; t < s->tp; t++) {
-		int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
-		start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), op, "dp", j->tmp_gpus, m, size,
-			      NULL);
-	}
+	/* One stream per group: an expert group's is its (expert-TP, EP) index's. */
+	for (int ee = e; ee < (fold ? s->ep : e + 1); ee++)
+		for (int t = 0; t < (bk->expert ? s->etp : s->tp); t++) {
+			int m = dp_group_gpus(j, bk, t, ee, j->tmp_gpus);
+			start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? ee : -1), op, "dp", j->tmp_gpus, m,
+				      size, NULL);
+		}
 	join_close(j, jn);
 }
 
@@ -364,19 +378,25 @@ static void start_gathers(struct job *j, bool overlap)
 	for (int b = s->n_buckets - 1; b >= 0; b--) {
 		const struct job_bucket *bk = &s->bucket[b];
 		uint64_t size = wl_zero_gather_b(s, bk);
+		/* Folded experts: a worker holds GPUs of every EP index's groups,
+		 * so one wait holds the bucket's gathers of all of them. */
+		bool fold = bk->expert && s->etp != s->tp;
 		for (int e = 0; size && e < (bk->expert ? s->ep : 1); e++) {
 			struct job_join *jn = &j->gather_join;
 			if (overlap) {
-				wait_open(j, &j->param[b * s->ep + e], bk->stage == 0 && e == 0);
-				jn = &j->param[b * s->ep + e].join;
-				join_chain(jn, JOB_PAR_DP, &j->tail);
+				struct job_wait *w = &j->param[b * s->ep + (fold ? 0 : e)];
+				if (!fold || e == 0) {
+					wait_open(j, w, bk->stage == 0 && e == 0);
+					join_chain(&w->join, JOB_PAR_DP, &j->tail);
+				}
+				jn = &w->join;
 			}
-			for (int t = 0; t < s->tp; t++) {
+			for (int t = 0; t < (bk->expert ? s->etp : s->tp); t++) {
 				int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
 				start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), COLL_ALLGATHER, "dp",
 					   j->tmp_gpus, m, size, NULL);
 			}
-			if (overlap)
+			if (overlap && (!fold || e == s->ep - 1))
 				join_close(j, jn);
 		}
 	}
@@ -405,15 +425,21 @@ static void worker_run(struct job_worker *wk)
 		switch ((enum job_op_kind)op->kind) {
 		case JOP_COMPUTE:
 			wk->t0 = j->w->sim->now;
-			sched_in(j->w->sim, (simtime_t)op->val, &j->elem, compute_done, wk, 0);
+			sched_in(j->w->sim, (simtime_t)(op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, 0) : op->val),
+				 &j->elem, compute_done, wk, 0);
 			return;
 		case JOP_TP:
 			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
 			join_chain(&wk->op_join, JOB_PAR_TP, &wk->path);
 			wk->op_join.obj = wk;
-			for (int t = 0; t < s->tp; t++)
-				j->tmp_gpus[t] = gpu_of(j, t, wk->d, wk->stage);
-			start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp, op->val, NULL);
+			/* An expert step: the worker's tp/etp expert-TP groups side by side. */
+			for (int i = 0; i < (op->expert ? s->tp / s->etp : 1); i++) {
+				int n = op->expert ? s->etp : s->tp;
+				for (int t = 0; t < n; t++)
+					j->tmp_gpus[t] = gpu_of(j, i * n + t, wk->d, wk->stage);
+				start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, n,
+					   op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, i) : op->val, NULL);
+			}
 			join_close(j, &wk->op_join);
 			return;
 		case JOP_ZERO_AG:
@@ -424,13 +450,14 @@ static void worker_run(struct job_worker *wk)
 				return;
 			break;
 		case JOP_PARAM_WAIT: {
-			int e = s->bucket[op->idx].expert ? wk->d % s->ep : 0;
+			const struct job_bucket *bk = &s->bucket[op->idx];
+			int e = bk->expert && s->etp == s->tp ? wk->d % s->ep : 0; /* folded: one wait (start_gathers) */
 			if (wait_block(wk, &j->param[op->idx * s->ep + e]))
 				return;
 			break;
 		}
 		case JOP_EP: {
-			struct job_rdv *g = &j->ep_group[wk->stage * s->edp + wk->d / s->ep];
+			struct job_rdv *g = &j->ep_group[wk->stage * (s->dp / wl_ep_unit(s)) + wk->d / wl_ep_unit(s)];
 			if (++g->arrived == g->n) {
 				g->arrived = 0;
 				join_chain(&g->join, JOB_PAR_EP, &wk->path);
@@ -524,6 +551,7 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 		j->ag[i] = (struct job_wait){ .join = { .job = j } };
 	for (int i = 0; j->param && i < s->n_buckets * s->ep; i++)
 		j->param[i] = (struct job_wait){ .join = { .job = j } };
+	memset(j->step_ps, 0, (size_t)j->step_base[s->pp] * sizeof *j->step_ps);
 	if (s->cfg->overlap_param_gather)
 		start_gathers(j, true);
 	for (int i = 0; i < j->n_workers; i++) {
@@ -532,7 +560,6 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 		wk->next_wait = NULL;
 		wk->finished = wk->at_recv = false;
 		job_path_reset(&wk->path, sim->now);
-		wk->compute_ps = 0;
 		wk->span.open = false;
 		memset(wk->got[0], 0, (size_t)s->m);
 		memset(wk->got[1], 0, (size_t)s->m);
@@ -571,14 +598,17 @@ void job_exec_init(struct job *j)
 				wk->send[dir] = xcalloc((size_t)s->m, sizeof *wk->send[dir]);
 			}
 		}
-	j->ep_group = xcalloc((size_t)(s->pp * s->edp), sizeof *j->ep_group);
+	/* EP rendezvous: runs of wl_ep_unit workers (ep of them unless the
+	 * experts fold, moe_layout.c); edp holds the run's index. */
+	int unit = wl_ep_unit(s), units = s->dp / unit;
+	j->ep_group = xcalloc((size_t)(s->pp * units), sizeof *j->ep_group);
 	for (int st = 0; st < s->pp; st++)
-		for (int e = 0; e < s->edp; e++) {
-			struct job_rdv *g = &j->ep_group[st * s->edp + e];
-			group_init(j, g, s->ep);
-			g->edp = e;
-			for (int i = 0; i < s->ep; i++)
-				g->member[i] = &j->wk[st * s->dp + e * s->ep + i];
+		for (int u = 0; u < units; u++) {
+			struct job_rdv *g = &j->ep_group[st * units + u];
+			group_init(j, g, unit);
+			g->edp = u;
+			for (int i = 0; i < unit; i++)
+				g->member[i] = &j->wk[st * s->dp + u * unit + i];
 		}
 	j->grad_m = s->zero >= 2 ? (int)s->m : 1;
 	size_t slots = (size_t)s->n_buckets * (size_t)s->ep * (size_t)j->grad_m + 1;
@@ -590,6 +620,10 @@ void job_exec_init(struct job *j)
 	for (int st = 0; st < s->pp; st++)
 		j->ag_base[st + 1] = j->ag_base[st] + s->prog[st].n_slots;
 	j->ag = xcalloc((size_t)j->ag_base[s->pp] + 1, sizeof *j->ag);
+	j->step_base = xcalloc((size_t)s->pp + 1, sizeof *j->step_base);
+	for (int st = 0; st < s->pp; st++)
+		j->step_base[st + 1] = j->step_base[st] + s->prog[st].n;
+	j->step_ps = xcalloc((size_t)j->step_base[s->pp] + 1, sizeof *j->step_ps);
 	j->n_streams = s->pp * s->tp * (s->ep + 1);
 	j->stream = xcalloc((size_t)j->n_streams, sizeof *j->stream);
 	for (int i = 0; i < j->n_streams; i++)
@@ -597,9 +631,11 @@ void job_exec_init(struct job *j)
 	j->emb_arrived = xcalloc((size_t)s->dp, sizeof *j->emb_arrived);
 	j->emb_join = xcalloc((size_t)s->dp, sizeof *j->emb_join);
 	int most = s->tp > s->dp ? s->tp : s->dp;
+	most = most > s->ep ? most : s->ep;
+	most = most > s->edp ? most : s->edp;
 	j->tmp_gpus = xcalloc((size_t)(most > 2 ? most : 2), sizeof *j->tmp_gpus);
 	j->tmp_mat = xcalloc((size_t)(s->ep * s->ep), sizeof *j->tmp_mat);
-	if (job_model_moe_layers(&s->model) && s->ep > 1)
+	if (job_model_moe_layers(&s->model))
 		j->routing = wl_ep_routing_new(s);
 }
 
@@ -611,7 +647,7 @@ void job_exec_free(struct job *j)
 			free(j->wk[i].send[dir]);
 		}
 	free(j->wk);
-	for (int i = 0; j->ep_group && i < j->spec.pp * j->spec.edp; i++)
+	for (int i = 0; j->ep_group && i < j->spec.pp * (j->spec.dp / wl_ep_unit(&j->spec)); i++)
 		free(j->ep_group[i].member);
 	free(j->ep_group);
 	for (int i = 0; j->stream && i < j->n_streams; i++)
@@ -620,6 +656,8 @@ void job_exec_free(struct job *j)
 	free(j->param);
 	free(j->ag);
 	free(j->ag_base);
+	free(j->step_ps);
+	free(j->step_base);
 	free(j->bucket_arrived);
 	free(j->bucket_join);
 	free(j->emb_arrived);

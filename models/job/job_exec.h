@@ -64,7 +64,6 @@ struct job_worker {
 	struct job_worker *next_wait; /* in a job_wait's list while blocked on it */
 	struct job_path path;       /* the chain that led to where it is */
 	simtime_t t0;               /* its running compute step began */
-	simtime_t compute_ps;       /* its compute this iteration */
 	struct job_span span;
 };
 
@@ -120,6 +119,11 @@ struct job {
 	int ref_comm;
 	simtime_t stat_t, comm_ps;
 	struct job_path tail;       /* the latest-ending chain so far: at the end, the critical path */
+	/* The longest any worker of stage st took for its program's op k this
+	 * iteration, at step_ps[step_base[st] + k] (job_timeline.c: a stage's
+	 * compute). */
+	simtime_t *step_ps;
+	int *step_base;             /* [pp + 1] */
 	struct results_table *span_table;
 	/* scratch for collective specs */
 	int *tmp_gpus;

@@ -42,8 +42,8 @@ static const struct cfg_key job_keys[] = {
 	MODEL_DIM(experts, "experts per MoE layer"),
 	MODEL_DIM(top_k, "experts per token"),
 	MODEL_DIM(moe_every, "an MoE layer every n layers"),
-	{ "capacity_factor", KT_NUMBER, "1.0", CFG_POS, .off = JOB(capacity_factor),
-	  .help = "MoE capacity factor" },
+	{ "capacity_factor", KT_NUMBER, .def_doc = "none: dropless", CFG_POS, .off = JOB(capacity_factor),
+	  .help = "MoE capacity factor (tokens beyond capacity are dropped)" },
 	{ "micro_batch", KT_INT, "1", CFG_GE(1), .off = JOB(micro_batch), .help = "micro-batch size" },
 	{ "global_batch", KT_LLONG, .required = true, CFG_GE(1), .off = JOB(global_batch),
 	  .help = "global batch size" },
@@ -70,6 +70,14 @@ static const struct cfg_key job_keys[] = {
 	ALG(alltoall, "direct", "all-to-all algorithm"),
 	{ "moe_skew", KT_NUMBER, "0", CFG_GE(0), .off = JOB(moe_skew),
 	  .help = "Zipf exponent of expert popularity" },
+	{ "moe_skew_correlation", KT_NUMBER, "0", CFG_IN(0, 1), .off = JOB(moe_skew_correlation),
+	  .help = "correlation of expert popularity from one iteration to the next" },
+	{ "moe_pad_expert_input_to_capacity", KT_BOOL, "off", .off = JOB(moe_pad),
+	  .help = "pad every expert's input to its capacity" },
+	{ "moe_shared_expert_intermediate_size", KT_LLONG, "0", CFG_GE(0), .off = JOB(shared_expert_ffn),
+	  .help = "FFN hidden size of the shared experts" },
+	{ "expert_tensor_parallel_size", KT_INT, .def_doc = "tp", CFG_GE(1), .off = JOB(etp),
+	  .help = "tensor parallelism of the experts (MoE parallel folding)" },
 	{ "chunk", KT_SIZE, "512KiB", CFG_POS, .off = JOB(chunk_b), .help = "pipelining chunk" },
 	{ "channels", KT_INT, "2", CFG_GE(1), .off = JOB(channels), .help = "parallel rings" },
 	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
@@ -94,9 +102,22 @@ static int job_rules(struct cfg_check *c)
 		for (int i = 0; i < 3; i++)
 			if (!cfg_given(c, custom_needs[i]))
 				return cfg_fail_missing(c, custom_needs[i], " for model custom");
-	if (j->dp % j->ep != 0)
+	/* Expert parallelism is carved out of data parallelism; with its own
+	 * expert TP size the experts fold over the tp x dp GPUs of a stage
+	 * (Megatron-Core's MoE parallel folding). */
+	if (j->etp && j->etp != j->tp) {
+		if (j->tp % j->etp != 0)
+			return cfg_fail(c, "expert_tensor_parallel_size", "a divisor of tp (%d)", j->tp);
+		if ((long long)j->tp * j->dp % ((long long)j->etp * j->ep) != 0)
+			return cfg_fail(c, "ep", "a divisor of tp x dp / expert_tensor_parallel_size (%d x %d / %d)",
+					j->tp, j->dp, j->etp);
+	} else if (j->dp % j->ep != 0) {
 		return cfg_fail(c, "ep", "a divisor of dp (%d): expert parallelism is carved out of data parallelism",
 				j->dp);
+	}
+	if (j->moe_pad && !cfg_given(c, "capacity_factor"))
+		return cfg_fail(c, "moe_pad_expert_input_to_capacity",
+				"off when capacity_factor is unset (dropless): padding fills each expert up to its capacity");
 	if (cfg_given(c, "grad_bytes") && j->grad_bytes != 2 && j->grad_bytes != 4)
 		return cfg_fail(c, "grad_bytes", "2 (bf16) or 4 (fp32)");
 	if (job_dp_rules(c, j) < 0)

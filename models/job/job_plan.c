@@ -196,6 +196,16 @@ static void build_stage(struct job_spec *s, int st, const int *bucket_end, struc
 	free(zp);
 }
 
+/* Whether the job names a multicast algorithm. */
+static bool mc_any(const struct job_cfg *j)
+{
+	const char *const alg[] = { j->allreduce, j->allgather, j->reduce_scatter, j->broadcast, j->alltoall };
+	for (int i = 0; i < 5; i++)
+		if (alg[i] && strcmp(alg[i], "multicast") == 0)
+			return true;
+	return false;
+}
+
 static int check(const struct config *cfg, const char *sec, const char *key, bool ok, char **err,
 		 const char *fmt, long long a, long long b)
 {
@@ -219,7 +229,9 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 	s->gpu = job_gpu_by_name(j->gpu);
 	if (!s->gpu) /* gpu's vocabulary is the presets */
 		die_internal("[%s] gpu '%s' is not a preset", sec, j->gpu);
-	s->tp = j->tp, s->pp = j->pp, s->dp = j->dp, s->ep = j->ep, s->edp = j->dp / j->ep;
+	s->tp = j->tp, s->pp = j->pp, s->dp = j->dp, s->ep = j->ep;
+	s->etp = j->etp ? j->etp : j->tp;
+	s->edp = j->tp * j->dp / (s->etp * j->ep); /* the rules checked it divides */
 	s->zero = j->zero;
 	s->gpus_per_host = world_cfg_gpus_per_host(cfg);
 	s->sp = j->sequence_parallel && j->tp > 1;
@@ -235,6 +247,15 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 		  "ep = %lld needs an MoE model (experts = %lld)", j->ep, (long long)m->experts) ||
 	    check(cfg, sec, "ep", m->experts % j->ep == 0, err,
 		  "experts (%lld) must be a multiple of ep (%lld)", (long long)m->experts, j->ep) ||
+	    check(cfg, sec, "sequence_parallel", m->experts == 1 || j->tp == 1 || j->sequence_parallel, err,
+		  "an MoE model (experts = %lld) with tp = %lld needs sequence_parallel = on, as Megatron-Core does",
+		  (long long)m->experts, j->tp) ||
+	    check(cfg, sec, "expert_tensor_parallel_size", s->etp == s->tp || m->experts > 1, err,
+		  "expert_tensor_parallel_size = %lld needs an MoE model (experts = %lld)", s->etp,
+		  (long long)m->experts) ||
+	    check(cfg, sec, "expert_tensor_parallel_size", s->etp == s->tp || (!mc_any(j) && j->zero < 3), err,
+		  "expert_tensor_parallel_size (%lld) other than tp (%lld) is modelled without multicast algorithms "
+		  "and ZeRO-3", s->etp, j->tp) ||
 	    check(cfg, sec, "zero", j->zero < 3 || (j->pp == 1 && j->ep == 1), err,
 		  "zero = 3 needs pp = 1 and ep = 1 (here pp = %lld, ep = %lld): DeepSpeed's pipeline engine "
 		  "refuses ZeRO-3, and ZeRO-3 gathers of expert parameters are not modelled; use zero = 1 or 2",
@@ -254,7 +275,10 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 	s->t_moe_f = job_compute_ps(job_model_mlp_flops(m, s->b, true) / s->tp, s->gpu, j->mfu);
 	if (m->tied && s->pp > 1)
 		s->emb_b = (uint64_t)((m->vocab * m->hidden + s->tp - 1) / s->tp) * (uint64_t)j->grad_bytes;
-	if (job_layout_init(&s->layout, s->tp, s->pp, s->dp, s->ep, j->placement, j->n_placement) < 0)
+	/* With folded experts (etp != tp) ep need not divide dp: the layout is
+	 * then the dense one and moe_layout.c places the experts. */
+	if (job_layout_init(&s->layout, s->tp, s->pp, s->dp, s->etp == s->tp ? s->ep : 1, j->placement,
+			    j->n_placement) < 0)
 		die_internal("[%s] placement is not a permutation of tp, ep, dp, pp", sec); /* the rules' */
 
 	int *bucket_end;
@@ -382,6 +406,12 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 			const struct job_op *op = &p->op[i];
 			switch ((enum job_op_kind)op->kind) {
 			case JOP_TP:   /* each of the stage's dp workers */
+				if (op->expert && (s->etp != s->tp || !mc_groups(s, op->coll))) {
+					/* tp/etp expert-TP groups per worker (moe_layout.c) */
+					add(t, pc, JOB_PAR_TP, dp * (uint64_t)(s->tp / s->etp), s, op->coll, s->etp, op->val,
+					    NULL, NULL);
+					break;
+				}
 				if (!mc_groups(s, op->coll)) {
 					add(t, pc, JOB_PAR_TP, dp, s, op->coll, s->tp, op->val, NULL, NULL);
 					break;
@@ -397,9 +427,9 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 					add(t, pc, JOB_PAR_PP, dp, s, COLL_SENDRECV, 2,
 					    coll_split(op->val, (uint64_t)s->tp, (uint64_t)r), NULL, NULL);
 				break;
-			case JOP_EP:   /* each of the stage's edp ep groups: tp all-to-alls */
-				for (int r = 0; r < s->tp; r++) {
-					wl_ep_shard(mat, s->ep, op->transpose, s->tp, r, shard);
+			case JOP_EP:   /* each of the stage's edp ep groups: etp all-to-alls */
+				for (int r = 0; r < s->etp; r++) {
+					wl_ep_shard(mat, s->ep, op->transpose, s->etp, r, shard);
 					add(t, pc, JOB_PAR_EP, edp, s, COLL_ALLTOALL, s->ep, 0, shard, NULL);
 				}
 				break;
@@ -418,7 +448,7 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 				const struct job_bucket *b = &s->bucket[op->idx];
 				enum coll_op cop;
 				uint64_t size;
-				uint64_t groups = (uint64_t)s->tp * (b->expert ? (uint64_t)s->ep : 1);
+				uint64_t groups = b->expert ? (uint64_t)s->etp * (uint64_t)s->ep : (uint64_t)s->tp;
 				wl_dp_reduce(s, b, &cop, &size);
 				/* The parameter gather once per iteration, with the last micro-batch's reduction. */
 				uint64_t g = op->mb == s->m - 1 ? wl_zero_gather_b(s, b) : 0;

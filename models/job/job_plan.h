@@ -53,9 +53,11 @@ struct job_op {
 	uint8_t coll;          /* TP, ZERO_AG: enum coll_op */
 	uint8_t dir;           /* JOB_FWD / JOB_BWD (RECV, SEND, EP, COMPUTE) */
 	uint8_t transpose;     /* EP: 0 = the routing matrix (dispatch fwd, combine bwd), 1 = its transpose */
-	int32_t mb;            /* micro-batch (RECV, SEND, EP, GRAD, COMPUTE) */
-	int32_t idx;           /* EP: MoE layer index (0-based among MoE layers); GRAD, PARAM_WAIT:
-				* bucket; ZERO_AG, AG_WAIT: gather slot of the stage */
+	uint8_t expert;        /* TP, COMPUTE of an MoE block: sized at run time by the tokens the
+				* worker's experts got (wl_ep_op_val); val is the expected size */
+	int32_t mb;            /* micro-batch (RECV, SEND, EP, GRAD, COMPUTE, expert) */
+	int32_t idx;           /* EP, expert: MoE layer index (0-based among MoE layers); GRAD,
+				* PARAM_WAIT: bucket; ZERO_AG, AG_WAIT: gather slot of the stage */
 	uint64_t val;          /* COMPUTE: ps; TP, ZERO_AG: size_b; SEND: bytes of the whole tensor */
 };
 
@@ -88,7 +90,8 @@ struct job_spec {
 	const struct job_cfg *cfg;
 	struct job_model model;
 	const struct job_gpu *gpu;
-	int tp, pp, dp, ep, edp, zero;
+	int tp, pp, dp, ep, edp, zero; /* edp: expert data parallel, tp·dp/(etp·ep) */
+	int etp;                     /* expert tensor parallel (divides tp) */
 	bool sp;                     /* sequence parallelism */
 	int64_t b, m;                /* micro-batch size; micro-batches per iteration */
 	int64_t layers_per_stage;
@@ -127,8 +130,8 @@ bool job_coll_empty(enum coll_op op, int n, uint64_t size_b, const uint64_t *a2a
 const char *job_coll_alg(const struct job_spec *s, enum coll_op op);
 
 /* Bytes and messages per parallelism of one iteration. For MoE the EP
- * figures are the expected volume (routing at its mean; with moe_skew > 0
- * the simulated volume varies around it). */
+ * figures and the expert blocks' TP are the expected volume (routing at its
+ * mean; with moe_skew > 0 the simulated volume varies around it). */
 struct job_plan_totals { uint64_t bytes[JOB_NPAR], messages[JOB_NPAR]; };
 void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t);
 

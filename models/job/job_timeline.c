@@ -6,15 +6,21 @@
  *   exposed_X_ps  communication of parallelism X on the path: time the
  *                 path waited on the network (a collective, or a send
  *                 between stages that a later stage waited for)
- *   compute_ps    the path's compute, up to what the busiest worker
- *                 computed in the iteration
+ *   compute_ps    the path's compute, up to the busiest stage's compute
  *   bubble_ps     the rest of the path's compute: other stages computing
- *                 while the busiest worker had nothing to do (the
+ *                 while the busiest stage had nothing to do (the
  *                 pipeline's fill and drain)
- * so compute + bubble + Σ exposed = end − start. On a free fabric a
- * p-stage 1F1B pipeline of m equal micro-batches has a path of
- * (m + p − 1)(t_f + t_b) of compute and a busiest worker computing
- * m(t_f + t_b): bubble = (p − 1)(t_f + t_b) = (p − 1)/m of the ideal.
+ * so compute + bubble + Σ exposed = end − start. A stage's compute is the
+ * sum over its program's compute steps of the longest any of its
+ * data-parallel workers took for the step: its workers run the same
+ * program, and where they differ (MoE experts sized by the tokens they
+ * got) the one with the most tokens holds its EP group back at the next
+ * all-to-all, so a hot expert's compute is compute on the path, not a
+ * bubble. Without MoE the workers of a stage compute alike, and a stage's
+ * compute is each worker's. On a free fabric a p-stage 1F1B pipeline of m
+ * equal micro-batches has a path of (m + p − 1)(t_f + t_b) of compute and
+ * a busiest stage computing m(t_f + t_b): bubble = (p − 1)(t_f + t_b) =
+ * (p − 1)/m of the ideal.
  *
  * A compute span is a run of a worker's compute steps of one micro-batch
  * and direction (its forward or backward through the stage's layers);
@@ -74,8 +80,10 @@ void job_timeline_compute(struct job *j, struct job_worker *wk, const struct job
 {
 	simtime_t now = j->w->sim->now;
 	struct job_span *sp = &wk->span;
+	simtime_t *step = &j->step_ps[j->step_base[wk->stage] + wk->pc];
 	job_path_extend(&wk->path, JOB_PATH_COMPUTE, now);
-	wk->compute_ps += now - start;
+	if (now - start > *step)
+		*step = now - start;
 	if (sp->open && (sp->mb != op->mb || sp->kind != op->dir))
 		span_write(j, wk);
 	if (!sp->open) {
@@ -107,21 +115,25 @@ void job_timeline_iteration(struct job *j, bool finished)
 	struct sim *sim = j->w->sim;
 	struct job_path p = j->tail;
 	simtime_t busiest = 0, exposed = 0, sum = 0;
-	for (int i = 0; i < j->n_workers; i++) {
+	for (int i = 0; !finished && i < j->n_workers; i++) {
+		/* Cut short: the longest chain so far, each worker's running
+		 * compute step counted up to now; its spans so far are
+		 * written. */
 		struct job_worker *wk = &j->wk[i];
-		simtime_t c = wk->compute_ps;
-		if (!finished) {
-			/* Cut short: the longest chain so far, each worker's
-			 * running compute step counted up to now; its spans so
-			 * far are written. */
-			struct job_path q = wk->path;
-			if (computing(j, wk)) {
-				job_path_extend(&q, JOB_PATH_COMPUTE, sim->now);
-				c += sim->now - wk->t0;
-			}
-			job_path_later(&p, &q);
-			job_timeline_flush(j, wk);
+		struct job_path q = wk->path;
+		if (computing(j, wk)) {
+			simtime_t *step = &j->step_ps[j->step_base[wk->stage] + wk->pc];
+			job_path_extend(&q, JOB_PATH_COMPUTE, sim->now);
+			if (sim->now - wk->t0 > *step)
+				*step = sim->now - wk->t0;
 		}
+		job_path_later(&p, &q);
+		job_timeline_flush(j, wk);
+	}
+	for (int st = 0; st < j->spec.pp; st++) {
+		simtime_t c = 0;
+		for (int k = j->step_base[st]; k < j->step_base[st + 1]; k++)
+			c += j->step_ps[k];
 		if (c > busiest)
 			busiest = c;
 	}

@@ -74,8 +74,9 @@ int wl_dp_items(const struct job_spec *s, int stage, struct wl_dp_item *out)
 	for (int64_t l = l0 + s->layers_per_stage - 1; l >= l0; l--) {
 		struct wl_dp_item it = { .layer = l };
 		if (job_model_is_moe(m, l)) {
-			it.params = per_shard(job_model_attn_params(m) + job_model_router_params(m), s->tp);
-			it.expert_params = per_shard(m->experts / s->ep * job_model_ffn_params(m), s->tp);
+			it.params = per_shard(job_model_attn_params(m) + job_model_router_params(m) +
+					      job_model_shared_params(m), s->tp);
+			it.expert_params = per_shard(m->experts / s->ep * job_model_ffn_params(m), s->etp);
 		} else {
 			it.params = per_shard(job_model_attn_params(m) + job_model_ffn_params(m), s->tp);
 		}
