@@ -48,9 +48,11 @@ static int check_algorithms(const struct job_spec *s, const struct config *cfg, 
 	if (s->tp > 1 && s->sp) {
 		USE(COLL_ALLGATHER, s->tp);
 		USE(COLL_REDUCE_SCATTER, s->tp);
-	} else if (s->tp > 1) {
-		USE(COLL_ALLREDUCE, s->tp);
+	} else if (s->tp > 1 && s->cfg->pp_scatter_gather && s->pp > 1) {
+		USE(COLL_ALLGATHER, s->tp);
 	}
+	if (s->tp > 1) /* blocks without SP; the cross entropy's all-reduces */
+		USE(COLL_ALLREDUCE, s->tp);
 	if (s->pp > 1)
 		USE(COLL_SENDRECV, 2);
 	if (s->emb_b)

@@ -48,7 +48,15 @@ struct job_cfg {
 	uint64_t chunk_b;              /* [512KiB] */
 	int channels;                  /* [2] */
 	simtime_t start;               /* [0] */
+	int virtual_pipeline_stages;   /* [1]: model chunks per stage (interleaved 1F1B when > 1) */
+	int recompute;                 /* enum job_recompute [none] */
+	bool pp_scatter_gather;        /* [off]: SC'21 scatter/gather of pipeline tensors (SP off) */
+	int vocab_divisible_by;        /* [128]: vocab padded to a multiple of this x tp */
+	simtime_t optimizer_step;      /* time of the optimizer step; derived when unset */
+	bool optimizer_step_set;       /* optimizer_step given (set by the rules) */
 };
+/* Activation recompute (Megatron --recompute-granularity). */
+enum job_recompute { JOB_RECOMPUTE_NONE, JOB_RECOMPUTE_SELECTIVE, JOB_RECOMPUTE_FULL };
 extern const struct cfg_section job_section;
 
 struct jobs;

@@ -187,7 +187,7 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 static void send_done(struct job *j, struct job_join *jn)
 {
 	struct job_worker *from = jn->obj;
-	int to_stage = from->stage + (jn->dir == JOB_FWD ? 1 : -1);
+	int to_stage = (from->stage + (jn->dir == JOB_FWD ? 1 : j->spec.pp - 1)) % j->spec.pp;
 	struct job_worker *to = &j->wk[to_stage * j->spec.dp + from->d];
 	to->got[jn->dir][jn->mb] = 1;
 	if (to->at_recv) {
@@ -204,7 +204,7 @@ static void send_done(struct job *j, struct job_join *jn)
 static void post_send(struct job *j, struct job_worker *wk, const struct job_op *op)
 {
 	const struct job_spec *s = &j->spec;
-	int to_stage = wk->stage + (op->dir == JOB_FWD ? 1 : -1);
+	int to_stage = (wk->stage + (op->dir == JOB_FWD ? 1 : s->pp - 1)) % s->pp; /* interleaved: wraps */
 	struct job_join *jn = &wk->send[op->dir][op->mb];
 	bool ref = wk == &j->wk[0] || (to_stage == 0 && wk->d == 0);
 	join_open(j, jn, true, ref, send_done);
@@ -356,10 +356,34 @@ static void worker_run(struct job_worker *wk)
 
 static void iteration_start(struct sim *sim, void *obj, uintptr_t arg);
 
+/* The optimizer step, once every gradient is reduced (before ZeRO-1/2's
+ * parameter gathers): compute on every GPU, the reference worker's too. */
+static void optimizer_done(struct sim *sim, void *obj, uintptr_t arg)
+{
+	(void)sim; (void)arg;
+	struct job *j = obj;
+	stat_update(j);
+	j->ref_computing = false;
+	j->stepping = false;
+	iteration_check_end(j);
+}
+
+static void optimizer_start(struct job *j)
+{
+	stat_update(j);
+	j->ref_computing = true;
+	j->stepping = j->stepped = true;
+	sched_in(j->w->sim, j->spec.t_opt, &j->elem, optimizer_done, j, 0);
+}
+
 static void iteration_check_end(struct job *j)
 {
-	if (j->workers_done < j->n_workers || j->pending > 0)
+	if (j->workers_done < j->n_workers || j->pending > 0 || j->stepping)
 		return;
+	if (j->spec.t_opt > 0 && !j->stepped) {
+		optimizer_start(j); /* its end calls back here */
+		return;
+	}
 	if ((j->spec.zero == 1 || j->spec.zero == 2) && !j->gathering) {
 		start_gathers(j); /* its end calls back here */
 		return;
@@ -391,14 +415,15 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	j->compute_ps = j->comm_ps = j->exposed_ps = 0;
 	j->workers_done = 0;
 	j->gathering = false;
+	j->stepped = false;
 	if (j->routing)
 		wl_ep_routing_draw(j->routing, s, j->rng);
 	for (int i = 0; i < j->n_workers; i++) {
 		struct job_worker *wk = &j->wk[i];
 		wk->pc = 0;
 		wk->finished = wk->at_recv = false;
-		memset(wk->got[0], 0, (size_t)s->m);
-		memset(wk->got[1], 0, (size_t)s->m);
+		memset(wk->got[0], 0, (size_t)(s->m * s->vpp));
+		memset(wk->got[1], 0, (size_t)(s->m * s->vpp));
 	}
 	for (int i = 0; i < j->n_workers; i++)
 		worker_run(&j->wk[i]);
@@ -430,8 +455,8 @@ void job_exec_init(struct job *j)
 			wk->stage = st;
 			wk->d = d;
 			for (int dir = 0; dir < 2; dir++) {
-				wk->got[dir] = xcalloc((size_t)s->m, 1);
-				wk->send[dir] = xcalloc((size_t)s->m, sizeof *wk->send[dir]);
+				wk->got[dir] = xcalloc((size_t)(s->m * s->vpp), 1);
+				wk->send[dir] = xcalloc((size_t)(s->m * s->vpp), sizeof *wk->send[dir]);
 			}
 		}
 	j->ep_group = xcalloc((size_t)(s->pp * s->edp), sizeof *j->ep_group);

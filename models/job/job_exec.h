@@ -95,6 +95,7 @@ struct job {
 	uint64_t *tmp_mat;
 	struct results_table *table;
 	job_coll_start_fn fake_coll; /* tests: replaces coll_start (jobs_set_coll_start) */
+	bool stepping, stepped;     /* the optimizer step is running / has run this iteration */
 };
 
 struct jobs {

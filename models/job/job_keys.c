@@ -25,6 +25,8 @@ static const enum coll_op op_allreduce = COLL_ALLREDUCE, op_allgather = COLL_ALL
 	{ #n, KT_WORD, .def_doc = "the first algorithm of the op in the registry (" def ")", \
 	  .vocab_fn = coll_alg_name_at, .vocab_arg = &op_##n, .off = JOB(n), .help = what }
 
+static const char *const v_recompute[] = { "none", "selective", "full", NULL };
+
 static const struct cfg_key job_keys[] = {
 	{ "model", KT_WORD, .required = true, .vocab_fn = job_model_name_at, .off = JOB(model),
 	  .help = "model preset or custom" },
@@ -69,6 +71,16 @@ static const struct cfg_key job_keys[] = {
 	{ "chunk", KT_SIZE, "512KiB", CFG_POS, .off = JOB(chunk_b), .help = "pipelining chunk" },
 	{ "channels", KT_INT, "2", CFG_GE(1), .off = JOB(channels), .help = "parallel rings" },
 	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
+	{ "virtual_pipeline_stages", KT_INT, "1", CFG_GE(1), .off = JOB(virtual_pipeline_stages),
+	  .help = "model chunks per pipeline stage (interleaved 1F1B when > 1)" },
+	{ "recompute", KT_ENUM, "none", .vocab = v_recompute, .off = JOB(recompute),
+	  .help = "activation recompute: none, selective (core attention) or full (every layer)" },
+	{ "pp_scatter_gather", KT_BOOL, "off", .off = JOB(pp_scatter_gather),
+	  .help = "without sequence parallelism, send 1/tp of a pipeline tensor per TP rank and all-gather it" },
+	{ "vocab_divisible_by", KT_INT, "128", CFG_GE(1), .off = JOB(vocab_divisible_by),
+	  .help = "the vocabulary is padded to a multiple of this x tp" },
+	{ "optimizer_step", KT_TIME, .def_doc = "derived: 30 B per optimizer-state parameter at the GPU's memory bandwidth",
+	  .off = JOB(optimizer_step), .help = "duration of the optimizer step after the gradient reduction" },
 };
 
 static int job_rules(struct cfg_check *c)
@@ -82,6 +94,7 @@ static int job_rules(struct cfg_check *c)
 	if (j->dp % j->ep != 0)
 		return cfg_fail(c, "ep", "a divisor of dp (%d): expert parallelism is carved out of data parallelism",
 				j->dp);
+	j->optimizer_step_set = cfg_given(c, "optimizer_step");
 	if (j->grad_bytes != 2 && j->grad_bytes != 4)
 		return cfg_fail(c, "grad_bytes", "2 (bf16) or 4 (fp32)");
 	static const char *const dims[] = { "tp", "ep", "dp", "pp" };

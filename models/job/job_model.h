@@ -46,6 +46,7 @@ struct job_model {
 struct job_gpu {
 	const char *name;
 	double peak_flops;            /* dense bf16 FLOP/s (docs/protocol.md "Training jobs") */
+	double mem_bw;                /* memory bandwidth, B/s (the optimizer step's speed) */
 };
 
 /* The preset of j->model with every dimension the job gives overriding

@@ -70,56 +70,133 @@ const char *job_coll_alg(const struct job_spec *s, enum coll_op op)
 
 /* ---- Programs ---- */
 
+int64_t job_stage_layer(const struct job_spec *s, int stage, int64_t i)
+{
+	int64_t c = i / s->layers_per_chunk;
+	return (c * s->pp + stage) * s->layers_per_chunk + i % s->layers_per_chunk;
+}
+
+int job_layer_chunk(const struct job_spec *s, int64_t l)
+{
+	return (int)(l / ((int64_t)s->pp * s->layers_per_chunk));
+}
+
+/* Forward of layer l for micro-batch mb: attention block, MLP or MoE block. */
+static void fwd_layer(const struct job_spec *s, struct job_prog *p, int64_t l, int64_t mb)
+{
+	const struct job_model *m = &s->model;
+	wl_tp_block(s, p, s->t_attn_f);
+	if (job_model_is_moe(m, l))
+		wl_ep_block(s, p, JOB_FWD, mb, (int)(l / m->moe_every), s->t_moe_f);
+	else
+		wl_tp_block(s, p, s->t_mlp_f);
+}
+
+/* Backward of layer l: full recompute first re-runs its forward (compute,
+ * TP collectives and, for MoE, the all-to-alls); selective recompute
+ * re-runs the core attention (QKᵀ, softmax, AV) inside the attention
+ * block's backward, with no communication (Korthikanti et al. 2022). */
+static void bwd_layer(const struct job_spec *s, struct job_prog *p, int64_t l, int64_t mb)
+{
+	const struct job_model *m = &s->model;
+	if (s->cfg->recompute == JOB_RECOMPUTE_FULL)
+		fwd_layer(s, p, l, mb);
+	if (job_model_is_moe(m, l))
+		wl_ep_block(s, p, JOB_BWD, mb, (int)(l / m->moe_every), 2 * s->t_moe_f);
+	else
+		wl_tp_block(s, p, 2 * s->t_mlp_f);
+	simtime_t extra = s->cfg->recompute == JOB_RECOMPUTE_SELECTIVE ? s->t_core_f : 0;
+	wl_tp_block(s, p, 2 * s->t_attn_f + extra);
+}
+
+/* The chunk a gradient item belongs to: the output embedding to the last
+ * chunk, the input embedding to the first, a layer to its own. */
+static int item_chunk(const struct job_spec *s, const struct wl_dp_item *it)
+{
+	if (it->layer == -1)
+		return s->vpp - 1;
+	if (it->layer < 0)
+		return 0;
+	return job_layer_chunk(s, it->layer);
+}
+
 static void build_stage(struct job_spec *s, int st, const int *bucket_end, struct wl_pp_slot *slots,
 			struct wl_dp_item *items)
 {
 	const struct job_model *m = &s->model;
 	struct job_prog *p = &s->prog[st];
-	int64_t l0 = st * s->layers_per_stage, l1 = l0 + s->layers_per_stage;
 	int n_items = wl_dp_items(s, st, items);
 	uint64_t emb_shard = (uint64_t)((job_model_embedding_params(m) + s->tp - 1) / s->tp);
-	wl_pp_schedule(s->pp, st, s->m, slots);
-	for (int64_t i = 0; i < 2 * s->m; i++) {
+	bool first = st == 0, last_stage = st == s->pp - 1;
+	wl_pp_schedule_interleaved(s->pp, st, s->m, s->vpp, slots);
+	for (int64_t i = 0; i < 2 * s->m * s->vpp; i++) {
 		int64_t mb = slots[i].mb;
+		int c = slots[i].chunk;
+		bool head = last_stage && c == s->vpp - 1;
 		if (slots[i].dir == JOB_FWD) {
-			wl_pp_recv(s, p, st, JOB_FWD, mb);
-			wl_zero3_gather(s, p, emb_shard);
-			for (int64_t l = l0; l < l1; l++) {
+			wl_pp_recv(s, p, st, c, JOB_FWD, mb);
+			if (c == 0)
+				wl_zero3_gather(s, p, emb_shard);
+			if (first && c == 0)
+				wl_tp_embedding(s, p, JOB_FWD);
+			for (int64_t k = c * s->layers_per_chunk; k < (c + 1) * s->layers_per_chunk; k++) {
+				int64_t l = job_stage_layer(s, st, k);
 				wl_zero3_gather(s, p, (uint64_t)((job_model_layer_params(m, l) + s->tp - 1) / s->tp));
-				wl_tp_block(s, p, s->t_attn_f);
-				if (job_model_is_moe(m, l))
-					wl_ep_block(s, p, JOB_FWD, mb, (int)(l / m->moe_every), s->t_moe_f);
-				else
-					wl_tp_block(s, p, s->t_mlp_f);
+				fwd_layer(s, p, l, mb);
 			}
-			wl_pp_send(s, p, st, JOB_FWD, mb);
+			if (head)
+				wl_tp_lm_head(s, p, JOB_FWD);
+			wl_pp_send(s, p, st, c, JOB_FWD, mb);
 			continue;
 		}
 		bool last = mb == s->m - 1;
-		int item = 0;
-		wl_pp_recv(s, p, st, JOB_BWD, mb);
-		wl_zero3_gather(s, p, emb_shard);
-		for (;;) {
-			/* Items without compute (embeddings) pass at once; a
-			 * layer's item after its backward. */
-			int64_t layer = item < n_items ? items[item].layer : -3;
+		wl_pp_recv(s, p, st, c, JOB_BWD, mb);
+		if (c == s->vpp - 1)
+			wl_zero3_gather(s, p, emb_shard);
+		if (head)
+			wl_tp_lm_head(s, p, JOB_BWD);
+		/* The chunk's gradient items in backward order: embeddings have
+		 * no layer compute; a bucket's reduction is issued after the
+		 * last micro-batch's backward of its last item. */
+		for (int item = 0; item < n_items; item++) {
+			if (item_chunk(s, &items[item]) != c)
+				continue;
+			int64_t layer = items[item].layer;
 			if (layer >= 0) {
 				wl_zero3_gather(s, p, (uint64_t)((job_model_layer_params(m, layer) + s->tp - 1) / s->tp));
-				if (job_model_is_moe(m, layer))
-					wl_ep_block(s, p, JOB_BWD, mb, (int)(layer / m->moe_every), 2 * s->t_moe_f);
-				else
-					wl_tp_block(s, p, 2 * s->t_mlp_f);
-				wl_tp_block(s, p, 2 * s->t_attn_f);
+				bwd_layer(s, p, layer, mb);
+			} else if (layer == -2) {
+				wl_tp_embedding(s, p, JOB_BWD);
 			}
-			if (item >= n_items)
-				break;
 			for (int b = 0; last && b < s->n_buckets; b++)
 				if (s->bucket[b].stage == st && bucket_end[b] == item)
 					job_prog_add(p, JOP_GRAD)->idx = b;
-			item++;
 		}
-		wl_pp_send(s, p, st, JOB_BWD, mb);
+		wl_pp_send(s, p, st, c, JOB_BWD, mb);
 	}
+}
+
+/* Parameters whose optimizer state one GPU updates: the largest stage's
+ * per-tp-shard parameters (expert ones per EP rank), divided by the data-
+ * parallel group for ZeRO >= 1 (the distributed optimizer). */
+static double optimizer_params(const struct job_spec *s, struct wl_dp_item *items)
+{
+	double most = 0;
+	for (int st = 0; st < s->pp; st++) {
+		int n = wl_dp_items(s, st, items);
+		double dense = 0, expert = 0;
+		for (int i = 0; i < n; i++) {
+			dense += (double)items[i].params;
+			expert += (double)items[i].expert_params;
+		}
+		if (s->zero >= 1) {
+			dense /= s->dp;
+			expert /= s->edp;
+		}
+		if (dense + expert > most)
+			most = dense + expert;
+	}
+	return most;
 }
 
 static int check(const struct config *cfg, const char *sec, const char *key, bool ok, char **err,
@@ -165,8 +242,27 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 		  "zero = 3 is modelled with pp = 1 and ep = 1 only (pp = %lld, ep = %lld)", j->pp, j->ep))
 		return -1;
 	s->m = j->global_batch / ((long long)j->micro_batch * j->dp);
+	s->vpp = j->virtual_pipeline_stages;
+	if (s->vpp > 1 &&
+	    (check(cfg, sec, "virtual_pipeline_stages", j->pp > 1, err,
+		   "interleaving (%lld model chunks) needs pp > 1 (pp = %lld)", s->vpp, j->pp) ||
+	     check(cfg, sec, "virtual_pipeline_stages", m->layers % ((long long)j->pp * s->vpp) == 0, err,
+		   "layers (%lld) must be a multiple of pp x virtual_pipeline_stages (%lld)",
+		   (long long)m->layers, (long long)j->pp * s->vpp) ||
+	     check(cfg, sec, "global_batch", s->m % j->pp == 0, err,
+		   "interleaved 1F1B needs the micro-batches per iteration (%lld) to be a multiple of pp (%lld)",
+		   (long long)s->m, j->pp)))
+		return -1;
 	s->layers_per_stage = m->layers / j->pp;
-	long long ops = 2 * s->m * (s->layers_per_stage * 16 + 8);
+	s->layers_per_chunk = s->layers_per_stage / s->vpp;
+	/* Megatron pads the vocabulary to a multiple of
+	 * make_vocab_size_divisible_by × tp so every tp rank holds equal rows. */
+	s->vocab_given = m->vocab;
+	{
+		int64_t q = (int64_t)j->vocab_divisible_by * j->tp;
+		s->model.vocab = (m->vocab + q - 1) / q * q;
+	}
+	long long ops = 2 * s->m * (s->layers_per_stage * 24 + 8 * s->vpp + 16);
 	if (check(cfg, sec, "global_batch", ops <= JOB_MAX_OPS_PER_STAGE && s->b * m->seq_len * m->top_k < (1LL << 31),
 		  err, "the plan is too large to simulate (%lld micro-batches of %lld sequences)",
 		  (long long)s->m, (long long)s->b))
@@ -176,6 +272,13 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 	s->t_attn_f = job_compute_ps(job_model_attn_flops(m, s->b) / s->tp, s->gpu, j->mfu);
 	s->t_mlp_f = job_compute_ps(job_model_mlp_flops(m, s->b, false) / s->tp, s->gpu, j->mfu);
 	s->t_moe_f = job_compute_ps(job_model_mlp_flops(m, s->b, true) / s->tp, s->gpu, j->mfu);
+	/* Core attention: QKᵀ and AV, 2·b·s²·h FLOPs each (SC'21). */
+	s->t_core_f = job_compute_ps(4.0 * (double)s->b * (double)m->seq_len * (double)m->seq_len *
+				     (double)m->hidden / s->tp, s->gpu, j->mfu);
+	/* Logits: a b·s × h by h × V_padded product. */
+	s->t_head_f = job_compute_ps(2.0 * (double)s->tokens * (double)m->hidden * (double)m->vocab / s->tp,
+				     s->gpu, j->mfu);
+	s->ce_b = (uint64_t)s->tokens * 4;
 	if (m->tied && s->pp > 1)
 		s->emb_b = (uint64_t)((m->vocab * m->hidden + s->tp - 1) / s->tp) * (uint64_t)j->grad_bytes;
 	if (job_layout_init(&s->layout, s->tp, s->pp, s->dp, s->ep, j->placement, j->n_placement) < 0)
@@ -183,8 +286,13 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 
 	int *bucket_end;
 	wl_dp_buckets(s, &bucket_end);
-	struct wl_pp_slot *slots = xmalloc((size_t)(2 * s->m) * sizeof *slots);
+	struct wl_pp_slot *slots = xmalloc((size_t)(2 * s->m * s->vpp) * sizeof *slots);
 	struct wl_dp_item *items = xmalloc((size_t)(s->layers_per_stage + 2) * sizeof *items);
+	/* Adam with fp32 main parameters (Megatron's mixed precision): per
+	 * parameter it reads the fp32 gradient, parameter, m and v (16 B) and
+	 * writes the parameter, m, v and the bf16 copy (14 B); memory-bound. */
+	s->t_opt = j->optimizer_step_set ? j->optimizer_step
+		: (simtime_t)(optimizer_params(s, items) * 30.0 / s->gpu->mem_bw * 1e12 + 0.5);
 	s->prog = xcalloc((size_t)s->pp, sizeof *s->prog);
 	for (int st = 0; st < s->pp; st++)
 		build_stage(s, st, bucket_end, slots, items);

@@ -15,8 +15,13 @@
  *   EP        blocking, the ep workers of (stage, edp): tp all-to-alls, one per tp index
  *   ZERO_AG   blocking, the dp workers of the stage: tp all-gathers (ZeRO-3)
  *   RECV      wait for the sendrecv of micro-batch mb from the neighbour stage
- *   SEND      post tp sendrecvs (one per tp rank, 1/tp of the tensor each:
- *             Megatron's scatter-gather of pipeline tensors); not blocking
+ *             (mb is the tag chunk × m + micro-batch, chunk the receiving
+ *             model chunk of the interleaved schedule; 0 when v = 1)
+ *   SEND      post tp sendrecvs (one per tp rank, 1/tp of `val` each); not
+ *             blocking. val is b·s·h × 2 B when the tensor is split over the
+ *             tp ranks (sequence parallelism, or pp_scatter_gather), tp times
+ *             that when every tp rank sends the whole tensor (Megatron-Core
+ *             without sequence parallelism)
  *   GRAD      a bucket's gradients are final (last micro-batch's backward):
  *             the reduction starts when every member worker arrived; not blocking
  * A collective starts when its last member arrives (a collective cannot
@@ -85,7 +90,21 @@ struct job_spec {
 	struct job_layout layout;
 	int gpus_per_host;           /* [topology]: rank r runs on the job's host r / gpus_per_host
 				      * (multicast plans depend on which ranks share a host) */
+	int vpp;                     /* model chunks per stage (virtual pipeline stages, v) */
+	int64_t layers_per_chunk;    /* layers / (pp × v) */
+	int64_t vocab_given;         /* the vocabulary before padding (model.vocab is padded) */
+	simtime_t t_core_f;          /* core attention (QKᵀ, AV) forward per layer per micro-batch per tp shard */
+	simtime_t t_head_f;          /* LM head (logits) forward per micro-batch per tp shard */
+	uint64_t ce_b;               /* each vocab-parallel cross-entropy all-reduce: b·s × 4 B */
+	simtime_t t_opt;             /* optimizer step */
 };
+
+/* The global layer at position i (0 .. layers_per_stage − 1) of a stage:
+ * chunk c = i / layers_per_chunk holds layers (c·pp + stage)·layers_per_chunk
+ * onward (Megatron's interleaved assignment; contiguous when v = 1). */
+int64_t job_stage_layer(const struct job_spec *s, int stage, int64_t i);
+/* The model chunk of a stage that holds global layer l. */
+int job_layer_chunk(const struct job_spec *s, int64_t l);
 
 /* Resolves the model, checks what needs the model and the GPU count
  * (divisibility, enough GPUs), computes sizes and times and builds the

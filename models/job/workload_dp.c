@@ -26,8 +26,8 @@ int wl_dp_items(const struct job_spec *s, int stage, struct wl_dp_item *out)
 	uint64_t emb = per_shard(m->vocab * m->hidden, s->tp);
 	if (stage == s->pp - 1 && (!m->tied || s->pp > 1))
 		out[n++] = (struct wl_dp_item){ .layer = -1, .params = emb };
-	int64_t l0 = stage * s->layers_per_stage;
-	for (int64_t l = l0 + s->layers_per_stage - 1; l >= l0; l--) {
+	for (int64_t i = s->layers_per_stage - 1; i >= 0; i--) {
+		int64_t l = job_stage_layer(s, stage, i);
 		struct wl_dp_item it = { .layer = l };
 		if (job_model_is_moe(m, l)) {
 			it.params = per_shard(job_model_attn_params(m) + job_model_router_params(m), s->tp);
