@@ -10,6 +10,8 @@
  *   - pipeline tensors without sequence parallelism: the whole tensor from
  *     every TP rank (Megatron-Core), or 1/tp plus an all-gather (SC'21);
  *   - vocabulary padding, the optimizer step;
+ *   - context parallelism: ring attention's KV bytes, TP per cp rank, DP over
+ *     dp × cp, the compute split over cp;
  *   - GPT-3 175B TP8 PP8 DP4 with sequence parallelism: --check's TP, PP
  *     and DP bytes equal the Megatron formulas within 1%.
  */
@@ -305,6 +307,105 @@ static void test_optimizer_step(void)
 	sqlite3_close(b);
 }
 
+/* ---- Context parallelism ---- */
+
+/* tp 2, cp 2, dp 2 on two hosts of 4 GPUs: rank = t + 2c + 4d, one
+ * replica per host. GQA: 8 heads, 2 KV heads. */
+static const char cp_fmt[] =
+	"[simulation]\nprogress = off\n"
+	"[topology]\ntype = star\nhosts = 2\ngpus_per_host = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+	"[job.c]\nmodel = custom\nlayers = 2\nhidden = 512\nheads = 8\nkv_heads = 2\nvocab = 512\n"
+	"seq_len = 1024\nglobal_batch = 4\ntp = 2\ndp = 2\ncp = %d\ngpu = a100\nmfu = 0.05\n";
+
+static int gpu_no(const char *name)
+{
+	int h, g;
+	return sscanf(name, "host%d.gpu%d", &h, &g) == 2 ? h * 4 + g : -1;
+}
+
+static void test_cp_volumes(void)
+{
+	char text[sizeof cp_fmt + 16];
+	snprintf(text, sizeof text, cp_fmt, 2);
+	struct job_plan_totals t;
+	struct job_spec s;
+	plan_of(text, &t, &s);
+	const uint64_t tp = 2, cp = 2, d = 2, L = 2, m = 2, b = 1, sq = 1024, h = 512, hkv = 512 * 2 / 8, g = 2;
+	/* KV block: K and V of s/cp tokens, h_kv wide, bf16, per tp shard. */
+	const uint64_t kv = 2 * b * (sq / cp) * hkv * 2 / tp;
+	CU_ASSERT_EQUAL(s.kv_b, kv);
+	/* Ring attention per layer and micro-batch: cp − 1 steps in which each
+	 * of the cp ranks sends one block (forward) or a block and its gradient
+	 * (backward), in each tp index and replica. */
+	CU_ASSERT_EQUAL(t.bytes[JOB_PAR_CP], d * m * L * tp * (cp - 1) * cp * (kv + 2 * kv));
+	/* TP: each cp rank's tp group reduces its b·(s/cp)·h·2 B activations:
+	 * 4 all-reduces per layer, the embedding's and the LM head's, 2(t−1)·S
+	 * each; the cross entropy's 3 all-reduces of b·(s/cp)·4 B. */
+	const uint64_t act = b * (sq / cp) * h * 2;
+	CU_ASSERT_EQUAL(t.bytes[JOB_PAR_TP], d * cp * m * 2 * (tp - 1) * ((4 * L + 2) * act + 3 * b * (sq / cp) * 4));
+	/* DP: gradients all-reduced over the dp × cp ranks of each tp index:
+	 * 2(dcp − 1)·S per group; S = per-tp-shard parameters: attention
+	 * 2h² + 2h·h_kv, MLP 2h·4h, the tied embedding V·h (V = 512, already a
+	 * multiple of 128·tp = 256). */
+	const uint64_t per_layer = 2 * h * h + 2 * h * hkv + 8 * h * h, V = 512;
+	CU_ASSERT_EQUAL(t.bytes[JOB_PAR_DP], 2 * (d * cp - 1) * g * (L * per_layer + V * h));
+	/* The run moves exactly that, and each flow stays in its group. */
+	sqlite3 *db = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	char q[300];
+	for (int p = 0; p < JOB_NPAR; p++) {
+		snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE parallelism = '%s'",
+			 job_par_name[p]);
+		CU_ASSERT_EQUAL((uint64_t)q_int(db, q), t.bytes[p]);
+	}
+	sqlite3_stmt *st;
+	CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db, "SELECT src_gpu, dst_gpu, parallelism FROM flow", -1, &st, NULL),
+			      SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int x = gpu_no((const char *)sqlite3_column_text(st, 0)), y = gpu_no((const char *)sqlite3_column_text(st, 1));
+		const char *par = (const char *)sqlite3_column_text(st, 2);
+		if (!strcmp(par, "cp")) {        /* same tp index and replica, the other cp index */
+			CU_ASSERT(x % 2 == y % 2 && x / 4 == y / 4 && x != y);
+		} else if (!strcmp(par, "tp")) { /* same cp index and replica */
+			CU_ASSERT(x / 2 == y / 2);
+		} else if (!strcmp(par, "dp")) { /* same tp index */
+			CU_ASSERT(x % 2 == y % 2);
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* With free communication every GPU computes 1/cp of the work: the
+ * iteration (without the optimizer step, which does not shrink) halves. */
+static void test_cp_compute(void)
+{
+	char text[sizeof cp_fmt + 16];
+	struct job_spec s1, s2;
+	snprintf(text, sizeof text, cp_fmt, 1);
+	double t1 = iter_ps(text, true, &s1, NULL);
+	snprintf(text, sizeof text, cp_fmt, 2);
+	double t2 = iter_ps(text, true, &s2, NULL);
+	printf("\n    cp 1: %.0f ps, cp 2: %.0f ps", t1, t2);
+	CU_ASSERT(fabs(t2 / t1 - 0.5) < 1e-5);
+}
+
+static void test_cp_errors(void)
+{
+	static const char head[] = "[simulation]\nprogress = off\n"
+		"[topology]\ntype = star\nhosts = 8\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+		"[job.e]\nmodel = custom\nlayers = 2\nhidden = 64\nheads = 1\nvocab = 100\nglobal_batch = 8\n";
+	char text[600];
+	snprintf(text, sizeof text, "%sseq_len = 18\ncp = 4\n", head);
+	run_expect_error(text, "cp = '4'", "multiple of 2 x cp");
+	snprintf(text, sizeof text, "%sseq_len = 16\ncp = 2\nplacement = tp,ep,cp,dp,pp\n", head);
+	run_expect_error(text, "placement", "cp (optional) right after tp");
+	snprintf(text, sizeof text, "%sseq_len = 16\ncp = 16\n", head);
+	run_expect_error(text, "tp x cp x pp x dp = 16 GPUs", "have 8");
+	snprintf(text, sizeof text, "%sseq_len = 16\ncp = 2\nzero = 3\ndp = 2\n", head);
+	run_expect_error(text, "cp = '2'", "zero < 3");
+}
+
 /* ---- GPT-3 175B TP8 PP8 DP4, sequence parallelism on: --check volumes ---- */
 
 static void test_gpt3_volumes(void)
@@ -356,4 +457,7 @@ TEST_MAIN("job_sched",
 	  { "recompute: full and selective overheads and bytes", test_recompute },
 	  { "pipeline tensors without sequence parallelism", test_pp_without_sp },
 	  { "optimizer step: derived and given", test_optimizer_step },
+	  { "context parallelism: ring attention, TP and DP volumes", test_cp_volumes },
+	  { "context parallelism: compute split over cp", test_cp_compute },
+	  { "context parallelism: located errors", test_cp_errors },
 	  { "GPT-3 175B TP8 PP8 DP4 SP: --check volumes", test_gpt3_volumes })

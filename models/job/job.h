@@ -54,6 +54,7 @@ struct job_cfg {
 	int vocab_divisible_by;        /* [128]: vocab padded to a multiple of this x tp */
 	simtime_t optimizer_step;      /* time of the optimizer step; derived when unset */
 	bool optimizer_step_set;       /* optimizer_step given (set by the rules) */
+	int cp;                        /* [1]: context parallelism (ring attention) */
 };
 /* Activation recompute (Megatron --recompute-granularity). */
 enum job_recompute { JOB_RECOMPUTE_NONE, JOB_RECOMPUTE_SELECTIVE, JOB_RECOMPUTE_FULL };

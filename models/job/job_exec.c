@@ -123,9 +123,7 @@ static int gpu_of(const struct job *j, int tp, int d, int stage)
  * group of EP index e (job_layout_group). Returns the group size. */
 static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t, int e, int *out)
 {
-	const struct job_layout *l = &j->spec.layout;
-	int n = job_layout_group(l, bk->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
-				 job_layout_rank(l, t, e, 0, bk->stage), out);
+	int n = job_dp_group_ranks(&j->spec, bk, t, e, out);
 	for (int i = 0; i < n; i++)
 		out[i] = j->gpu[out[i]];
 	return n;
@@ -211,10 +209,43 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 	jn->obj = wk;
 	jn->dir = op->dir;
 	jn->mb = op->mb;
-	for (int t = 0; t < s->tp; t++) {
+	for (int t = 0; t < job_width(s); t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, wk->stage), gpu_of(j, t, wk->d, to_stage) };
-		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2, coll_split(op->val, (uint64_t)s->tp, (uint64_t)t), NULL);
+		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2,
+			   coll_split(op->val, (uint64_t)job_width(s), (uint64_t)t), NULL);
 	}
+	join_close(j, jn);
+}
+
+/* ---- Ring attention steps (context parallelism) ---- */
+
+static void cp_done(struct job *j, struct job_join *jn)
+{
+	(void)j;
+	struct job_worker *wk = jn->obj;
+	wk->cp_open = false;
+	if (wk->at_cp_wait) {
+		wk->at_cp_wait = false;
+		wk->pc++;
+		worker_run(wk);
+	}
+}
+
+/* Every cp rank sends op->val bytes to the next one of its ring, per tp
+ * index; the worker computes on until its CP_WAIT. */
+static void post_cp(struct job *j, struct job_worker *wk, const struct job_op *op)
+{
+	const struct job_spec *s = &j->spec;
+	struct job_join *jn = &wk->cp_join;
+	join_open(j, jn, false, wk == &j->wk[0], cp_done);
+	jn->obj = wk;
+	wk->cp_open = true;
+	for (int t = 0; t < s->tp; t++)
+		for (int c = 0; c < s->cp; c++) {
+			int pair[2] = { gpu_of(j, c * s->tp + t, wk->d, wk->stage),
+					gpu_of(j, (c + 1) % s->cp * s->tp + t, wk->d, wk->stage) };
+			start_coll(j, jn, COLL_SENDRECV, "cp", pair, 2, op->val, NULL);
+		}
 	join_close(j, jn);
 }
 
@@ -231,7 +262,7 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b)
 	const struct job_spec *s = &j->spec;
 	const struct job_bucket *bk = &s->bucket[b];
 	int e = bk->expert ? wk->d % s->ep : 0;
-	int slot = b * s->ep + e, n = wl_dp_group_size(s, bk);
+	int slot = b * s->ep + e, n = bk->expert ? s->edp : s->dp; /* workers that hold the group */
 	if (++j->bucket_arrived[slot] < n)
 		return;
 	j->bucket_arrived[slot] = 0;
@@ -255,7 +286,7 @@ static void embedding_arrive(struct job *j, struct job_worker *wk)
 	j->emb_arrived[wk->d] = 0;
 	struct job_join *jn = &j->emb_join[wk->d];
 	join_open(j, jn, true, wk->d == 0, async_done);
-	for (int t = 0; t < s->tp; t++) {
+	for (int t = 0; t < job_width(s); t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, 0), gpu_of(j, t, wk->d, s->pp - 1) };
 		start_coll(j, jn, COLL_ALLREDUCE, "dp", pair, 2, s->emb_b, NULL);
 	}
@@ -309,14 +340,25 @@ static void worker_run(struct job_worker *wk)
 			}
 			sched_in(j->w->sim, (simtime_t)op->val, &j->elem, compute_done, wk, 0);
 			return;
-		case JOP_TP:
+		case JOP_TP: /* one tp group per cp index */
 			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
 			wk->op_join.obj = wk;
-			for (int t = 0; t < s->tp; t++)
-				j->tmp_gpus[t] = gpu_of(j, t, wk->d, wk->stage);
-			start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp, op->val, NULL);
+			for (int c = 0; c < s->cp; c++) {
+				for (int t = 0; t < s->tp; t++)
+					j->tmp_gpus[t] = gpu_of(j, c * s->tp + t, wk->d, wk->stage);
+				start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp, op->val, NULL);
+			}
 			join_close(j, &wk->op_join);
 			return;
+		case JOP_CP:
+			post_cp(j, wk, op);
+			break;
+		case JOP_CP_WAIT:
+			if (wk->cp_open) {
+				wk->at_cp_wait = true;
+				return;
+			}
+			break;
 		case JOP_EP:
 		case JOP_ZERO_AG: {
 			struct job_rdv *g = op->kind == JOP_EP
@@ -421,7 +463,7 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	for (int i = 0; i < j->n_workers; i++) {
 		struct job_worker *wk = &j->wk[i];
 		wk->pc = 0;
-		wk->finished = wk->at_recv = false;
+		wk->finished = wk->at_recv = wk->at_cp_wait = wk->cp_open = false;
 		memset(wk->got[0], 0, (size_t)(s->m * s->vpp));
 		memset(wk->got[1], 0, (size_t)(s->m * s->vpp));
 	}
@@ -479,7 +521,7 @@ void job_exec_init(struct job *j)
 	j->bucket_join = xcalloc((size_t)(s->n_buckets * s->ep) + 1, sizeof *j->bucket_join);
 	j->emb_arrived = xcalloc((size_t)s->dp, sizeof *j->emb_arrived);
 	j->emb_join = xcalloc((size_t)s->dp, sizeof *j->emb_join);
-	int most = s->tp > s->dp ? s->tp : s->dp;
+	int most = s->tp > s->dp * s->cp ? s->tp : s->dp * s->cp;
 	j->tmp_gpus = xcalloc((size_t)(most > 2 ? most : 2), sizeof *j->tmp_gpus);
 	j->tmp_mat = xcalloc((size_t)(s->ep * s->ep), sizeof *j->tmp_mat);
 	if (job_model_moe_layers(&s->model) && s->ep > 1)

@@ -48,9 +48,11 @@ struct job_worker {
 	int pc;                     /* next op of job->spec.prog[stage] */
 	bool at_recv;               /* blocked at a RECV op */
 	bool finished;
-	uint8_t *got[2];            /* [m]: activation (fwd) / gradient (bwd) of mb arrived */
+	uint8_t *got[2];            /* [m × v]: activation (fwd) / gradient (bwd) of a tag arrived */
 	struct job_join op_join;    /* its blocking TP collective */
-	struct job_join *send[2];   /* [m]: its sends of mb */
+	struct job_join *send[2];   /* [m × v]: its sends, by tag (job_plan.h RECV) */
+	struct job_join cp_join;    /* its ring-attention step in flight */
+	bool cp_open, at_cp_wait;   /* a step in flight / blocked at CP_WAIT for it */
 };
 
 /* A blocking rendezvous (EP all-to-all, ZeRO-3 gather): its members run

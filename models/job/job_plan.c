@@ -23,7 +23,7 @@
 #include "workload.h"
 #include "xalloc.h"
 
-const char *const job_par_name[JOB_NPAR] = { "tp", "pp", "dp", "ep" };
+const char *const job_par_name[JOB_NPAR] = { "tp", "pp", "dp", "ep", "cp" };
 
 /* Guards against plans too large to hold (ops per stage). */
 #define JOB_MAX_OPS_PER_STAGE (64LL << 20)
@@ -85,7 +85,7 @@ int job_layer_chunk(const struct job_spec *s, int64_t l)
 static void fwd_layer(const struct job_spec *s, struct job_prog *p, int64_t l, int64_t mb)
 {
 	const struct job_model *m = &s->model;
-	wl_tp_block(s, p, s->t_attn_f);
+	wl_tp_attention(s, p, JOB_FWD, s->t_attn_f, s->t_core_f);
 	if (job_model_is_moe(m, l))
 		wl_ep_block(s, p, JOB_FWD, mb, (int)(l / m->moe_every), s->t_moe_f);
 	else
@@ -106,7 +106,7 @@ static void bwd_layer(const struct job_spec *s, struct job_prog *p, int64_t l, i
 	else
 		wl_tp_block(s, p, 2 * s->t_mlp_f);
 	simtime_t extra = s->cfg->recompute == JOB_RECOMPUTE_SELECTIVE ? s->t_core_f : 0;
-	wl_tp_block(s, p, 2 * s->t_attn_f + extra);
+	wl_tp_attention(s, p, JOB_BWD, 2 * s->t_attn_f + extra, 2 * s->t_core_f + extra);
 }
 
 /* The chunk a gradient item belongs to: the output embedding to the last
@@ -118,6 +118,16 @@ static int item_chunk(const struct job_spec *s, const struct wl_dp_item *it)
 	if (it->layer < 0)
 		return 0;
 	return job_layer_chunk(s, it->layer);
+}
+
+int job_dp_group_ranks(const struct job_spec *s, const struct job_bucket *b, int t, int e, int *out)
+{
+	const struct job_layout *l = &s->layout;
+	int n = 0;
+	for (int c = 0; c < (b->expert ? 1 : s->cp); c++)
+		n += job_layout_group(l, b->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
+				      job_layout_rank(l, c * s->tp + t, e, 0, b->stage), out + n);
+	return n;
 }
 
 static void build_stage(struct job_spec *s, int st, const int *bucket_end, struct wl_pp_slot *slots,
@@ -190,7 +200,7 @@ static double optimizer_params(const struct job_spec *s, struct wl_dp_item *item
 			expert += (double)items[i].expert_params;
 		}
 		if (s->zero >= 1) {
-			dense /= s->dp;
+			dense /= (double)s->dp * s->cp;
 			expert /= s->edp;
 		}
 		if (dense + expert > most)
@@ -227,9 +237,16 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 	s->gpus_per_host = world_cfg_gpus_per_host(cfg);
 	s->sp = j->sequence_parallel && j->tp > 1;
 	s->b = j->micro_batch;
-	long long need = (long long)j->tp * j->pp * j->dp;
-	if (check(cfg, sec, j->n_hosts ? "hosts" : "dp", need <= n_gpus, err,
-		  "the job needs tp x pp x dp = %lld GPUs; its hosts have %lld", need, n_gpus) ||
+	s->cp = j->cp;
+	long long need = (long long)j->tp * j->cp * j->pp * j->dp;
+	if (check(cfg, sec, j->n_hosts ? "hosts" : "dp", need <= n_gpus, err, j->cp > 1
+		  ? "the job needs tp x cp x pp x dp = %lld GPUs; its hosts have %lld"
+		  : "the job needs tp x pp x dp = %lld GPUs; its hosts have %lld", need, n_gpus) ||
+	    check(cfg, sec, "cp", m->seq_len % (2LL * j->cp) == 0 || j->cp == 1, err,
+		  "seq_len (%lld) must be a multiple of 2 x cp (%lld): ring attention's load-balanced blocks",
+		  (long long)m->seq_len, 2LL * j->cp) ||
+	    check(cfg, sec, "cp", j->cp == 1 || (j->ep == 1 && j->zero < 3), err,
+		  "context parallelism is modelled with ep = 1 and zero < 3 (ep = %lld, zero = %lld)", j->ep, j->zero) ||
 	    check(cfg, sec, "pp", m->layers % j->pp == 0, err,
 		  "layers (%lld) must be a multiple of pp (%lld)", (long long)m->layers, j->pp) ||
 	    check(cfg, sec, "tp", m->heads % j->tp == 0, err,
@@ -267,21 +284,33 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 		  err, "the plan is too large to simulate (%lld micro-batches of %lld sequences)",
 		  (long long)s->m, (long long)s->b))
 		return -1;
-	s->act_b = (uint64_t)(s->b * m->seq_len * m->hidden * 2);
+	/* A worker's GPU holds 1/cp of the sequence (context parallelism) and
+	 * computes 1/(tp·cp) of every layer. */
+	double shards = (double)s->tp * s->cp;
+	s->act_b = (uint64_t)(s->b * m->seq_len / s->cp * m->hidden * 2);
 	s->tokens = s->b * m->seq_len;
-	s->t_attn_f = job_compute_ps(job_model_attn_flops(m, s->b) / s->tp, s->gpu, j->mfu);
-	s->t_mlp_f = job_compute_ps(job_model_mlp_flops(m, s->b, false) / s->tp, s->gpu, j->mfu);
-	s->t_moe_f = job_compute_ps(job_model_mlp_flops(m, s->b, true) / s->tp, s->gpu, j->mfu);
+	s->t_attn_f = job_compute_ps(job_model_attn_flops(m, s->b) / shards, s->gpu, j->mfu);
+	s->t_mlp_f = job_compute_ps(job_model_mlp_flops(m, s->b, false) / shards, s->gpu, j->mfu);
+	s->t_moe_f = job_compute_ps(job_model_mlp_flops(m, s->b, true) / shards, s->gpu, j->mfu);
 	/* Core attention: QKᵀ and AV, 2·b·s²·h FLOPs each (SC'21). */
 	s->t_core_f = job_compute_ps(4.0 * (double)s->b * (double)m->seq_len * (double)m->seq_len *
-				     (double)m->hidden / s->tp, s->gpu, j->mfu);
+				     (double)m->hidden / shards, s->gpu, j->mfu);
 	/* Logits: a b·s × h by h × V_padded product. */
-	s->t_head_f = job_compute_ps(2.0 * (double)s->tokens * (double)m->hidden * (double)m->vocab / s->tp,
+	s->t_head_f = job_compute_ps(2.0 * (double)s->tokens * (double)m->hidden * (double)m->vocab / shards,
 				     s->gpu, j->mfu);
-	s->ce_b = (uint64_t)s->tokens * 4;
+	s->ce_b = (uint64_t)(s->tokens / s->cp) * 4;
+	/* Ring attention's block: K and V of s/cp tokens, h·kv_heads/heads wide, bf16, per tp shard. */
+	s->kv_b = (uint64_t)(2 * s->b * (m->seq_len / s->cp) * (m->hidden * m->kv_heads / m->heads) * 2 / s->tp);
 	if (m->tied && s->pp > 1)
 		s->emb_b = (uint64_t)((m->vocab * m->hidden + s->tp - 1) / s->tp) * (uint64_t)j->grad_bytes;
-	if (job_layout_init(&s->layout, s->tp, s->pp, s->dp, s->ep, j->placement, j->n_placement) < 0)
+	/* cp follows tp in the rank order (the rules): the layout's innermost
+	 * dimension is a worker's tp × cp ranks, cp index outer. */
+	char *dims[JOB_NDIMS];
+	size_t nd = 0;
+	for (size_t i = 0; i < j->n_placement && nd < JOB_NDIMS; i++)
+		if (strcmp(j->placement[i], "cp") != 0)
+			dims[nd++] = j->placement[i];
+	if (job_layout_init(&s->layout, s->tp * s->cp, s->pp, s->dp, s->ep, dims, nd) < 0)
 		die_internal("[%s] placement is not a permutation of tp, ep, dp, pp", sec); /* the rules' */
 
 	int *bucket_end;
@@ -403,7 +432,8 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 {
 	memset(t, 0, sizeof *t);
 	struct plan_cache *pc = xcalloc(1, sizeof *pc);
-	uint64_t dp = (uint64_t)s->dp, edp = (uint64_t)s->edp;
+	uint64_t dp = (uint64_t)s->dp, edp = (uint64_t)s->edp, cp = (uint64_t)s->cp;
+	int width = job_width(s);
 	size_t ep2 = (size_t)s->ep * (size_t)s->ep;
 	uint64_t *mat = xcalloc(ep2, sizeof *mat), *shard = xcalloc(ep2, sizeof *shard);
 	int *ranks = xmalloc((size_t)s->layout.n_ranks * sizeof *ranks);
@@ -413,21 +443,25 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 		for (int i = 0; i < p->n; i++) {
 			const struct job_op *op = &p->op[i];
 			switch ((enum job_op_kind)op->kind) {
-			case JOP_TP:   /* each of the stage's dp workers */
+			case JOP_TP:   /* each of the stage's dp workers: one tp group per cp index */
 				if (!mc_groups(s, op->coll)) {
-					add(t, pc, JOB_PAR_TP, dp, s, op->coll, s->tp, op->val, NULL, NULL);
+					add(t, pc, JOB_PAR_TP, dp * cp, s, op->coll, s->tp, op->val, NULL, NULL);
 					break;
 				}
-				for (int d = 0; d < s->dp; d++) {
-					for (int r = 0; r < s->tp; r++)
-						ranks[r] = job_layout_rank_dp(&s->layout, r, d, st);
-					add(t, pc, JOB_PAR_TP, 1, s, op->coll, s->tp, op->val, NULL, ranks);
-				}
+				for (int d = 0; d < s->dp; d++)
+					for (int c = 0; c < s->cp; c++) {
+						for (int r = 0; r < s->tp; r++)
+							ranks[r] = job_layout_rank_dp(&s->layout, c * s->tp + r, d, st);
+						add(t, pc, JOB_PAR_TP, 1, s, op->coll, s->tp, op->val, NULL, ranks);
+					}
 				break;
-			case JOP_SEND: /* each worker: tp sendrecvs of 1/tp of the tensor */
-				for (int r = 0; r < s->tp; r++)
+			case JOP_SEND: /* each worker: tp x cp sendrecvs of 1/(tp x cp) of val */
+				for (int r = 0; r < width; r++)
 					add(t, pc, JOB_PAR_PP, dp, s, COLL_SENDRECV, 2,
-					    coll_split(op->val, (uint64_t)s->tp, (uint64_t)r), NULL, NULL);
+					    coll_split(op->val, (uint64_t)width, (uint64_t)r), NULL, NULL);
+				break;
+			case JOP_CP:   /* each worker: per tp index, cp sendrecvs around the ring */
+				add(t, pc, JOB_PAR_CP, dp * (uint64_t)s->tp * cp, s, COLL_SENDRECV, 2, op->val, NULL, NULL);
 				break;
 			case JOP_EP:   /* each of the stage's edp ep groups: tp all-to-alls */
 				for (int r = 0; r < s->tp; r++) {
@@ -454,6 +488,7 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 				wl_dp_reduce(s, b, &cop, &size);
 				uint64_t g = wl_zero_gather_b(s, b);
 				if (!mc_groups(s, cop) && (!g || !mc_groups(s, COLL_ALLGATHER))) {
+					/* every group alike: with one GPU per host, or sizes only */
 					add(t, pc, JOB_PAR_DP, groups, s, cop, wl_dp_group_size(s, b), size, NULL, NULL);
 					if (g)
 						add(t, pc, JOB_PAR_DP, groups, s, COLL_ALLGATHER, wl_dp_group_size(s, b), g,
@@ -463,8 +498,7 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 				/* The groups job_exec.c's dp_group_gpus builds: per ep index, per tp index. */
 				for (int e = 0; e < (b->expert ? s->ep : 1); e++)
 					for (int r = 0; r < s->tp; r++) {
-						int n = job_layout_group(&s->layout, b->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
-									 job_layout_rank(&s->layout, r, e, 0, b->stage), ranks);
+						int n = job_dp_group_ranks(s, b, r, e, ranks);
 						add(t, pc, JOB_PAR_DP, 1, s, cop, n, size, NULL, ranks);
 						if (g)
 							add(t, pc, JOB_PAR_DP, 1, s, COLL_ALLGATHER, n, g, NULL, ranks);
@@ -473,15 +507,16 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 			}
 			case JOP_COMPUTE:
 			case JOP_RECV:
+			case JOP_CP_WAIT:
 			case JOP_N:
 				break;
 			}
 		}
 	}
 	if (s->emb_b && !mc_groups(s, COLL_ALLREDUCE))
-		add(t, pc, JOB_PAR_DP, dp * (uint64_t)s->tp, s, COLL_ALLREDUCE, 2, s->emb_b, NULL, NULL);
+		add(t, pc, JOB_PAR_DP, dp * (uint64_t)width, s, COLL_ALLREDUCE, 2, s->emb_b, NULL, NULL);
 	for (int d = 0; s->emb_b && mc_groups(s, COLL_ALLREDUCE) && d < s->dp; d++)
-		for (int r = 0; r < s->tp; r++) { /* job_exec.c's embedding pair */
+		for (int r = 0; r < width; r++) { /* job_exec.c's embedding pair */
 			ranks[0] = job_layout_rank_dp(&s->layout, r, d, 0);
 			ranks[1] = job_layout_rank_dp(&s->layout, r, d, s->pp - 1);
 			add(t, pc, JOB_PAR_DP, 1, s, COLL_ALLREDUCE, 2, s->emb_b, NULL, ranks);

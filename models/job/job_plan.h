@@ -9,7 +9,8 @@
  *
  * Execution unit: a *worker* is one tensor-parallel group, i.e. one
  * (pipeline stage, data-parallel index) pair; its tp ranks run in lock
- * step. Every worker of a stage runs the stage's program: a list of ops
+ * step (with context parallelism its tp × cp ranks: worker rank r is tp
+ * index r mod tp of cp index r / tp). Every worker of a stage runs the stage's program: a list of ops
  * (struct job_op). Ops that involve other workers are rendezvous:
  *   TP        blocking, this worker only (a collective over its tp ranks)
  *   EP        blocking, the ep workers of (stage, edp): tp all-to-alls, one per tp index
@@ -24,6 +25,11 @@
  *             without sequence parallelism)
  *   GRAD      a bucket's gradients are final (last micro-batch's backward):
  *             the reduction starts when every member worker arrived; not blocking
+ *   CP        one ring-attention step: every cp rank sends `val` bytes (its
+ *             current KV block, with dKV in backward) to the next cp rank, per
+ *             tp index; not blocking (the attention of the current block
+ *             computes meanwhile)
+ *   CP_WAIT   wait for the worker's last CP step
  * A collective starts when its last member arrives (a collective cannot
  * progress past its slowest member), and every member resumes at its end.
  */
@@ -41,7 +47,8 @@
 struct config;
 struct job_cfg;
 
-enum job_op_kind { JOP_COMPUTE, JOP_TP, JOP_EP, JOP_ZERO_AG, JOP_RECV, JOP_SEND, JOP_GRAD, JOP_N };
+enum job_op_kind { JOP_COMPUTE, JOP_TP, JOP_EP, JOP_ZERO_AG, JOP_RECV, JOP_SEND, JOP_GRAD, JOP_CP, JOP_CP_WAIT,
+		  JOP_N };
 enum { JOB_FWD = 0, JOB_BWD = 1 };
 
 struct job_op {
@@ -69,7 +76,7 @@ struct job_bucket {
 
 /* Kinds of collective issued per iteration, for the plan (tags are the
  * flow.parallelism vocabulary). */
-enum job_par { JOB_PAR_TP, JOB_PAR_PP, JOB_PAR_DP, JOB_PAR_EP, JOB_NPAR };
+enum job_par { JOB_PAR_TP, JOB_PAR_PP, JOB_PAR_DP, JOB_PAR_EP, JOB_PAR_CP, JOB_NPAR };
 extern const char *const job_par_name[JOB_NPAR];
 
 struct job_spec {
@@ -97,7 +104,17 @@ struct job_spec {
 	simtime_t t_head_f;          /* LM head (logits) forward per micro-batch per tp shard */
 	uint64_t ce_b;               /* each vocab-parallel cross-entropy all-reduce: b·s × 4 B */
 	simtime_t t_opt;             /* optimizer step */
+	int cp;                      /* context parallelism */
+	uint64_t kv_b;               /* one cp rank's K and V block per tp shard: 2·b·(s/cp)·h_kv·2 B / tp */
 };
+
+/* GPU ranks per worker: tp × cp. */
+static inline int job_width(const struct job_spec *s) { return s->tp * s->cp; }
+/* The job ranks of the gradient-reduction group of bucket b for tp index
+ * t (expert buckets: EP index e): the data-parallel group, with context
+ * parallelism the dp × cp ranks of that tp index (Megatron's
+ * data-parallel group with context parallelism). Returns its size. */
+int job_dp_group_ranks(const struct job_spec *s, const struct job_bucket *b, int t, int e, int *out);
 
 /* The global layer at position i (0 .. layers_per_stage − 1) of a stage:
  * chunk c = i / layers_per_chunk holds layers (c·pp + stage)·layers_per_chunk

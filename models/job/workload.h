@@ -8,6 +8,7 @@
  *   workload_pp.c    pipeline parallelism: the 1F1B orders (plain, interleaved), sends and receives
  *   workload_dp.c    data parallelism: gradient buckets and their reductions
  *   workload_zero.c  ZeRO 1/2/3: which reduction, parameter gathers
+ *   workload_cp.c    context parallelism: ring attention
  *   workload_ep.c    MoE: token routing and the all-to-all matrices
  */
 #ifndef ROCESIM_WORKLOAD_H
@@ -34,6 +35,17 @@ void wl_tp_embedding(const struct job_spec *s, struct job_prog *p, int dir);
  * backward the logits' backward compute then the input gradient's
  * all-reduce (reduce-scatter with SP). */
 void wl_tp_lm_head(const struct job_spec *s, struct job_prog *p, int dir);
+
+/* The attention block in direction dir: like wl_tp_block, its compute
+ * `ps` of which `core_ps` is the core attention, run as ring attention
+ * with context parallelism (wl_cp_attention). */
+void wl_tp_attention(const struct job_spec *s, struct job_prog *p, int dir, simtime_t ps, simtime_t core_ps);
+
+/* --- CP --- */
+/* Compute `ps` of an attention block whose core attention (`core_ps`)
+ * runs over the ring of cp ranks: cp − 1 steps of a KV send (with dKV in
+ * backward) beside one block's compute, then the last block. */
+void wl_cp_attention(const struct job_spec *s, struct job_prog *p, int dir, simtime_t ps, simtime_t core_ps);
 
 /* --- PP --- */
 /* One pass of a micro-batch through one model chunk of a stage. */

@@ -49,11 +49,11 @@ void wl_dp_buckets(struct job_spec *s, int **bucket_end)
 	struct job_bucket *b = xmalloc((size_t)cap * sizeof *b);
 	int *end = xmalloc((size_t)cap * sizeof *end);
 	uint64_t thr[2] = { 40000000, 40000000 };
-	if ((uint64_t)s->dp * 1000000 > thr[0])
-		thr[0] = (uint64_t)s->dp * 1000000;
+	if ((uint64_t)s->dp * (uint64_t)s->cp * 1000000 > thr[0]) /* the group: dp x cp */
+		thr[0] = (uint64_t)s->dp * (uint64_t)s->cp * 1000000;
 	if ((uint64_t)s->edp * 1000000 > thr[1])
 		thr[1] = (uint64_t)s->edp * 1000000;
-	const bool reduce[2] = { s->dp > 1, s->edp > 1 };
+	const bool reduce[2] = { s->dp * s->cp > 1, s->edp > 1 };
 	for (int st = 0; st < s->pp; st++) {
 		int ni = wl_dp_items(s, st, items);
 		uint64_t acc[2] = { 0, 0 };
@@ -83,7 +83,7 @@ void wl_dp_buckets(struct job_spec *s, int **bucket_end)
 
 int wl_dp_group_size(const struct job_spec *s, const struct job_bucket *b)
 {
-	return b->expert ? s->edp : s->dp;
+	return b->expert ? s->edp : s->dp * s->cp;
 }
 
 void wl_dp_reduce(const struct job_spec *s, const struct job_bucket *b, enum coll_op *op, uint64_t *size_b)

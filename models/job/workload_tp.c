@@ -31,6 +31,15 @@ void wl_tp_block(const struct job_spec *s, struct job_prog *p, simtime_t ps)
 		job_prog_coll(p, JOP_TP, s->sp ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE, s->act_b);
 }
 
+void wl_tp_attention(const struct job_spec *s, struct job_prog *p, int dir, simtime_t ps, simtime_t core_ps)
+{
+	if (s->tp > 1 && s->sp)
+		job_prog_coll(p, JOP_TP, COLL_ALLGATHER, s->act_b);
+	wl_cp_attention(s, p, dir, ps, core_ps);
+	if (s->tp > 1)
+		job_prog_coll(p, JOP_TP, s->sp ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE, s->act_b);
+}
+
 void wl_tp_embedding(const struct job_spec *s, struct job_prog *p, int dir)
 {
 	if (s->tp < 2)
