@@ -100,7 +100,7 @@ CREATE TABLE IF NOT EXISTS flow (
 	job           TEXT,              -- job name ('moe'); NULL when not a job's traffic
 	iteration     INTEGER,           -- training iteration (0-based); NULL when not a job's
 	collective_id INTEGER,           -- collective.collective_id it belongs to; NULL when none
-	parallelism   TEXT               -- dp | tp | pp | ep (job traffic) | bg (poisson) | micro (other traffic)
+	parallelism   TEXT               -- dp | tp | pp | ep | cp (job traffic) | bg (poisson) | micro (other traffic)
 );
 -- (run_id, flow_id) is unique: the index flow_key of analysis/indexes.sql.
 
@@ -110,7 +110,7 @@ CREATE TABLE IF NOT EXISTS collective (
 	collective_id INTEGER NOT NULL,  -- unique within the run; flow.collective_id
 	job           TEXT,              -- job name; NULL for a bare [traffic] collective
 	iteration     INTEGER,           -- training iteration; NULL when not a job's
-	parallelism   TEXT,              -- dp | tp | pp | ep | micro
+	parallelism   TEXT,              -- dp | tp | pp | ep | cp | micro
 	op            TEXT NOT NULL,     -- allreduce | reduce_scatter | allgather | alltoall | broadcast | sendrecv
 	algorithm     TEXT,              -- ring | halving_doubling | tree | multicast | direct
 	group_size    INTEGER,           -- ranks taking part

@@ -1,8 +1,8 @@
 /*
  * job.h — training jobs of [job.NAME] sections.
  *
- * Each job is a model, a parallelism layout (tp x pp x dp GPUs, ep carved
- * out of dp, ZeRO stage), a placement of ranks on GPUs and a GPU speed;
+ * Each job is a model, a parallelism layout (tp x cp x pp x dp GPUs, ep
+ * carved out of dp, ZeRO stage), a placement of ranks on GPUs and a GPU speed;
  * each iteration is a dependency graph of compute steps and collectives
  * (collective.h). jobs_setup validates what only the built world can (host
  * names, GPU counts, divisibility) with located errors, then schedules each

@@ -13,8 +13,9 @@
  *   exposed_comm_ps  the part of comm_ps when it is not computing
  * Time waiting for a peer that has not arrived (pipeline bubble, a late
  * member of a rendezvous) is in none of them. An iteration starts when
- * every worker starts it and ends when the last reduction ended (a
- * global barrier: gradient clipping reduces over every rank).
+ * every worker starts it and ends when the last reduction and the
+ * optimizer step (compute) ended (a global barrier: gradient clipping
+ * reduces over every rank).
  */
 #ifndef ROCESIM_JOB_EXEC_H
 #define ROCESIM_JOB_EXEC_H

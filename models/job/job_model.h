@@ -19,8 +19,8 @@
  * params: one FFN, or top_k experts' FFNs plus the router) for the MLP
  * block; backward is twice forward (training ≈ 6 × params × tokens,
  * forward one third). A tensor-parallel shard does 1/tp of it. Time =
- * FLOPs / (peak bf16 × mfu). Embedding and logit FLOPs are not modelled
- * (stages stay balanced, so the 1F1B bubble is exactly (p−1)/m).
+ * FLOPs / (peak bf16 × mfu). The logits' FLOPs are the plan's
+ * (job_plan.c, on the last stage); the embedding lookup costs nothing.
  */
 #ifndef ROCESIM_JOB_MODEL_H
 #define ROCESIM_JOB_MODEL_H

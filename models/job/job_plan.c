@@ -2,16 +2,22 @@
  * job_plan.c — a job's resolved layout, sizes, compute times, stage
  * programs and per-iteration traffic totals (see job_plan.h).
  *
- * A stage's program for one iteration, micro-batch by micro-batch in 1F1B
- * order (workload_pp.c):
- *   forward  mb:  [recv activations] per layer: [ZeRO-3 gather] attention
- *                 block (TP), MLP block (TP) or MoE block (EP + TP) [send]
- *   backward mb:  [recv gradients] per layer, last to first: [ZeRO-3
- *                 gather] MLP/MoE block, attention block; after the last
- *                 micro-batch's backward of a bucket's layers, GRAD
- *                 [send gradients]
+ * A stage's program for one iteration, pass by pass in 1F1B order (plain
+ * or interleaved, workload_pp.c; a pass is one micro-batch through one of
+ * the stage's model chunks):
+ *   forward:   [recv activations] [input embedding (TP): first chunk of
+ *              stage 0] per layer: [ZeRO-3 gather] attention block (TP,
+ *              ring attention with CP), MLP block (TP) or MoE block (EP +
+ *              TP) [LM head and cross entropy (TP): last chunk of the last
+ *              stage] [send]
+ *   backward:  [recv gradients] [LM head] per layer, last to first:
+ *              [ZeRO-3 gather] [full recompute: the layer's forward]
+ *              MLP/MoE block, attention block [input embedding]; after
+ *              the last micro-batch's backward of a bucket's items, GRAD
+ *              [send gradients]
  * and, once every worker finished and every reduction ended, the tied
- * embedding all-reduce (pp > 1) and the ZeRO-1/2 parameter gathers (job.c).
+ * embedding all-reduce (pp > 1), the optimizer step and the ZeRO-1/2
+ * parameter gathers (job_exec.c).
  */
 #include <stdlib.h>
 #include <string.h>
