@@ -18,11 +18,12 @@
  *   RECV      wait for the sendrecv of micro-batch mb from the neighbour stage
  *             (mb is the tag chunk × m + micro-batch, chunk the receiving
  *             model chunk of the interleaved schedule; 0 when v = 1)
- *   SEND      post tp sendrecvs (one per tp rank, 1/tp of `val` each); not
- *             blocking. val is b·s·h × 2 B when the tensor is split over the
- *             tp ranks (sequence parallelism, or pp_scatter_gather), tp times
- *             that when every tp rank sends the whole tensor (Megatron-Core
- *             without sequence parallelism)
+ *   SEND      post tp × cp sendrecvs (one per rank of the worker, 1/(tp·cp)
+ *             of `val` each); not blocking. val is b·s·h × 2 B when the
+ *             tensor is split over the tp ranks (sequence parallelism, or
+ *             pp_scatter_gather), tp times that when every tp rank sends
+ *             its cp rank's whole tensor (Megatron-Core without sequence
+ *             parallelism)
  *   GRAD      a bucket's gradients are final (last micro-batch's backward):
  *             the reduction starts when every member worker arrived; not blocking
  *   CP        one ring-attention step: every cp rank sends `val` bytes (its

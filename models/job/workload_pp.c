@@ -113,7 +113,8 @@ void wl_pp_send(const struct job_spec *s, struct job_prog *p, int stage, int chu
 	op->mb = tag(s, to_chunk, mb);
 	/* Megatron-Core: with sequence parallelism each tp rank holds and
 	 * sends its 1/tp of the sequence; without it every tp rank sends the
-	 * whole tensor, unless the SC'21 scatter/gather is asked for. */
+	 * whole tensor, unless the SC'21 scatter/gather is asked for. Each of
+	 * the cp ranks sends its own s/cp tokens (act_b). */
 	bool split = s->sp || s->cfg->pp_scatter_gather;
-	op->val = split ? s->act_b : s->act_b * (uint64_t)s->tp;
+	op->val = s->act_b * (uint64_t)s->cp * (split ? 1 : (uint64_t)s->tp);
 }
