@@ -100,7 +100,7 @@ CREATE TABLE IF NOT EXISTS flow (
 	job           TEXT,              -- job name ('moe'); NULL when not a job's traffic
 	iteration     INTEGER,           -- training iteration (0-based); NULL when not a job's
 	collective_id INTEGER,           -- collective.collective_id it belongs to; NULL when none
-	parallelism   TEXT,              -- dp | tp | pp | ep (job traffic) | bg (poisson) | micro (other traffic)
+	parallelism   TEXT,              -- dp | tp | pp | ep | cp (job traffic) | bg (poisson) | micro (other traffic)
 	transport     TEXT               -- network (RDMA over the fabric) | nvlink (between GPUs of one host)
 );
 -- (run_id, flow_id) is unique: the index flow_key of analysis/indexes.sql.
@@ -111,7 +111,7 @@ CREATE TABLE IF NOT EXISTS collective (
 	collective_id INTEGER NOT NULL,  -- unique within the run; flow.collective_id
 	job           TEXT,              -- job name; NULL for a bare [traffic] collective
 	iteration     INTEGER,           -- training iteration; NULL when not a job's
-	parallelism   TEXT,              -- dp | tp | pp | ep | micro
+	parallelism   TEXT,              -- dp | tp | pp | ep | cp | micro
 	op            TEXT NOT NULL,     -- allreduce | reduce_scatter | allgather | alltoall | broadcast | sendrecv
 	algorithm     TEXT,              -- ring | halving_doubling | tree | multicast | direct
 	group_size    INTEGER,           -- ranks taking part
@@ -146,14 +146,17 @@ CREATE TABLE IF NOT EXISTS iteration (
 	exposed_dp_ps   INTEGER,           -- gradient reductions, parameter gathers (ZeRO) and the tied
 	                                   -- embedding all-reduce on the critical path, ps
 	exposed_ep_ps   INTEGER,           -- expert all-to-alls on the critical path, ps
+	exposed_cp_ps   INTEGER,           -- ring-attention KV sends (context parallelism) on the critical path, ps
 	PRIMARY KEY (run_id, job, iteration)
 );
 
 -- One row per compute span of each worker (a tensor-parallel group, whose
 -- GPUs compute in lock step) and iteration: the compute steps of one
--- micro-batch's forward or backward pass through its pipeline stage, with
--- the blocking collectives between them (tensor-parallel, expert
--- all-to-alls, ZeRO-3 gathers) inside the span.
+-- micro-batch's forward or backward pass through its pipeline stage (with
+-- interleaved 1F1B, through one of its model chunks: v rows per
+-- micro-batch and direction), with the blocking collectives between them
+-- (tensor-parallel, expert all-to-alls, ZeRO-3 gathers, ring-attention
+-- waits) inside the span; and the optimizer step, once per worker.
 CREATE TABLE IF NOT EXISTS compute_span (
 	run_id      INTEGER NOT NULL,  -- run.run_id
 	job         TEXT NOT NULL,     -- job name
@@ -161,8 +164,8 @@ CREATE TABLE IF NOT EXISTS compute_span (
 	stage       INTEGER NOT NULL,  -- pipeline stage (0-based)
 	dp_index    INTEGER NOT NULL,  -- data-parallel index of the worker (0-based)
 	gpu         TEXT NOT NULL,     -- the worker's tensor-parallel rank 0 ('host3.gpu5')
-	micro_batch INTEGER NOT NULL,  -- micro-batch (0-based)
-	kind        TEXT NOT NULL,     -- fwd | bwd
+	micro_batch INTEGER,           -- micro-batch (0-based); NULL for the optimizer step
+	kind        TEXT NOT NULL,     -- fwd | bwd | optimizer
 	start_ps    INTEGER NOT NULL,  -- its first compute step began, ps
 	end_ps      INTEGER NOT NULL,  -- its last compute step ended, ps
 	compute_ps  INTEGER NOT NULL   -- compute within [start, end] (the rest: blocking collectives), ps

@@ -96,7 +96,7 @@ SELECT p.run_id, p.transport, k.bucket, k.lo_bytes, k.hi_bytes, p.flows, coalesc
 -- iteration_breakdown(run_id, job, iteration, start_us, iter_us,
 --   compute_us, comm_us, exposed_comm_us, overlapped_comm_us, other_us,
 --   exposed_frac, bubble_us, exposed_tp_us, exposed_pp_us, exposed_dp_us,
---   exposed_ep_us): one row per finished iteration of each job, split
+--   exposed_ep_us, exposed_cp_us): one row per finished iteration of each job, split
 --   along its critical path (docs/protocol.md "Iteration accounting"):
 --   iter_us = end − start = compute + bubble + exposed; compute_us the
 --   path's compute (at most the busiest stage's); bubble_us the rest of the
@@ -121,7 +121,8 @@ SELECT run_id, job, iteration,
        exposed_tp_ps / 1e6 AS exposed_tp_us,
        exposed_pp_ps / 1e6 AS exposed_pp_us,
        exposed_dp_ps / 1e6 AS exposed_dp_us,
-       exposed_ep_ps / 1e6 AS exposed_ep_us
+       exposed_ep_ps / 1e6 AS exposed_ep_us,
+       exposed_cp_ps / 1e6 AS exposed_cp_us
   FROM iteration WHERE end_ps IS NOT NULL AND end_ps > start_ps;
 
 -- collective_busbw(run_id, collective_id, job, iteration, parallelism, op,

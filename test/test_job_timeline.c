@@ -3,13 +3,17 @@
  * compute_span table (models/job/job_timeline.c), from whole runs through
  * run_scenario, checked with SQL over the result database:
  *   - free communication (a collective that completes at once), p = 4
- *     stages, m = 8 micro-batches of equal compute: the path is
- *     (m + p − 1)(t_f + t_b) of compute, the busiest stage computes
- *     m(t_f + t_b), so bubble = (p − 1)(t_f + t_b) = (p − 1)/m × ideal
- *     exactly, and nothing is exposed;
+ *     stages, m = 8 micro-batches of equal compute but for the last
+ *     stage's LM head (t_h forward, 2·t_h backward), then the optimizer
+ *     step t_opt: the last stage never waits once it started, so the path
+ *     is (p − 1)(t_f + t_b) + m(t_f + t_b + 3·t_h) + t_opt of compute, the
+ *     busiest stage (the last) computes m(t_f + t_b + 3·t_h) + t_opt, so
+ *     bubble = (p − 1)(t_f + t_b) = (p − 1)/m × ideal exactly, and
+ *     nothing is exposed;
  *   - the compute spans equal the plan's compute: 2m spans per stage, a
- *     forward of layers_per_stage × (t_attn + t_mlp), a backward twice
- *     that, back to back inside each span when communication is free;
+ *     forward of layers_per_stage × (t_attn + t_mlp) (+ t_h on the last
+ *     stage), a backward twice that, back to back inside each span when
+ *     communication is free; one optimizer span per worker;
  *   - a 2-stage pipeline over a slow link: the stages' waits for each
  *     other's sends are exposed PP (the sendrecvs' own durations), the
  *     rest is compute and the (p − 1)/m bubble, nothing is "other";
@@ -19,7 +23,11 @@
  *     chain of the one ahead (the path runs back through the queue),
  *     reductions after the backward follow a worker's whole compute, and
  *     ZeRO's gathers and waits (prefetched ZeRO-3 gathers, gathers after
- *     the reductions or at the next iteration's start) add up too.
+ *     the reductions or at the next iteration's start) add up too;
+ *   - interleaved 1F1B: the path's bubble is (p − 1)/(v·m) of the ideal;
+ *     context parallelism's waited-for KV sends are exposed CP; a run
+ *     stopped inside the optimizer step writes a row that adds up to the
+ *     stop.
  */
 #include <math.h>
 #include <sqlite3.h>
@@ -61,8 +69,9 @@ static void fake_start(struct sim *sim, const struct coll_spec *s)
 
 /* The parts of the breakdown add up to the iteration, for every row. */
 #define ADDS_UP "SELECT COUNT(*) FROM iteration WHERE end_ps IS NOT NULL AND " \
-	"compute_ps + bubble_ps + exposed_tp_ps + exposed_pp_ps + exposed_dp_ps + exposed_ep_ps = end_ps - start_ps " \
-	"AND exposed_comm_ps = exposed_tp_ps + exposed_pp_ps + exposed_dp_ps + exposed_ep_ps " \
+	"compute_ps + bubble_ps + exposed_tp_ps + exposed_pp_ps + exposed_dp_ps + exposed_ep_ps + exposed_cp_ps = " \
+	"end_ps - start_ps AND exposed_comm_ps = exposed_tp_ps + exposed_pp_ps + exposed_dp_ps + exposed_ep_ps + " \
+	"exposed_cp_ps " \
 	"AND compute_ps > 0 AND bubble_ps >= 0"
 
 /* p = 4 stages, m = 8 micro-batches, dp = tp = 1 (test_jobs.c's pipe). */
@@ -82,12 +91,14 @@ static void test_bubble_free(void)
 	jobs_set_coll_start(NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	const long long p = 4, m = 8;
-	long long t_f = s.layers_per_stage * (s.t_attn_f + s.t_mlp_f), t_b = 2 * t_f;
+	long long t_f = s.layers_per_stage * (s.t_attn_f + s.t_mlp_f), t_b = 2 * t_f, t_h = s.t_head_f;
+	CU_ASSERT(t_h > 0 && s.t_opt > 0);
 	/* bubble = (p − 1)(t_f + t_b) = (p − 1)/m × m(t_f + t_b) */
 	CU_ASSERT_EQUAL(q_int(db, "SELECT bubble_ps FROM iteration"), (p - 1) * (t_f + t_b));
-	CU_ASSERT_EQUAL(q_int(db, "SELECT compute_ps FROM iteration"), m * (t_f + t_b));
-	/* T = (m + p − 1)(t_f + t_b): every part is compute or bubble */
-	CU_ASSERT_EQUAL(q_int(db, "SELECT end_ps - start_ps FROM iteration"), (m + p - 1) * (t_f + t_b));
+	CU_ASSERT_EQUAL(q_int(db, "SELECT compute_ps FROM iteration"), m * (t_f + t_b + 3 * t_h) + s.t_opt);
+	/* T = (m + p − 1)(t_f + t_b) + 3m·t_h + t_opt: every part is compute or bubble */
+	CU_ASSERT_EQUAL(q_int(db, "SELECT end_ps - start_ps FROM iteration"),
+			(m + p - 1) * (t_f + t_b) + 3 * m * t_h + s.t_opt);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT exposed_comm_ps + exposed_tp_ps + exposed_pp_ps + exposed_dp_ps + "
 			      "exposed_ep_ps FROM iteration"), 0);
 	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 1);
@@ -104,21 +115,33 @@ static void test_spans_match_plan(void)
 	jobs_set_coll_start(NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	const long long p = 4, m = 8;
-	long long t_f = s.layers_per_stage * (s.t_attn_f + s.t_mlp_f), t_b = 2 * t_f;
-	/* 2m spans per stage, each micro-batch once each way */
-	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span"), 2 * m * p);
+	long long t_f = s.layers_per_stage * (s.t_attn_f + s.t_mlp_f), t_b = 2 * t_f, t_h = s.t_head_f;
+	/* 2m spans per stage, each micro-batch once each way, and one
+	 * optimizer span per worker (t_opt, micro_batch NULL) */
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE kind != 'optimizer'"), 2 * m * p);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(DISTINCT stage || kind || micro_batch) FROM compute_span"), 2 * m * p);
-	/* a forward span computes layers_per_stage × (t_attn + t_mlp), a backward twice that */
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE kind = 'optimizer' AND micro_batch IS NULL "
+			      "AND compute_ps = end_ps - start_ps"), p);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(compute_ps) FROM compute_span WHERE kind = 'optimizer'"), s.t_opt);
+	/* a forward span computes layers_per_stage × (t_attn + t_mlp), a
+	 * backward twice that; the last stage's also its LM head (t_h, 2·t_h) */
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE kind = 'fwd'"), m * p);
-	CU_ASSERT_EQUAL(q_int(db, "SELECT MIN(compute_ps) = MAX(compute_ps) FROM compute_span WHERE kind = 'fwd'"), 1);
-	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(compute_ps) FROM compute_span WHERE kind = 'fwd'"), t_f);
-	CU_ASSERT_EQUAL(q_int(db, "SELECT MIN(compute_ps) = MAX(compute_ps) FROM compute_span WHERE kind = 'bwd'"), 1);
-	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(compute_ps) FROM compute_span WHERE kind = 'bwd'"), t_b);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MIN(compute_ps) = MAX(compute_ps) FROM compute_span WHERE kind = 'fwd' "
+			      "AND stage < 3"), 1);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(compute_ps) FROM compute_span WHERE kind = 'fwd' AND stage < 3"), t_f);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MIN(compute_ps) FROM compute_span WHERE kind = 'fwd' AND stage = 3"), t_f + t_h);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MIN(compute_ps) = MAX(compute_ps) FROM compute_span WHERE kind = 'bwd' "
+			      "AND stage < 3"), 1);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(compute_ps) FROM compute_span WHERE kind = 'bwd' AND stage < 3"), t_b);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(compute_ps) FROM compute_span WHERE kind = 'bwd' AND stage = 3"),
+			t_b + 2 * t_h);
 	/* free communication: nothing between the compute steps of a span */
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE end_ps - start_ps != compute_ps"), 0);
-	/* each stage computes m(t_f + t_b), its spans never overlap */
-	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(DISTINCT c) FROM (SELECT SUM(compute_ps) c FROM compute_span GROUP BY stage)"), 1);
-	CU_ASSERT_EQUAL(q_int(db, "SELECT SUM(compute_ps) FROM compute_span WHERE stage = 0"), m * (t_f + t_b));
+	/* the first three stages compute m(t_f + t_b) each, spans never overlap */
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(DISTINCT c) FROM (SELECT SUM(compute_ps) c FROM compute_span "
+			      "WHERE kind != 'optimizer' AND stage < 3 GROUP BY stage)"), 1);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT SUM(compute_ps) FROM compute_span WHERE stage = 0 AND kind != 'optimizer'"),
+			m * (t_f + t_b));
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span a JOIN compute_span b ON a.stage = b.stage AND "
 			      "a.rowid != b.rowid WHERE a.start_ps < b.end_ps AND b.start_ps < a.end_ps"), 0);
 	/* 1F1B: stage 3 (the last) starts micro-batch 0's forward after the
@@ -156,9 +179,10 @@ static void test_slow_link_is_pp(void)
 	CU_ASSERT_EQUAL(pp, sends);
 	/* a send of b·s·h × 2 B = 128 KiB takes at least its bits at 1 Gb/s */
 	CU_ASSERT(pp >= 2 * (long long)(s.act_b * 8 * 1000));
-	/* compute m(t_f + t_b), bubble (p − 1)/m of it; the tied embedding's
-	 * all-reduce after the last backward is exposed DP */
-	CU_ASSERT_EQUAL(q_int(db, "SELECT compute_ps FROM iteration"), t_f + t_b);
+	/* compute: the busiest stage (the last, with its LM head: 3·t_h) and
+	 * the optimizer step; bubble (p − 1)/m of m(t_f + t_b); the tied
+	 * embedding's all-reduce after the last backward is exposed DP */
+	CU_ASSERT_EQUAL(q_int(db, "SELECT compute_ps FROM iteration"), t_f + t_b + 3 * s.t_head_f + s.t_opt);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT bubble_ps FROM iteration"), t_f + t_b);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT exposed_dp_ps FROM iteration"),
 			q_int(db, "SELECT SUM(end_ps - start_ps) FROM collective WHERE parallelism = 'dp'"));
@@ -185,7 +209,8 @@ static void test_dense_adds_up(void)
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration WHERE exposed_tp_ps > 0 AND exposed_pp_ps > 0 "
 			      "AND exposed_dp_ps > 0 AND exposed_ep_ps = 0"), 2);
 	/* spans: 2 workers per stage × 2 stages × 2m, m = 8 / (1 × 2) = 4 */
-	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE iteration = 0"), 2 * 2 * 2 * 4);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE iteration = 0 AND kind != 'optimizer'"),
+			2 * 2 * 2 * 4);
 	/* TP collectives lie inside the spans: a span is at least its compute */
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE end_ps - start_ps < compute_ps"), 0);
 	CU_ASSERT(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE end_ps - start_ps > compute_ps") > 0);
@@ -224,8 +249,8 @@ static const char dp_fmt[] =
  * ahead; that one's end is what let it start, so the critical path runs
  * back through the queue to the first reduction: its start is the path's
  * compute (every worker computes the same: no bubble), and the stream's
- * busy time from there to the end is exposed DP:
- *   compute_ps = start of the first reduction − iteration start
+ * busy time from there to the optimizer step is exposed DP:
+ *   compute_ps = start of the first reduction − iteration start + t_opt
  *   exposed_dp_ps = Σ durations of the reductions (the stream never idles)
  * (Chaining each reduction from its own posting would put the compute up
  * to the last bucket's posting on the path instead.) */
@@ -245,8 +270,9 @@ static void test_dp_stream_on_path(void)
 			 "SUM(end_ps - start_ps) FROM collective WHERE parallelism = 'dp' AND iteration = %d", it, it);
 		CU_ASSERT_EQUAL(q_int(db, q), 1);
 		snprintf(q, sizeof q, "SELECT (SELECT compute_ps FROM iteration WHERE iteration = %d) = MIN(c.start_ps) "
-			 "- (SELECT start_ps FROM iteration WHERE iteration = %d) FROM collective c "
-			 "WHERE parallelism = 'dp' AND iteration = %d", it, it, it);
+			 "- (SELECT start_ps FROM iteration WHERE iteration = %d) + (SELECT MAX(compute_ps) FROM "
+			 "compute_span WHERE kind = 'optimizer' AND iteration = %d) FROM collective c "
+			 "WHERE parallelism = 'dp' AND iteration = %d", it, it, it, it);
 		CU_ASSERT_EQUAL(q_int(db, q), 1);
 		/* the path's compute is less than a worker's: the last buckets' compute is hidden */
 		snprintf(q, sizeof q, "SELECT (SELECT compute_ps FROM iteration WHERE iteration = %d) < SUM(compute_ps) "
@@ -318,6 +344,103 @@ static void test_zero_adds_up(void)
 	sqlite3_close(db);
 }
 
+/* ---- Schedules: interleaving, recompute, context parallelism, the
+ * optimizer step ---- */
+
+/* test_job_sched.c's pipeline: p = 4 stages of 2 layers, m = 8, the MLP
+ * dominating the compute; v model chunks per stage; extra keys. */
+static const char sched_fmt[] =
+	"[simulation]\nprogress = off\n%s"
+	"[topology]\ntype = star\nhosts = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+	"[job.pipe]\nmodel = custom\nlayers = 8\nhidden = 64\nheads = 1\nvocab = 100\nseq_len = 16\n"
+	"ffn_hidden = 2000000\ngpu = a100\nmfu = 0.05\nglobal_batch = 8\npp = 4\n"
+	"virtual_pipeline_stages = %d\n%s";
+
+/* Interleaved 1F1B (v = 2) with free communication: the path's bubble is
+ * the interleaved schedule's, (p − 1)/(v·m) of the ideal m(t_f + t_b),
+ * i.e. (p − 1)(t_f + t_b)/v (SC'21), within 5% (the last stage's LM head
+ * makes the stages slightly unequal); a compute span per pass, v per
+ * micro-batch and direction. On the fabric, with full recompute, the parts
+ * add up too. */
+static void test_interleaved_path(void)
+{
+	char text[1024];
+	struct job_plan_totals t;
+	struct job_spec s;
+	snprintf(text, sizeof text, sched_fmt, "", 2, "");
+	plan_of(text, &t, &s);
+	jobs_set_coll_start(fake_start);
+	sqlite3 *db = run_text(text);
+	jobs_set_coll_start(NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	const double p = 4, m = 8, v = 2;
+	double t_f = (double)(s.layers_per_stage * (s.t_attn_f + s.t_mlp_f)), t_b = 2 * t_f;
+	double bubble = (double)q_int(db, "SELECT bubble_ps FROM iteration"), want = (p - 1) * (t_f + t_b) / v;
+	printf("\n    interleaved bubble %.0f ps, (p-1)(t_f+t_b)/v %.0f ps\n", bubble, want);
+	CU_ASSERT(fabs(bubble / want - 1) < 0.05);
+	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 1);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT exposed_comm_ps FROM iteration"), 0);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE kind != 'optimizer'"),
+			(long long)(2 * m * v * p));
+	sqlite3_close(db);
+	snprintf(text, sizeof text, sched_fmt, "", 2, "recompute = full\niterations = 2\n");
+	db = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 2);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration WHERE exposed_pp_ps > 0"), 2);
+	sqlite3_close(db);
+}
+
+/* Context parallelism over a slow fabric (cp = 2, dp = 2 on four hosts of
+ * one GPU at 1 Gb/s: each cp pair crosses the fabric): ring attention's KV
+ * sends outlast the block compute they overlap, so the workers wait at
+ * CP_WAIT and the path holds exposed CP; the parts add up. */
+static void test_cp_on_path(void)
+{
+	static const char text[] =
+		"[simulation]\nprogress = off\n"
+		"[topology]\ntype = star\nhosts = 4\nlink_rate = 1Gbps\nlink_delay = 1us\n"
+		"[job.c]\nmodel = custom\nlayers = 2\nhidden = 512\nheads = 8\nkv_heads = 2\nvocab = 512\n"
+		"seq_len = 1024\nglobal_batch = 2\ndp = 2\ncp = 2\n";
+	sqlite3 *db = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 1);
+	CU_ASSERT(q_int(db, "SELECT COUNT(*) FROM collective WHERE parallelism = 'cp'") > 0);
+	CU_ASSERT(q_int(db, "SELECT exposed_cp_ps FROM iteration") > 0);
+	sqlite3_close(db);
+}
+
+/* A run stopped in the middle of the optimizer step: the unfinished row's
+ * chain runs through the step up to the stop, so its parts add up to
+ * stop − start exactly; every worker's spans before it are written. The
+ * stop comes from a full run: its optimizer span's start + t_opt/2. */
+static void test_stop_in_optimizer(void)
+{
+	char text[1024];
+	snprintf(text, sizeof text, sched_fmt, "", 1, "");
+	sqlite3 *db = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	long long o0 = q_int(db, "SELECT MIN(start_ps) FROM compute_span WHERE kind = 'optimizer'");
+	long long opt = q_int(db, "SELECT MAX(compute_ps) FROM compute_span WHERE kind = 'optimizer'");
+	long long spans = q_int(db, "SELECT COUNT(*) FROM compute_span WHERE kind != 'optimizer'");
+	sqlite3_close(db);
+	CU_ASSERT_FATAL(opt > 1);
+	char stop[64];
+	snprintf(stop, sizeof stop, "stop = %lldps\n", o0 + opt / 2);
+	snprintf(text, sizeof text, sched_fmt, stop, 1, "");
+	db = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT status = 'stopped' FROM run"), 1);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration WHERE end_ps IS NULL"), 1);
+	char q[400];
+	snprintf(q, sizeof q, "SELECT compute_ps + bubble_ps + exposed_comm_ps = %lld - start_ps AND exposed_comm_ps = "
+		 "exposed_tp_ps + exposed_pp_ps + exposed_dp_ps + exposed_ep_ps + exposed_cp_ps FROM iteration",
+		 o0 + opt / 2);
+	CU_ASSERT_EQUAL(q_int(db, q), 1);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM compute_span WHERE kind != 'optimizer'"), spans);
+	sqlite3_close(db);
+}
+
 TEST_MAIN("job_timeline",
 	  { "free fabric: bubble = (p-1)/m x ideal, nothing exposed", test_bubble_free },
 	  { "compute spans equal the plan's compute", test_spans_match_plan },
@@ -326,4 +449,7 @@ TEST_MAIN("job_timeline",
 	  { "MoE: the parts add up, the all-to-alls are exposed EP", test_moe_adds_up },
 	  { "DP stream backlog: the path runs back through the queue", test_dp_stream_on_path },
 	  { "DP after the backward: compute, then the reductions", test_dp_after_backward },
-	  { "ZeRO-1/2/3 gathers and waits: the parts add up", test_zero_adds_up })
+	  { "ZeRO-1/2/3 gathers and waits: the parts add up", test_zero_adds_up },
+	  { "interleaved 1F1B: bubble (p-1)/(v m) on the path; recompute adds up", test_interleaved_path },
+	  { "context parallelism: KV sends waited for are exposed CP", test_cp_on_path },
+	  { "stopped during the optimizer step: the unfinished row adds up", test_stop_in_optimizer })

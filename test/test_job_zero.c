@@ -93,7 +93,8 @@ static void test_llama_zero_volumes(void)
 /* ---- Programs and buckets ---- */
 
 /* custom: 8 layers of 12h² parameters (h = 256: 786432), tied embedding
- * V·h = 256000, dp 4, m = global_batch / 4. */
+ * V·h = 1024 × 256 (1000 padded to a multiple of 128), dp 4, m =
+ * global_batch / 4. */
 static const char small_fmt[] =
 	"[simulation]\nprogress = off\n"
 	"[topology]\ntype = star\nhosts = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
@@ -164,7 +165,8 @@ static void test_programs(void)
 {
 	char text[1024];
 	struct job_spec s;
-	const uint64_t layer = 12 * 256 * 256, emb = 1000 * 256;
+	/* The vocabulary, 1000, padded to a multiple of 128 (tp = 1): 1024. */
+	const uint64_t layer = 12 * 256 * 256, emb = 1024 * 256;
 	/* Megatron default, overlap off: one bucket (bucket_size None), all
 	 * of the stage's gradients; its GRAD after the last compute. */
 	small(text, sizeof text, 8, "");

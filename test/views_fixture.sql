@@ -62,13 +62,13 @@ INSERT INTO collective (run_id, collective_id, job, iteration, parallelism, op, 
 	(1, 7, 'j', 1, 'dp', 'allreduce', 'ring', 16, 1000000000, 100000000000, NULL, 50000000000);
 
 -- Iterations: 10 ms with 4 ms of compute, 1 ms of bubble, 8 ms of
--- communication, 5 ms of it exposed (tp 1, pp 1.5, dp 0.5, ep 2); the
--- second one unfinished.
+-- communication, 5 ms of it exposed (tp 1, pp 1.5, dp 0.5, ep 1.5, cp
+-- 0.5); the second one unfinished.
 INSERT INTO iteration (run_id, job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps,
-                       bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps) VALUES
+                       bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps, exposed_cp_ps) VALUES
 	(1, 'j', 0, 0, 10000000000, 4000000000, 8000000000, 5000000000,
-	 1000000000, 1000000000, 1500000000, 500000000, 2000000000),
-	(1, 'j', 1, 10000000000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	 1000000000, 1000000000, 1500000000, 500000000, 1500000000, 500000000),
+	(1, 'j', 1, 10000000000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 -- Compute spans of job j's iteration 0: two stages, one micro-batch each
 -- way (stage 0 forward [0,2] ms, stage 1 forward [2.5,4.5] and backward
 -- [4.5,6.5] ms, stage 0 backward [7,9] ms, 1.5 ms of compute each).

@@ -138,7 +138,6 @@ static int gpu_of(const struct job *j, int tp, int d, int stage)
  * (moe_layout.c). Returns the group size. */
 static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t, int e, int *out)
 {
-	const struct job_layout *l = &j->spec.layout;
 	if (bk->expert) { /* t is the expert-TP index (moe_layout.c) */
 		for (int x = 0; x < j->spec.edp; x++) {
 			int tt, d;
@@ -147,7 +146,7 @@ static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t
 		}
 		return j->spec.edp;
 	}
-	int n = job_layout_group(l, JOB_GROUP_DP, job_layout_rank(l, t, e, 0, bk->stage), out);
+	int n = job_dp_group_ranks(&j->spec, bk, t, e, out); /* dp x cp ranks */
 	for (int i = 0; i < n; i++)
 		out[i] = j->gpu[out[i]];
 	return n;
@@ -218,7 +217,7 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 static void send_done(struct job *j, struct job_join *jn)
 {
 	struct job_worker *from = jn->obj;
-	int to_stage = from->stage + (jn->dir == JOB_FWD ? 1 : -1);
+	int to_stage = (from->stage + (jn->dir == JOB_FWD ? 1 : j->spec.pp - 1)) % j->spec.pp;
 	struct job_worker *to = &j->wk[to_stage * j->spec.dp + from->d];
 	to->got[jn->dir][jn->mb] = 1;
 	if (to->at_recv) {
@@ -236,7 +235,7 @@ static void send_done(struct job *j, struct job_join *jn)
 static void post_send(struct job *j, struct job_worker *wk, const struct job_op *op)
 {
 	const struct job_spec *s = &j->spec;
-	int to_stage = wk->stage + (op->dir == JOB_FWD ? 1 : -1);
+	int to_stage = (wk->stage + (op->dir == JOB_FWD ? 1 : s->pp - 1)) % s->pp; /* interleaved: wraps */
 	struct job_join *jn = &wk->send[op->dir][op->mb];
 	bool ref = wk == &j->wk[0] || (to_stage == 0 && wk->d == 0);
 	join_open(j, jn, true, ref, send_done);
@@ -244,10 +243,45 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 	jn->obj = wk;
 	jn->dir = op->dir;
 	jn->mb = op->mb;
-	for (int t = 0; t < s->tp; t++) {
+	for (int t = 0; t < job_width(s); t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, wk->stage), gpu_of(j, t, wk->d, to_stage) };
-		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2, coll_split(op->val, (uint64_t)s->tp, (uint64_t)t), NULL);
+		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2,
+			   coll_split(op->val, (uint64_t)job_width(s), (uint64_t)t), NULL);
 	}
+	join_close(j, jn);
+}
+
+/* ---- Ring attention steps (context parallelism) ---- */
+
+static void cp_done(struct job *j, struct job_join *jn)
+{
+	(void)j;
+	struct job_worker *wk = jn->obj;
+	wk->cp_open = false;
+	if (wk->at_cp_wait) { /* it waited: the step's chain goes on */
+		wk->path = jn->path;
+		wk->at_cp_wait = false;
+		wk->pc++;
+		worker_run(wk);
+	}
+}
+
+/* Every cp rank sends op->val bytes to the next one of its ring, per tp
+ * index; the worker computes on until its CP_WAIT. */
+static void post_cp(struct job *j, struct job_worker *wk, const struct job_op *op)
+{
+	const struct job_spec *s = &j->spec;
+	struct job_join *jn = &wk->cp_join;
+	join_open(j, jn, false, wk == &j->wk[0], cp_done);
+	join_chain(jn, JOB_PAR_CP, &wk->path);
+	jn->obj = wk;
+	wk->cp_open = true;
+	for (int t = 0; t < s->tp; t++)
+		for (int c = 0; c < s->cp; c++) {
+			int pair[2] = { gpu_of(j, c * s->tp + t, wk->d, wk->stage),
+					gpu_of(j, (c + 1) % s->cp * s->tp + t, wk->d, wk->stage) };
+			start_coll(j, jn, COLL_SENDRECV, "cp", pair, 2, op->val, NULL);
+		}
 	join_close(j, jn);
 }
 
@@ -264,10 +298,13 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
 	const struct job_spec *s = &j->spec;
 	const struct job_bucket *bk = &s->bucket[b];
 	/* Folded experts (etp != tp): a worker holds GPUs of several expert-DP
-	 * groups, so an expert bucket waits for every worker of the stage. */
+	 * groups, so an expert bucket waits for every worker of the stage;
+	 * otherwise for the workers that hold the group (dp of them, whose
+	 * dp x cp ranks reduce together with context parallelism). */
 	bool fold = bk->expert && s->etp != s->tp;
 	int e = bk->expert && !fold ? wk->d % s->ep : 0;
-	int slot = (b * s->ep + e) * j->grad_m + (j->grad_m > 1 ? mb : 0), n = fold ? s->dp : wl_dp_group_size(s, bk);
+	int slot = (b * s->ep + e) * j->grad_m + (j->grad_m > 1 ? mb : 0);
+	int n = fold ? s->dp : bk->expert ? s->edp : s->dp;
 	if (++j->bucket_arrived[slot] < n)
 		return;
 	j->bucket_arrived[slot] = 0;
@@ -296,7 +333,7 @@ static void embedding_arrive(struct job *j, struct job_worker *wk)
 	struct job_join *jn = &j->emb_join[wk->d];
 	join_open(j, jn, true, wk->d == 0, async_done);
 	join_chain(jn, JOB_PAR_DP, &wk->path);
-	for (int t = 0; t < s->tp; t++) {
+	for (int t = 0; t < job_width(s); t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, 0), gpu_of(j, t, wk->d, s->pp - 1) };
 		start_coll(j, jn, COLL_ALLREDUCE, "dp", pair, 2, s->emb_b, NULL);
 	}
@@ -428,20 +465,31 @@ static void worker_run(struct job_worker *wk)
 			sched_in(j->w->sim, (simtime_t)(op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, 0) : op->val),
 				 &j->elem, compute_done, wk, 0);
 			return;
-		case JOP_TP:
+		case JOP_TP: /* one tp group per cp index */
 			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
 			join_chain(&wk->op_join, JOB_PAR_TP, &wk->path);
 			wk->op_join.obj = wk;
-			/* An expert step: the worker's tp/etp expert-TP groups side by side. */
-			for (int i = 0; i < (op->expert ? s->tp / s->etp : 1); i++) {
-				int n = op->expert ? s->etp : s->tp;
-				for (int t = 0; t < n; t++)
-					j->tmp_gpus[t] = gpu_of(j, i * n + t, wk->d, wk->stage);
-				start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, n,
-					   op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, i) : op->val, NULL);
-			}
+			/* One TP group per cp index; an expert step: the worker's
+			 * tp/etp expert-TP groups side by side. */
+			for (int c = 0; c < s->cp; c++)
+				for (int i = 0; i < (op->expert ? s->tp / s->etp : 1); i++) {
+					int n = op->expert ? s->etp : s->tp;
+					for (int t = 0; t < n; t++)
+						j->tmp_gpus[t] = gpu_of(j, c * s->tp + i * n + t, wk->d, wk->stage);
+					start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, n,
+						   op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, i) : op->val, NULL);
+				}
 			join_close(j, &wk->op_join);
 			return;
+		case JOP_CP:
+			post_cp(j, wk, op);
+			break;
+		case JOP_CP_WAIT:
+			if (wk->cp_open) {
+				wk->at_cp_wait = true;
+				return;
+			}
+			break;
 		case JOP_ZERO_AG:
 			gather_arrive(j, wk, op);
 			break;
@@ -513,10 +561,34 @@ bool job_exec_write_unfinished(struct job *j)
 	return true;
 }
 
+/* The optimizer step, once every gradient is reduced (before ZeRO-1/2's
+ * parameter gathers): compute on every GPU at once, on the critical path
+ * after the last reduction (j->tail), a compute span of its own kind on
+ * every worker (job_timeline.c). */
+static void optimizer_done(struct sim *sim, void *obj, uintptr_t arg)
+{
+	(void)sim; (void)arg;
+	struct job *j = obj;
+	j->stepping = false;
+	job_timeline_optimizer(j);
+	iteration_check_end(j);
+}
+
+static void optimizer_start(struct job *j)
+{
+	j->stepping = j->stepped = true;
+	j->opt_start = j->w->sim->now;
+	sched_in(j->w->sim, j->spec.t_opt, &j->elem, optimizer_done, j, 0);
+}
+
 static void iteration_check_end(struct job *j)
 {
-	if (j->workers_done < j->n_workers || j->pending > 0)
+	if (j->workers_done < j->n_workers || j->pending > 0 || j->stepping)
 		return;
+	if (j->spec.t_opt > 0 && !j->stepped) {
+		optimizer_start(j); /* its end calls back here */
+		return;
+	}
 	if ((j->spec.zero == 1 || j->spec.zero == 2) && !j->spec.cfg->overlap_param_gather && !j->gathering) {
 		start_gathers(j, false); /* its end calls back here */
 		return;
@@ -543,6 +615,8 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	j->workers_done = 0;
 	j->gathering = false;
 	j->in_iteration = true;
+	j->stepped = false;
+	j->opt_ps = 0;
 	/* Before the overlapped parameter gathers below: they chain from it. */
 	job_path_reset(&j->tail, sim->now);
 	if (j->routing)
@@ -558,11 +632,11 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 		struct job_worker *wk = &j->wk[i];
 		wk->pc = 0;
 		wk->next_wait = NULL;
-		wk->finished = wk->at_recv = false;
+		wk->finished = wk->at_recv = wk->at_cp_wait = wk->cp_open = false;
 		job_path_reset(&wk->path, sim->now);
 		wk->span.open = false;
-		memset(wk->got[0], 0, (size_t)s->m);
-		memset(wk->got[1], 0, (size_t)s->m);
+		memset(wk->got[0], 0, (size_t)(s->m * s->vpp));
+		memset(wk->got[1], 0, (size_t)(s->m * s->vpp));
 	}
 	for (int i = 0; i < j->n_workers; i++)
 		worker_run(&j->wk[i]);
@@ -594,8 +668,8 @@ void job_exec_init(struct job *j)
 			wk->stage = st;
 			wk->d = d;
 			for (int dir = 0; dir < 2; dir++) {
-				wk->got[dir] = xcalloc((size_t)s->m, 1);
-				wk->send[dir] = xcalloc((size_t)s->m, sizeof *wk->send[dir]);
+				wk->got[dir] = xcalloc((size_t)(s->m * s->vpp), 1);
+				wk->send[dir] = xcalloc((size_t)(s->m * s->vpp), sizeof *wk->send[dir]);
 			}
 		}
 	/* EP rendezvous: runs of wl_ep_unit workers (ep of them unless the
@@ -630,7 +704,7 @@ void job_exec_init(struct job *j)
 		j->stream[i].job = j;
 	j->emb_arrived = xcalloc((size_t)s->dp, sizeof *j->emb_arrived);
 	j->emb_join = xcalloc((size_t)s->dp, sizeof *j->emb_join);
-	int most = s->tp > s->dp ? s->tp : s->dp;
+	int most = s->tp > s->dp * s->cp ? s->tp : s->dp * s->cp;
 	most = most > s->ep ? most : s->ep;
 	most = most > s->edp ? most : s->edp;
 	j->tmp_gpus = xcalloc((size_t)(most > 2 ? most : 2), sizeof *j->tmp_gpus);

@@ -11,7 +11,8 @@
  * lock step, so one of them stands for all): the time during which at
  * least one collective it takes part in is in flight (from the start of
  * the collective to its end; overlapped or not). An iteration starts when
- * every worker starts it and ends when the last reduction ended (a
+ * every worker starts it and ends when the last reduction, the optimizer
+ * step (compute, job_timeline.h) and ZeRO-1/2's parameter gathers ended (a
  * global barrier: gradient clipping reduces over every rank).
  */
 #ifndef ROCESIM_JOB_EXEC_H
@@ -58,13 +59,15 @@ struct job_worker {
 	int pc;                     /* next op of job->spec.prog[stage] */
 	bool at_recv;               /* blocked at a RECV op */
 	bool finished;
-	uint8_t *got[2];            /* [m]: activation (fwd) / gradient (bwd) of mb arrived */
+	uint8_t *got[2];            /* [m × v]: activation (fwd) / gradient (bwd) of a tag arrived */
 	struct job_join op_join;    /* its blocking TP collective */
-	struct job_join *send[2];   /* [m]: its sends of mb */
+	struct job_join *send[2];   /* [m × v]: its sends, by tag (job_plan.h RECV) */
 	struct job_worker *next_wait; /* in a job_wait's list while blocked on it */
 	struct job_path path;       /* the chain that led to where it is */
 	simtime_t t0;               /* its running compute step began */
 	struct job_span span;
+	struct job_join cp_join;    /* its ring-attention step in flight */
+	bool cp_open, at_cp_wait;   /* a step in flight / blocked at CP_WAIT for it */
 };
 
 /* Something workers wait for (a ZeRO-3 gather, a bucket's parameter
@@ -132,6 +135,9 @@ struct job {
 	job_coll_start_fn fake_coll; /* tests: replaces coll_start (jobs_set_coll_start) */
 	bool in_iteration;          /* an iteration started and has not ended */
 	double est_iter_ps;         /* progress: the last iteration's time, else the plan's estimate (0: not yet) */
+	bool stepping, stepped;     /* the optimizer step is running / has run this iteration */
+	simtime_t opt_start;        /* when the running optimizer step began */
+	simtime_t opt_ps;           /* the optimizer step's time this iteration (job_timeline.c) */
 };
 
 struct jobs {

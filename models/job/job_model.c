@@ -34,9 +34,9 @@ static const struct job_model presets[] = {
 };
 
 static const struct job_gpu gpus[] = {
-	{ "a100", 312e12 },
-	{ "h100", 989e12 },
-	{ "h200", 989e12 },
+	{ "a100", 312e12, 2.039e12 },  /* A100 80GB SXM: HBM2e 2039 GB/s */
+	{ "h100", 989e12, 3.35e12 },   /* H100 SXM: HBM3 3.35 TB/s */
+	{ "h200", 989e12, 4.8e12 },    /* H200 SXM: HBM3e 4.8 TB/s */
 };
 
 const char *job_model_name_at(const void *arg, size_t i)

@@ -22,8 +22,8 @@
  * block (an MoE block's expert part at run time follows the token copies
  * the experts got: job_model_expert_flops, workload_ep.c); backward is twice forward (training ≈ 6 × params × tokens,
  * forward one third). A tensor-parallel shard does 1/tp of it. Time =
- * FLOPs / (peak bf16 × mfu). Embedding and logit FLOPs are not modelled
- * (stages stay balanced, so the 1F1B bubble is exactly (p−1)/m).
+ * FLOPs / (peak bf16 × mfu). The logits' FLOPs are the plan's
+ * (job_plan.c, on the last stage); the embedding lookup costs nothing.
  */
 #ifndef ROCESIM_JOB_MODEL_H
 #define ROCESIM_JOB_MODEL_H
@@ -50,6 +50,7 @@ struct job_model {
 struct job_gpu {
 	const char *name;
 	double peak_flops;            /* dense bf16 FLOP/s (docs/protocol.md "Training jobs") */
+	double mem_bw;                /* memory bandwidth, B/s (the optimizer step's speed) */
 };
 
 /* The preset of j->model with every dimension the job gives overriding

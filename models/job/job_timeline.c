@@ -35,8 +35,10 @@
 #include "nic.h"
 #include "results.h"
 
-/* Names of the span kinds (the direction of the compute op's block). */
-static const char *const span_kind[] = { [JOB_FWD] = "fwd", [JOB_BWD] = "bwd" };
+/* Names of the span kinds: the direction of the compute op's block, and
+ * the optimizer step (job_timeline_optimizer). */
+enum { SPAN_OPT = 2 };
+static const char *const span_kind[] = { [JOB_FWD] = "fwd", [JOB_BWD] = "bwd", [SPAN_OPT] = "optimizer" };
 
 void job_path_reset(struct job_path *p, simtime_t start)
 {
@@ -56,11 +58,11 @@ void job_path_later(struct job_path *dst, const struct job_path *src)
 		*dst = *src;
 }
 
-static void span_write(struct job *j, struct job_worker *wk)
+/* A compute_span row of worker wk (mb < 0: none, the optimizer step). */
+static void span_row(struct job *j, const struct job_worker *wk, int64_t mb, unsigned kind, simtime_t start,
+		     simtime_t end, simtime_t compute)
 {
-	struct job_span *sp = &wk->span;
 	struct results *res = j->w->sim->res;
-	sp->open = false;
 	if (!res)
 		return;
 	if (!j->span_table)
@@ -70,10 +72,27 @@ static void span_write(struct job *j, struct job_worker *wk)
 		return;
 	char name[48];
 	int gpu = j->gpu[job_layout_rank_dp(&j->spec.layout, 0, wk->d, wk->stage)];
-	results_row(res, j->span_table, "sliisisttt", j->spec.name, j->iter, wk->stage, wk->d,
-		    world_gpu_name(j->w, gpu, name, sizeof name), sp->mb,
-		    sp->kind < sizeof span_kind / sizeof *span_kind ? span_kind[sp->kind] : NULL,
-		    sp->start, sp->end, sp->compute);
+	results_row(res, j->span_table, "sliiststtt", j->spec.name, j->iter, wk->stage, wk->d,
+		    world_gpu_name(j->w, gpu, name, sizeof name), (simtime_t)(mb < 0 ? -1 : mb),
+		    kind < sizeof span_kind / sizeof *span_kind ? span_kind[kind] : NULL, start, end, compute);
+}
+
+static void span_write(struct job *j, struct job_worker *wk)
+{
+	struct job_span *sp = &wk->span;
+	sp->open = false;
+	span_row(j, wk, sp->mb, sp->kind, sp->start, sp->end, sp->compute);
+}
+
+void job_timeline_optimizer(struct job *j)
+{
+	simtime_t now = j->w->sim->now;
+	/* Every worker steps at once, after the last reduction: compute
+	 * continuing the chain that ended last. */
+	job_path_extend(&j->tail, JOB_PATH_COMPUTE, now);
+	j->opt_ps = now - j->opt_start;
+	for (int i = 0; i < j->n_workers; i++)
+		span_row(j, &j->wk[i], -1, SPAN_OPT, j->opt_start, now, now - j->opt_start);
 }
 
 void job_timeline_compute(struct job *j, struct job_worker *wk, const struct job_op *op, simtime_t start)
@@ -130,8 +149,15 @@ void job_timeline_iteration(struct job *j, bool finished)
 		job_path_later(&p, &q);
 		job_timeline_flush(j, wk);
 	}
+	if (!finished && j->stepping) {
+		/* Cut short during the optimizer step: it runs on every worker. */
+		struct job_path q = j->tail;
+		job_path_extend(&q, JOB_PATH_COMPUTE, sim->now);
+		job_path_later(&p, &q);
+		j->opt_ps = sim->now - j->opt_start;
+	}
 	for (int st = 0; st < j->spec.pp; st++) {
-		simtime_t c = 0;
+		simtime_t c = j->opt_ps; /* every stage steps the optimizer */
 		for (int k = j->step_base[st]; k < j->step_base[st + 1]; k++)
 			c += j->step_ps[k];
 		if (c > busiest)
@@ -153,13 +179,13 @@ void job_timeline_iteration(struct job *j, bool finished)
 	if (!j->table)
 		j->table = results_table(sim->res, "iteration",
 					 "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps,"
-					 " bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps");
+					 " bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps, exposed_cp_ps");
 	/* One exposed_X_ps column per parallelism: a new one needs its
 	 * column here and in analysis/schema.sql. */
-	_Static_assert(JOB_NPAR == 4, "iteration row: one exposed_X_ps column per enum job_par");
+	_Static_assert(JOB_NPAR == 5, "iteration row: one exposed_X_ps column per enum job_par");
 	if (j->table)
-		results_row(sim->res, j->table, "sltttttttttt", j->spec.name, j->iter, j->iter_start,
+		results_row(sim->res, j->table, "slttttttttttt", j->spec.name, j->iter, j->iter_start,
 			    finished ? sim->now : (simtime_t)-1, compute, j->comm_ps, exposed,
 			    p.t[JOB_PATH_COMPUTE] - compute, p.t[JOB_PAR_TP], p.t[JOB_PAR_PP], p.t[JOB_PAR_DP],
-			    p.t[JOB_PAR_EP]);
+			    p.t[JOB_PAR_EP], p.t[JOB_PAR_CP]);
 }

@@ -47,6 +47,10 @@ void job_path_later(struct job_path *dst, const struct job_path *src);
 /* A compute step of worker wk (op of its stage's program) ran [start, now]:
  * extends its chain and its compute span. */
 void job_timeline_compute(struct job *j, struct job_worker *wk, const struct job_op *op, simtime_t start);
+/* The optimizer step (every worker, from j->opt_start to now) ended: it
+ * extends j->tail as compute and writes each worker's span of kind
+ * 'optimizer'. */
+void job_timeline_optimizer(struct job *j);
 /* Writes wk's open compute span (the worker finished its program). */
 void job_timeline_flush(struct job *j, struct job_worker *wk);
 /* Writes the iteration's row from its critical path (j->tail) and the

@@ -3,10 +3,12 @@
  * each (docs/architecture.md "Workloads"): what each adds to a stage's program (job_plan.h)
  * and, for the strategies with run-time choices, what it decides then.
  *
- *   workload_tp.c    tensor parallelism: the collectives around each layer block
- *   workload_pp.c    pipeline parallelism: the 1F1B order, sends and receives
+ *   workload_tp.c    tensor parallelism: the collectives around each layer block, the
+ *                    embedding and the LM head
+ *   workload_pp.c    pipeline parallelism: the 1F1B orders (plain, interleaved), sends and receives
  *   workload_dp.c    data parallelism: gradient buckets and their reductions
  *   workload_zero.c  ZeRO 1/2/3: which reduction, parameter gathers
+ *   workload_cp.c    context parallelism: ring attention
  *   workload_ep.c    MoE: the expert block (all-to-alls, expert TP, expert compute)
  *   moe_routing.c    MoE: popularity, capacity, token routing
  *   moe_layout.c     MoE: expert ranks (parallel folding)
@@ -24,16 +26,44 @@
  * compute then an all-reduce of b·s·h × 2 B; with sequence parallelism an
  * all-gather before and a reduce-scatter after, the same volume). */
 void wl_tp_block(const struct job_spec *s, struct job_prog *p, simtime_t ps);
+/* The vocab-parallel input embedding (stage 0, chunk 0) in direction dir:
+ * forward an all-reduce of its output (reduce-scatter with sequence
+ * parallelism), backward nothing (all-gather of the output gradient with
+ * sequence parallelism). */
+void wl_tp_embedding(const struct job_spec *s, struct job_prog *p, int dir);
+/* The LM head and the vocab-parallel cross entropy (last stage, last
+ * chunk) in direction dir: forward [all-gather (SP)] logits compute, three
+ * all-reduces of b·s fp32 (max, target logit, sum of exponentials);
+ * backward the logits' backward compute then the input gradient's
+ * all-reduce (reduce-scatter with SP). */
+void wl_tp_lm_head(const struct job_spec *s, struct job_prog *p, int dir);
+
+/* The attention block in direction dir: like wl_tp_block, its compute
+ * `ps` of which `core_ps` is the core attention, run as ring attention
+ * with context parallelism (wl_cp_attention). */
+void wl_tp_attention(const struct job_spec *s, struct job_prog *p, int dir, simtime_t ps, simtime_t core_ps);
+
+/* --- CP --- */
+/* Compute `ps` of an attention block whose core attention (`core_ps`)
+ * runs over the ring of cp ranks: cp − 1 steps of a KV send (with dKV in
+ * backward) beside one block's compute, then the last block. */
+void wl_cp_attention(const struct job_spec *s, struct job_prog *p, int dir, simtime_t ps, simtime_t core_ps);
 
 /* --- PP --- */
-struct wl_pp_slot { uint8_t dir; int32_t mb; };
+/* One pass of a micro-batch through one model chunk of a stage. */
+struct wl_pp_slot { uint8_t dir; int32_t mb; int32_t chunk; };
 /* The 1F1B order of stage `stage` of p with m micro-batches (Narayanan et
  * al. SC'21): min(p − stage − 1, m) warm-up forwards, then alternating
- * forward/backward, then the cool-down backwards. Fills 2m slots. */
+ * forward/backward, then the cool-down backwards. Fills 2m slots (chunk 0). */
 void wl_pp_schedule(int p, int stage, int64_t m, struct wl_pp_slot *out);
-/* Receive before / send after a micro-batch's pass, when there is a neighbour. */
-void wl_pp_recv(const struct job_spec *s, struct job_prog *p, int stage, int dir, int64_t mb);
-void wl_pp_send(const struct job_spec *s, struct job_prog *p, int stage, int dir, int64_t mb);
+/* Megatron's interleaved 1F1B with v model chunks per stage (v = 1: the
+ * plain 1F1B above). Fills 2·v·m slots. */
+void wl_pp_schedule_interleaved(int p, int stage, int64_t m, int v, struct wl_pp_slot *out);
+/* Receive before / send after a micro-batch's pass through chunk `chunk`,
+ * when there is a neighbour (the next chunk's first stage after the last
+ * stage, when interleaved). */
+void wl_pp_recv(const struct job_spec *s, struct job_prog *p, int stage, int chunk, int dir, int64_t mb);
+void wl_pp_send(const struct job_spec *s, struct job_prog *p, int stage, int chunk, int dir, int64_t mb);
 
 /* --- DP --- */
 /* The items a stage's backward produces gradients for, in backward order:

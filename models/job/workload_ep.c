@@ -45,7 +45,9 @@ static void expert_op(struct job_prog *p, enum job_op_kind kind, enum coll_op co
 		return;
 	struct job_op *op = job_prog_add(p, kind);
 	op->coll = (uint8_t)coll;
-	op->dir = (uint8_t)dir;
+	/* A compute step takes its pass's direction (compute_span): a full
+	 * recompute's forward runs inside a backward pass. */
+	op->dir = kind == JOP_COMPUTE ? p->block_dir : (uint8_t)dir;
 	op->mb = (int32_t)mb;
 	op->idx = k;
 	op->expert = 1;
