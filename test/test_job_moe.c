@@ -24,6 +24,7 @@
 #include "job_plan.h"
 #include "rng.h"
 #include "run_fixture.h"
+#include "plan_fixture.h"
 #include "sqlutil.h"
 #include "testutil.h"
 #include "workload.h"
@@ -237,17 +238,8 @@ static void test_folded_run(void)
 		unload(&cfg, &s);
 		sqlite3 *db = run_text(buf);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-		char q[300];
 		for (int it = 0; it < 2; it++)
-			for (int p = 0; p < JOB_NPAR; p++) {
-				snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE iteration = %d "
-					 "AND parallelism = '%s'", it, job_par_name[p]);
-				long long got = q_int(db, q);
-				if ((uint64_t)got != t.bytes[p])
-					printf("\n    iteration %d %s: simulated %lld, plan %llu", it, job_par_name[p], got,
-					       (unsigned long long)t.bytes[p]);
-				CU_ASSERT_EQUAL((uint64_t)got, t.bytes[p]);
-			}
+			plan_bytes_match(db, &t, it);
 		CU_ASSERT(t.bytes[JOB_PAR_EP] > 0 && t.bytes[JOB_PAR_DP] > 0);
 		CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration WHERE compute_ps + bubble_ps + exposed_tp_ps + "
 				    "exposed_pp_ps + exposed_dp_ps + exposed_ep_ps + exposed_cp_ps = end_ps - start_ps"), 2);
@@ -298,12 +290,7 @@ static void test_folded_etp2_run(void)
 	unload(&cfg, &s);
 	sqlite3 *db = run_text(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	char q[300];
-	for (int p = 0; p < JOB_NPAR; p++) {
-		snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE parallelism = '%s'",
-			 job_par_name[p]);
-		CU_ASSERT_EQUAL((uint64_t)q_int(db, q), t.bytes[p]);
-	}
+	plan_bytes_match(db, &t, -1);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(DISTINCT size_bytes) FROM collective WHERE parallelism = 'tp' "
 			    "AND group_size = 2"), 1);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(size_bytes) FROM collective WHERE parallelism = 'tp' "

@@ -25,6 +25,7 @@
 #include "job.h"
 #include "job_plan.h"
 #include "run_fixture.h"
+#include "fake_coll.h"
 #include "plan_fixture.h"
 #include "sim.h"
 #include "sqlutil.h"
@@ -32,27 +33,7 @@
 #include "workload.h"
 #include "xalloc.h"
 
-/* ---- Free communication: a collective that completes at once ---- */
-
-struct fake { coll_done_fn fn; void *ctx; };
-static struct sim_elem fake_elem;
-
-static void fake_fire(struct sim *sim, void *obj, uintptr_t arg)
-{
-	(void)arg;
-	struct fake *f = obj;
-	if (f->fn)
-		f->fn(sim, NULL, f->ctx);
-	free(f);
-}
-
-static void fake_start(struct sim *sim, const struct coll_spec *s)
-{
-	struct fake *f = xmalloc(sizeof *f);
-	f->fn = s->on_done;
-	f->ctx = s->ctx;
-	sched_at(sim, sim->now, &fake_elem, fake_fire, f, 0);
-}
+/* ---- Free communication (fake_coll.h) ---- */
 
 /* Runs text (free communication when asked); returns the iteration's
  * length minus the optimizer step, and the plan's spec in *s. */
@@ -61,7 +42,7 @@ static double iter_ps(const char *text, bool free_comm, struct job_spec *s, stru
 	struct job_plan_totals tt;
 	plan_of(text, t ? t : &tt, s);
 	if (free_comm)
-		jobs_set_coll_start(fake_start);
+		jobs_set_coll_start(fake_coll_start);
 	sqlite3 *db = run_text(text);
 	jobs_set_coll_start(NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
@@ -154,12 +135,7 @@ static void test_interleaved_plan_equals_run(void)
 	plan_of(text, &t, NULL);
 	sqlite3 *db = run_text(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	char q[300];
-	for (int p = 0; p < JOB_NPAR; p++) {
-		snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE parallelism = '%s'",
-			 job_par_name[p]);
-		CU_ASSERT_EQUAL((uint64_t)q_int(db, q), t.bytes[p]);
-	}
+	plan_bytes_match(db, &t, -1);
 	/* PP: b·s·h·2 B per hop, 2 directions, (p·v − 1) hops, m = 4 micro-batches,
 	 * d = 2 replicas, times t = 2 (no sequence parallelism: whole tensors). */
 	CU_ASSERT_EQUAL(t.bytes[JOB_PAR_PP], 2ull * (2 * 2 - 1) * 4 * 2 * (128 * 256 * 2) * 2);
@@ -293,7 +269,7 @@ static void test_optimizer_step(void)
 	}
 	/* Given: the iteration grows by exactly the difference (free communication). */
 	snprintf(text, sizeof text, fmt, 0, "optimizer_step = 1ms\n");
-	jobs_set_coll_start(fake_start);
+	jobs_set_coll_start(fake_coll_start);
 	sqlite3 *a = run_text(text);
 	snprintf(text, sizeof text, fmt, 0, "optimizer_step = 3ms\n");
 	sqlite3 *b = run_text(text);
@@ -355,12 +331,7 @@ static void test_cp_volumes(void)
 	/* The run moves exactly that, and each flow stays in its group. */
 	sqlite3 *db = run_text(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	char q[300];
-	for (int p = 0; p < JOB_NPAR; p++) {
-		snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE parallelism = '%s'",
-			 job_par_name[p]);
-		CU_ASSERT_EQUAL((uint64_t)q_int(db, q), t.bytes[p]);
-	}
+	plan_bytes_match(db, &t, -1);
 	sqlite3_stmt *st;
 	CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db, "SELECT src_gpu, dst_gpu, parallelism FROM flow", -1, &st, NULL),
 			      SQLITE_OK);
@@ -394,13 +365,9 @@ static void test_cp_pipeline_plan_equals_run(void)
 	plan_of(text, &t, NULL);
 	sqlite3 *db = run_text(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	char q[300];
-	for (int p = 0; p < JOB_NPAR; p++) {
-		snprintf(q, sizeof q, "SELECT COALESCE(SUM(size_bytes), 0) FROM flow WHERE parallelism = '%s'",
-			 job_par_name[p]);
-		CU_ASSERT_EQUAL((uint64_t)q_int(db, q), t.bytes[p]);
+	plan_bytes_match(db, &t, -1);
+	for (int p = 0; p < JOB_NPAR; p++)
 		CU_ASSERT(t.bytes[p] > 0 || p == JOB_PAR_EP);
-	}
 	/* PP with SP: each of the t·c ranks sends its 1/t of its cp rank's
 	 * b·(s/c)·h·2 B, so a hop moves b·s·h·2 B in all; 2 directions,
 	 * p·v − 1 hops, m = 2 micro-batches, d = 2 replicas. */

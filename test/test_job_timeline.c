@@ -39,33 +39,14 @@
 #include "job.h"
 #include "job_plan.h"
 #include "run_fixture.h"
+#include "fake_coll.h"
 #include "plan_fixture.h"
 #include "sim.h"
 #include "sqlutil.h"
 #include "testutil.h"
 #include "xalloc.h"
 
-/* ---- Free communication: a collective that completes at once ---- */
-
-struct fake { coll_done_fn fn; void *ctx; };
-static struct sim_elem fake_elem;
-
-static void fake_fire(struct sim *sim, void *obj, uintptr_t arg)
-{
-	(void)arg;
-	struct fake *f = obj;
-	if (f->fn)
-		f->fn(sim, NULL, f->ctx);
-	free(f);
-}
-
-static void fake_start(struct sim *sim, const struct coll_spec *s)
-{
-	struct fake *f = xmalloc(sizeof *f);
-	f->fn = s->on_done;
-	f->ctx = s->ctx;
-	sched_at(sim, sim->now, &fake_elem, fake_fire, f, 0);
-}
+/* ---- Free communication (fake_coll.h) ---- */
 
 /* The parts of the breakdown add up to the iteration, for every row. */
 #define ADDS_UP "SELECT COUNT(*) FROM iteration WHERE end_ps IS NOT NULL AND " \
@@ -86,7 +67,7 @@ static void test_bubble_free(void)
 	struct job_plan_totals t;
 	struct job_spec s;
 	plan_of(pipe_text, &t, &s);
-	jobs_set_coll_start(fake_start);
+	jobs_set_coll_start(fake_coll_start);
 	sqlite3 *db = run_text(pipe_text);
 	jobs_set_coll_start(NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
@@ -110,7 +91,7 @@ static void test_spans_match_plan(void)
 	struct job_plan_totals t;
 	struct job_spec s;
 	plan_of(pipe_text, &t, &s);
-	jobs_set_coll_start(fake_start);
+	jobs_set_coll_start(fake_coll_start);
 	sqlite3 *db = run_text(pipe_text);
 	jobs_set_coll_start(NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
@@ -369,7 +350,7 @@ static void test_interleaved_path(void)
 	struct job_spec s;
 	snprintf(text, sizeof text, sched_fmt, "", 2, "");
 	plan_of(text, &t, &s);
-	jobs_set_coll_start(fake_start);
+	jobs_set_coll_start(fake_coll_start);
 	sqlite3 *db = run_text(text);
 	jobs_set_coll_start(NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
