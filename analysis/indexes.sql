@@ -17,3 +17,5 @@ CREATE INDEX IF NOT EXISTS pfc_pause_by_port ON pfc_pause (run_id, node, port);
 CREATE INDEX IF NOT EXISTS queue_sample_by_port ON queue_sample (run_id, node, port);
 CREATE INDEX IF NOT EXISTS link_sample_by_port ON link_sample (run_id, node, port);
 CREATE INDEX IF NOT EXISTS cc_sample_by_flow ON cc_sample (run_id, flow_id);
+-- A job's compute timeline is read per iteration and worker.
+CREATE INDEX IF NOT EXISTS compute_span_by_job ON compute_span (run_id, job, iteration, stage, dp_index);

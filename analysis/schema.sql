@@ -100,7 +100,8 @@ CREATE TABLE IF NOT EXISTS flow (
 	job           TEXT,              -- job name ('moe'); NULL when not a job's traffic
 	iteration     INTEGER,           -- training iteration (0-based); NULL when not a job's
 	collective_id INTEGER,           -- collective.collective_id it belongs to; NULL when none
-	parallelism   TEXT               -- dp | tp | pp | ep (job traffic) | bg (poisson) | micro (other traffic)
+	parallelism   TEXT,              -- dp | tp | pp | ep | cp (job traffic) | bg (poisson) | micro (other traffic)
+	transport     TEXT               -- network (RDMA over the fabric) | nvlink (between GPUs of one host)
 );
 -- (run_id, flow_id) is unique: the index flow_key of analysis/indexes.sql.
 
@@ -110,7 +111,7 @@ CREATE TABLE IF NOT EXISTS collective (
 	collective_id INTEGER NOT NULL,  -- unique within the run; flow.collective_id
 	job           TEXT,              -- job name; NULL for a bare [traffic] collective
 	iteration     INTEGER,           -- training iteration; NULL when not a job's
-	parallelism   TEXT,              -- dp | tp | pp | ep | micro
+	parallelism   TEXT,              -- dp | tp | pp | ep | cp | micro
 	op            TEXT NOT NULL,     -- allreduce | reduce_scatter | allgather | alltoall | broadcast | sendrecv
 	algorithm     TEXT,              -- ring | halving_doubling | tree | multicast | direct
 	group_size    INTEGER,           -- ranks taking part
@@ -121,17 +122,53 @@ CREATE TABLE IF NOT EXISTS collective (
 	PRIMARY KEY (run_id, collective_id)
 );
 
--- One row per training iteration of each job.
+-- One row per training iteration of each job. compute_ps, bubble_ps and
+-- the exposed_*_ps columns split the iteration's critical path (the chain
+-- of compute steps, collectives and sends, each starting when the last
+-- thing it waited for ended, that ends last): they add up to end − start
+-- (docs/protocol.md "Iteration accounting"). An iteration cut short by
+-- [simulation] stop has end_ps NULL and splits the longest chain done by
+-- then (at most stop − start).
 CREATE TABLE IF NOT EXISTS iteration (
 	run_id          INTEGER NOT NULL,  -- run.run_id
 	job             TEXT NOT NULL,     -- job name
 	iteration       INTEGER NOT NULL,  -- 0-based
 	start_ps        INTEGER,           -- iteration began, ps
 	end_ps          INTEGER,           -- iteration ended (last GPU done), ps; NULL if unfinished
-	compute_ps      INTEGER,           -- compute time on the critical path, ps
-	comm_ps         INTEGER,           -- communication time, overlapped or not, ps
-	exposed_comm_ps INTEGER,           -- communication not hidden behind compute, ps
+	compute_ps      INTEGER,           -- compute on the critical path, at most the busiest pipeline stage's
+	                                   -- (per step, its slowest data-parallel GPU), ps
+	comm_ps         INTEGER,           -- communication time of GPU 0 of stage 0, overlapped or not, ps
+	exposed_comm_ps INTEGER,           -- communication on the critical path (sum of exposed_*_ps), ps
+	bubble_ps       INTEGER,           -- the rest of the path's compute: the busiest stage idle while
+	                                   -- other pipeline stages compute (fill and drain), ps
+	exposed_tp_ps   INTEGER,           -- tensor-parallel collectives on the critical path, ps
+	exposed_pp_ps   INTEGER,           -- sends between pipeline stages on the critical path, ps
+	exposed_dp_ps   INTEGER,           -- gradient reductions, parameter gathers (ZeRO) and the tied
+	                                   -- embedding all-reduce on the critical path, ps
+	exposed_ep_ps   INTEGER,           -- expert all-to-alls on the critical path, ps
+	exposed_cp_ps   INTEGER,           -- ring-attention KV sends (context parallelism) on the critical path, ps
 	PRIMARY KEY (run_id, job, iteration)
+);
+
+-- One row per compute span of each worker (a tensor-parallel group, whose
+-- GPUs compute in lock step) and iteration: the compute steps of one
+-- micro-batch's forward or backward pass through its pipeline stage (with
+-- interleaved 1F1B, through one of its model chunks: v rows per
+-- micro-batch and direction), with the blocking collectives between them
+-- (tensor-parallel, expert all-to-alls, ZeRO-3 gathers, ring-attention
+-- waits) inside the span; and the optimizer step, once per worker.
+CREATE TABLE IF NOT EXISTS compute_span (
+	run_id      INTEGER NOT NULL,  -- run.run_id
+	job         TEXT NOT NULL,     -- job name
+	iteration   INTEGER NOT NULL,  -- 0-based
+	stage       INTEGER NOT NULL,  -- pipeline stage (0-based)
+	dp_index    INTEGER NOT NULL,  -- data-parallel index of the worker (0-based)
+	gpu         TEXT NOT NULL,     -- the worker's tensor-parallel rank 0 ('host3.gpu5')
+	micro_batch INTEGER,           -- micro-batch (0-based); NULL for the optimizer step
+	kind        TEXT NOT NULL,     -- fwd | bwd | optimizer
+	start_ps    INTEGER NOT NULL,  -- its first compute step began, ps
+	end_ps      INTEGER NOT NULL,  -- its last compute step ended, ps
+	compute_ps  INTEGER NOT NULL   -- compute within [start, end] (the rest: blocking collectives), ps
 );
 
 -- Intervals during which an egress queue was paused by PFC.

@@ -29,18 +29,26 @@
 -- bucket by bucket (buckets at percentiles of one workload's sizes would
 -- move with the workload). Sizes are powers of 1000 as in scenario files (docs/scenario.md
 -- "Values"): [0,1KB) [1KB,10KB) ... [100MB,∞). Training chunks (512 KiB)
--- land in 100KB-1MB. The row with bucket 'all' covers every finished flow.
+-- land in 100KB-1MB. The row with bucket 'all' covers every finished flow
+-- of its transport.
 --
--- slowdown_by_size(run_id, bucket, lo_bytes, hi_bytes, flows, unfinished,
---   p50, p95, p99, mean, max): slowdown = fct_ps / ideal_fct_ps (>= 1),
+-- Network and NVLink messages are apart (flow.transport): an NVLink
+-- message's slowdown measures how the host's NVLink fluid shared its rate,
+-- not the fabric, and a training job's many tensor-parallel NVLink
+-- messages would otherwise set the fabric's percentiles.
+--
+-- slowdown_by_size(run_id, transport, bucket, lo_bytes, hi_bytes, flows,
+--   unfinished, p50, p95, p99, mean, max): per transport ('network',
+--   'nvlink') and bucket: slowdown = fct_ps / ideal_fct_ps (>= 1),
 --   nearest-rank percentiles over the bucket's finished flows; `unfinished`
 --   counts the bucket's flows with no end (not in the percentiles); lo_bytes
 --   <= size_bytes < hi_bytes (hi_bytes NULL: no upper bound; both NULL on
---   the 'all' row, so ORDER BY lo_bytes lists it first). A bucket with no
---   finished flow has no row.
+--   the 'all' row, so ORDER BY transport, lo_bytes lists it first). A
+--   bucket with no finished flow has no row. The fabric's figures:
+--   WHERE transport = 'network'.
 CREATE VIEW IF NOT EXISTS slowdown_by_size AS
 WITH sized AS (
-	SELECT run_id, slowdown,
+	SELECT run_id, transport, slowdown,
 	       CASE WHEN size_bytes < 1000 THEN 0
 	            WHEN size_bytes < 10000 THEN 1
 	            WHEN size_bytes < 100000 THEN 2
@@ -55,46 +63,50 @@ WITH sized AS (
 	       (4, '1MB-10MB', 1000000, 10000000), (5, '10MB-100MB', 10000000, 100000000),
 	       (6, '>=100MB', 100000000, NULL), (-1, 'all', NULL, NULL)
 ), ranked AS (
-	-- each finished flow's rank within its bucket (rn, of n) and within the run (rn_all, of n_all)
-	SELECT run_id, b, slowdown,
-	       row_number() OVER (PARTITION BY run_id, b ORDER BY slowdown) AS rn,
-	       count(*) OVER (PARTITION BY run_id, b) AS n,
-	       row_number() OVER (PARTITION BY run_id ORDER BY slowdown) AS rn_all,
-	       count(*) OVER (PARTITION BY run_id) AS n_all
+	-- each finished flow's rank within its bucket (rn, of n) and within its transport (rn_all, of n_all)
+	SELECT run_id, transport, b, slowdown,
+	       row_number() OVER (PARTITION BY run_id, transport, b ORDER BY slowdown) AS rn,
+	       count(*) OVER (PARTITION BY run_id, transport, b) AS n,
+	       row_number() OVER (PARTITION BY run_id, transport ORDER BY slowdown) AS rn_all,
+	       count(*) OVER (PARTITION BY run_id, transport) AS n_all
 	  FROM sized WHERE slowdown IS NOT NULL
 ), pct AS (
-	SELECT run_id, b, max(n) AS flows,
+	SELECT run_id, transport, b, max(n) AS flows,
 	       max(CASE WHEN rn = (50 * n + 99) / 100 THEN slowdown END) AS p50,
 	       max(CASE WHEN rn = (95 * n + 99) / 100 THEN slowdown END) AS p95,
 	       max(CASE WHEN rn = (99 * n + 99) / 100 THEN slowdown END) AS p99,
 	       avg(slowdown) AS mean, max(slowdown) AS max
-	  FROM ranked GROUP BY run_id, b
+	  FROM ranked GROUP BY run_id, transport, b
 	UNION ALL
-	SELECT run_id, -1, max(n_all),
+	SELECT run_id, transport, -1, max(n_all),
 	       max(CASE WHEN rn_all = (50 * n_all + 99) / 100 THEN slowdown END),
 	       max(CASE WHEN rn_all = (95 * n_all + 99) / 100 THEN slowdown END),
 	       max(CASE WHEN rn_all = (99 * n_all + 99) / 100 THEN slowdown END),
 	       avg(slowdown), max(slowdown)
-	  FROM ranked GROUP BY run_id
+	  FROM ranked GROUP BY run_id, transport
 ), open_ AS (
-	SELECT run_id, b, count(*) AS unfinished FROM sized WHERE slowdown IS NULL GROUP BY run_id, b
+	SELECT run_id, transport, b, count(*) AS unfinished FROM sized WHERE slowdown IS NULL GROUP BY run_id, transport, b
 	UNION ALL
-	SELECT run_id, -1, count(*) FROM sized WHERE slowdown IS NULL GROUP BY run_id
+	SELECT run_id, transport, -1, count(*) FROM sized WHERE slowdown IS NULL GROUP BY run_id, transport
 )
-SELECT p.run_id, k.bucket, k.lo_bytes, k.hi_bytes, p.flows, coalesce(o.unfinished, 0) AS unfinished,
+SELECT p.run_id, p.transport, k.bucket, k.lo_bytes, k.hi_bytes, p.flows, coalesce(o.unfinished, 0) AS unfinished,
        p.p50, p.p95, p.p99, p.mean, p.max
-  FROM pct p JOIN buckets k USING (b) LEFT JOIN open_ o USING (run_id, b);
+  FROM pct p JOIN buckets k USING (b) LEFT JOIN open_ o USING (run_id, transport, b);
 
 -- iteration_breakdown(run_id, job, iteration, start_us, iter_us,
 --   compute_us, comm_us, exposed_comm_us, overlapped_comm_us, other_us,
---   exposed_frac): one row per finished iteration of each job.
---   iter_us = end - start; compute_us the compute on the critical path;
---   comm_us all communication time, overlapped or not; exposed_comm_us the
---   part not hidden behind compute; overlapped_comm_us = comm − exposed;
---   other_us = iter − compute − exposed (time the critical path neither
---   computed nor waited on communication: pipeline bubbles and waits for
---   other ranks; 0 for a pure data-parallel job); exposed_frac =
---   exposed / iter.
+--   exposed_frac, bubble_us, exposed_tp_us, exposed_pp_us, exposed_dp_us,
+--   exposed_ep_us, exposed_cp_us): one row per finished iteration of each job, split
+--   along its critical path (docs/protocol.md "Iteration accounting"):
+--   iter_us = end − start = compute + bubble + exposed; compute_us the
+--   path's compute (at most the busiest stage's); bubble_us the rest of the
+--   path's compute (pipeline fill and drain); exposed_X_us the path's
+--   waits on parallelism X's communication, exposed_comm_us their sum;
+--   comm_us GPU 0 of stage 0's communication, overlapped or not;
+--   overlapped_comm_us = max(comm − exposed, 0); other_us = iter −
+--   compute − bubble − exposed: 0 (kept for queries written before the
+--   split, when bubbles and network waits of other stages were all here);
+--   exposed_frac = exposed / iter.
 CREATE VIEW IF NOT EXISTS iteration_breakdown AS
 SELECT run_id, job, iteration,
        start_ps / 1e6 AS start_us,
@@ -102,9 +114,15 @@ SELECT run_id, job, iteration,
        compute_ps / 1e6 AS compute_us,
        comm_ps / 1e6 AS comm_us,
        exposed_comm_ps / 1e6 AS exposed_comm_us,
-       (comm_ps - exposed_comm_ps) / 1e6 AS overlapped_comm_us,
-       (end_ps - start_ps - compute_ps - exposed_comm_ps) / 1e6 AS other_us,
-       exposed_comm_ps * 1.0 / (end_ps - start_ps) AS exposed_frac
+       max(comm_ps - exposed_comm_ps, 0) / 1e6 AS overlapped_comm_us,
+       (end_ps - start_ps - compute_ps - coalesce(bubble_ps, 0) - exposed_comm_ps) / 1e6 AS other_us,
+       exposed_comm_ps * 1.0 / (end_ps - start_ps) AS exposed_frac,
+       bubble_ps / 1e6 AS bubble_us,
+       exposed_tp_ps / 1e6 AS exposed_tp_us,
+       exposed_pp_ps / 1e6 AS exposed_pp_us,
+       exposed_dp_ps / 1e6 AS exposed_dp_us,
+       exposed_ep_ps / 1e6 AS exposed_ep_us,
+       exposed_cp_ps / 1e6 AS exposed_cp_us
   FROM iteration WHERE end_ps IS NOT NULL AND end_ps > start_ps;
 
 -- collective_busbw(run_id, collective_id, job, iteration, parallelism, op,
@@ -136,14 +154,16 @@ SELECT run_id, collective_id, job, iteration, parallelism, op, algorithm, group_
        (end_ps - start_ps) * 1.0 / ideal_ps AS vs_ideal
   FROM c;
 
--- traffic_matrix(run_id, job, parallelism, src, dst, flows, bytes): bytes
---   posted per (sender, receiver) pair and parallelism, finished or not.
---   src/dst are GPU names ('host3.gpu5') for GPU traffic, node names for
---   the rest (background flows); job is NULL outside jobs.
+-- traffic_matrix(run_id, job, parallelism, src, dst, flows, bytes,
+--   transport): bytes posted per (sender, receiver) pair and parallelism,
+--   finished or not. src/dst are GPU names ('host3.gpu5') for GPU traffic,
+--   node names for the rest (background flows); job is NULL outside jobs;
+--   transport is the pair's (GPUs of one host talk over NVLink, others over
+--   the network).
 CREATE VIEW IF NOT EXISTS traffic_matrix AS
 SELECT run_id, job, parallelism, coalesce(src_gpu, src) AS src, coalesce(dst_gpu, dst) AS dst,
-       count(*) AS flows, sum(size_bytes) AS bytes
-  FROM flow GROUP BY run_id, job, parallelism, coalesce(src_gpu, src), coalesce(dst_gpu, dst);
+       count(*) AS flows, sum(size_bytes) AS bytes, transport
+  FROM flow GROUP BY run_id, job, parallelism, coalesce(src_gpu, src), coalesce(dst_gpu, dst), transport;
 
 -- pfc_pause_time(run_id, node, kind, port, priority, pauses, paused_us,
 --   paused_frac, first_us, last_us): per paused egress (node, port) and

@@ -206,10 +206,14 @@ static void put_key(FILE *f, const struct cfg_key *k, const void *base, const st
 		snprintf(b, sizeof b, "%llu", (unsigned long long)*CFG_FIELD(base, k->off, const uint64_t));
 		str = b;
 		break;
-	case KT_NUMBER:
-		number_text(*CFG_FIELD(base, k->off, const double), b, sizeof b);
+	case KT_NUMBER: {
+		double v = *CFG_FIELD(base, k->off, const double);
+		if (!k->def && v == 0) /* a number key without default, unset */
+			return put_unset(f, k);
+		number_text(v, b, sizeof b);
 		str = b;
 		break;
+	}
 	case KT_BOOL:
 		str = *CFG_FIELD(base, k->off, const bool) ? "on" : "off";
 		break;

@@ -1,7 +1,9 @@
 #!/bin/sh
 # report.sh — analysis/report on small databases: the hand-made fixture
 # (test/views_fixture.sql, every table filled, so every plot is drawn) and
-# an incast with PFC written by `sim`; one database and two side by side.
+# an incast with PFC written by `sim`; one database and two side by side;
+# a database written before flow.transport, the iteration breakdown's
+# columns and compute_span.
 # Checks the plots exist and are whole PNGs of the size asked for, the
 # summary shows the fixture's hand-worked numbers, a plot with no data is
 # skipped with the reason, the databases are left untouched, and bad input
@@ -44,6 +46,8 @@ sum_before=$(cksum <"$fixture")
 png "$tmp/out1/slowdown_cdf.png" 1000 600
 png "$tmp/out1/slowdown_vs_size.png" 1000 600
 png "$tmp/out1/iteration_timeline.png" 1400 500
+png "$tmp/out1/compute_timeline.png" 1400 500
+png "$tmp/out1/iteration_breakdown.png" 1000 600
 png "$tmp/out1/pfc_timeline.png" 1200 450
 png "$tmp/out1/queue_depth.png" 1200 450
 png "$tmp/out1/link_util.png" 1200 450
@@ -51,13 +55,18 @@ png "$tmp/out1/link_util.png" 1200 450
 # percentiles 46/95/99 of 109 flows (1 unfinished), the 16-rank allreduce's
 # busbw 18.75 GB/s, 4 pause intervals with sw0:2 paused 154.2 us (94.5% of
 # 163.2 us), sw0:3 the most congested port at 50% utilisation.
-has "$tmp/out1.txt" '^ +all +109 +1 +46\.00 +95\.00 +99\.00 +100\.00' "summary percentiles"
+has "$tmp/out1.txt" '^ +network +all +109 +1 +46\.00 +95\.00 +99\.00 +100\.00' "summary percentiles"
+# NVLink apart: its 4 messages' slowdowns 10..40 (p50 rank 2, p95 and p99 rank 4)
+has "$tmp/out1.txt" '^ +nvlink +100KB-1MB +4 +0 +20\.00 +40\.00 +40\.00 +40\.00' "summary NVLink percentiles"
+has "$tmp/out1.txt" '^ +tp +nvlink +4 +0\.002 ' "summary bytes by transport"
 has "$tmp/out1.txt" '^ +j +dp +allreduce +ring +16 +1 +1000\.0 +100000\.0 +18\.75 +2\.00' "summary busbw"
 has "$tmp/out1.txt" '^PFC: 4 pause intervals' "summary PFC count"
 has "$tmp/out1.txt" '^ +sw0 +2 +3 +1 +154\.2 +94\.5%' "summary pause time"
 grep -A3 '^PFC:' "$tmp/out1.txt" | tail -1 | grep -Eq '^ +sw0 +2 ' || fail "summary: the longest pause is not listed first"
 has "$tmp/out1.txt" '^ +1 +sw0 +3 +host3 +900000 +40 +0 +0\.0 +50\.0%' "summary congested ports"
-has "$tmp/out1.txt" '^ +j +0 +10\.000 +4\.000 +8\.000 +5\.000 +1\.000 +50\.0%' "summary iteration"
+# iteration 0: 10 ms = 4 compute + 1 bubble + 1 tp + 1.5 pp + 0.5 dp + 1.5 ep
+# + 0.5 cp, 0 other, GPU 0's communication 8 ms, exposed 5/10
+has "$tmp/out1.txt" '^ +j +0 +10\.000 +4\.000 +1\.000 +1\.000 +1\.500 +0\.500 +1\.500 +0\.500 +0\.000 +8\.000 +50\.0%' "summary iteration"
 [ "$(cksum <"$fixture")" = "$sum_before" ] || fail "the report changed the database"
 
 if [ -x "$SIM" ]; then
@@ -73,11 +82,14 @@ if [ -x "$SIM" ]; then
 	has "$tmp/out2.txt" '^ +queue_depth: queue_sample is empty \(set \[output\] queue_sample_interval\)' "skipped queue depth"
 	has "$tmp/out2.txt" '^ +link_util: link_sample is empty \(set \[output\] link_sample_interval\)' "skipped link utilisation"
 	has "$tmp/out2.txt" '^flows 8 \(0 unfinished\)' "summary of a sim database"
+	has "$tmp/out2.txt" '^ +compute_timeline: compute_span is empty \(no \[job\]\)' "skipped compute timeline"
+	has "$tmp/out2.txt" '^ +iteration_breakdown: no finished iteration' "skipped breakdown"
 
 	# Two databases: one panel each (stacked), or one line each.
 	"$REPORT" "$fixture" "$incast" "$tmp/out3" >"$tmp/out3.txt" 2>"$tmp/err3" || fail "report two: exit $? $(cat "$tmp/err3")"
 	png "$tmp/out3/slowdown_cdf.png" 1000 600
 	png "$tmp/out3/iteration_timeline.png" 1400 1000
+	png "$tmp/out3/compute_timeline.png" 1400 1000
 	png "$tmp/out3/pfc_timeline.png" 1200 900
 	png "$tmp/out3/queue_depth.png" 1200 900
 	[ "$(grep -c '^== ' "$tmp/out3.txt")" = 2 ] || fail "two databases: not two summaries"
@@ -88,6 +100,26 @@ if [ -x "$SIM" ]; then
 else
 	echo "report.sh: $SIM not built: report on a sim database not checked"
 fi
+
+# A database of an older rocesim: no flow.transport (its messages without a
+# queue pair rode NVLink), no breakdown columns, no compute_span. The report
+# still reads it, read-only: the same network figures, the breakdown's
+# missing parts shown as '-'.
+old=$tmp/old.db
+cat "$SRCDIR/analysis/schema.sql" "$SRCDIR/test/views_fixture.sql" | sqlite3 -bail "$old" &&
+	sqlite3 -bail "$old" "UPDATE flow SET qpn = 1 WHERE transport = 'network'; ALTER TABLE flow DROP COLUMN transport;
+	                      ALTER TABLE iteration DROP COLUMN bubble_ps; ALTER TABLE iteration DROP COLUMN exposed_tp_ps;
+	                      ALTER TABLE iteration DROP COLUMN exposed_pp_ps; ALTER TABLE iteration DROP COLUMN exposed_dp_ps;
+	                      ALTER TABLE iteration DROP COLUMN exposed_ep_ps; ALTER TABLE iteration DROP COLUMN exposed_cp_ps;
+	                      DROP TABLE compute_span;" ||
+	fail "the old database does not load"
+sum_old=$(cksum <"$old")
+"$REPORT" "$old" "$tmp/out4" >"$tmp/out4.txt" 2>"$tmp/err4" || fail "report old database: exit $? $(cat "$tmp/err4")"
+has "$tmp/out4.txt" '^ +network +all +109 +1 +46\.00 +95\.00 +99\.00 +100\.00' "old database: network percentiles"
+has "$tmp/out4.txt" '^ +nvlink +100KB-1MB +4 +0 +20\.00 ' "old database: NVLink from the queue pair"
+has "$tmp/out4.txt" '^ +j +0 +10\.000 +4\.000 +- +- +- +- +- +- +1\.000 +8\.000 +50\.0%' "old database: iteration"
+has "$tmp/out4.txt" '^ +compute_timeline: compute_span is empty' "old database: no compute spans"
+[ "$(cksum <"$old")" = "$sum_old" ] || fail "the report changed the old database"
 
 # Bad input: exit 2, one clear line naming the file, nothing written.
 # bad NAME PATTERN ARGS...

@@ -161,7 +161,8 @@ static void check_full(const struct config *c)
 	CU_ASSERT_STRING_EQUAL(j->alltoall, "direct");
 	CU_ASSERT_EQUAL(j->chunk_b, 512 * 1024);
 	CU_ASSERT_EQUAL(j->channels, 2);
-	CU_ASSERT_EQUAL(j->capacity_factor, 1.0);
+	CU_ASSERT_EQUAL(j->capacity_factor, 0);   /* unset: dropless */
+	CU_ASSERT_EQUAL(j->etp, 0);               /* unset: tp */
 	ji = cfg_next(c, &job_section, ji);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ji);
 	CU_ASSERT_STRING_EQUAL(ji->name, "small");

@@ -83,19 +83,26 @@ static void test_dense_3d_closed_forms(void)
 	struct config cfg;
 	struct job_spec s;
 	CU_ASSERT_EQUAL_FATAL(load(gpt3d, &cfg, &s), 0);
-	/* g: gradients reduce in fp32 (Megatron-LM with bf16 training; the
+	/* V: 5000 padded to a multiple of 128·t = 256 (Megatron's make_vocab_size_divisible_by).
+	 * g: gradients reduce in fp32 (Megatron-LM with bf16 training; the
 	 * default of grad_reduce_dtype with zero 0). */
-	const uint64_t t = 2, p = 2, d = 2, L = 8, h = 1024, V = 5000, sq = 512, b = 1, g = 4;
+	const uint64_t t = 2, p = 2, d = 2, L = 8, h = 1024, V = 5120, sq = 512, b = 1, g = 4;
 	const uint64_t m = 8 / (b * d), act = b * sq * h * 2;
 	CU_ASSERT_EQUAL(s.m, (int64_t)m);
 	CU_ASSERT_EQUAL(s.act_b, act);
 	struct job_plan_totals tot;
 	job_plan_totals(&s, &tot);
 	/* TP: per layer 2 all-reduces forward + 2 backward of b·s·h·2 B over t
-	 * ranks, 2(t−1)·S each (ring), in every one of d replicas and m micro-batches. */
-	CU_ASSERT_EQUAL(tot.bytes[JOB_PAR_TP], d * L * m * 4 * 2 * (t - 1) * act);
-	/* PP: activations forward and gradients backward per micro-batch per boundary. */
-	CU_ASSERT_EQUAL(tot.bytes[JOB_PAR_PP], d * (p - 1) * m * 2 * act);
+	 * ranks, 2(t−1)·S each (ring), in every one of d replicas and m
+	 * micro-batches; plus per micro-batch the input embedding's forward
+	 * all-reduce, the LM head's backward all-reduce (both b·s·h·2 B) and the
+	 * cross entropy's three all-reduces of b·s·4 B. */
+	CU_ASSERT_EQUAL(tot.bytes[JOB_PAR_TP],
+			d * m * 2 * (t - 1) * (L * 4 * act + 2 * act + 3 * b * sq * 4));
+	/* PP: activations forward and gradients backward per micro-batch per
+	 * boundary; without sequence parallelism every tp rank sends the whole
+	 * tensor (Megatron-Core). */
+	CU_ASSERT_EQUAL(tot.bytes[JOB_PAR_PP], d * (p - 1) * m * 2 * act * t);
 	/* DP: ring all-reduce (2(d−1)·S) of every stage's gradients per tp shard
 	 * (12h² per layer; the tied embedding on stage 0 and its copy on the last
 	 * stage), plus the embedding all-reduce between first and last stage. */
@@ -121,7 +128,7 @@ static void test_dense_3d_closed_forms(void)
  * 2 B with zero 2, 3 (DeepSpeed's bf16); parameters 2 B. */
 static void test_zero_volumes(void)
 {
-	const uint64_t d = 4, L = 4, h = 512, V = 1000;
+	const uint64_t d = 4, L = 4, h = 512, V = 1024; /* 1000 padded to a multiple of 128 */
 	const uint64_t psi = L * 12 * h * h + V * h;
 	for (int zero = 0; zero <= 3; zero++) {
 		char job[400];

@@ -259,7 +259,7 @@ static void test_fresh_run(void)
 }
 
 /* analysis/schema.sql: every table and its columns, in order. */
-static const char *const schema_tables[][27] = {
+static const char *const schema_tables[][28] = {
 	{ "run", "run_id", "scenario", "config", "seed", "version", "started_at", "wall_s",
 	  "sim_end_ps", "events", "packets_sent", "packets_delivered", "packets_dropped", "status" },
 	{ "node", "run_id", "node_id", "name", "kind", "tier" },
@@ -267,11 +267,14 @@ static const char *const schema_tables[][27] = {
 	{ "flow", "run_id", "flow_id", "src", "dst", "src_gpu", "dst_gpu", "qpn", "sport", "priority",
 	  "size_bytes", "start_ps", "end_ps", "recv_end_ps", "fct_ps", "ideal_fct_ps", "slowdown",
 	  "packets", "retx_packets", "ecn_marked", "cnp_received", "source", "job", "iteration",
-	  "collective_id", "parallelism" },
+	  "collective_id", "parallelism", "transport" },
 	{ "collective", "run_id", "collective_id", "job", "iteration", "parallelism", "op", "algorithm",
 	  "group_size", "size_bytes", "start_ps", "end_ps", "ideal_ps" },
 	{ "iteration", "run_id", "job", "iteration", "start_ps", "end_ps", "compute_ps", "comm_ps",
-	  "exposed_comm_ps" },
+	  "exposed_comm_ps", "bubble_ps", "exposed_tp_ps", "exposed_pp_ps", "exposed_dp_ps", "exposed_ep_ps",
+	  "exposed_cp_ps" },
+	{ "compute_span", "run_id", "job", "iteration", "stage", "dp_index", "gpu", "micro_batch", "kind",
+	  "start_ps", "end_ps", "compute_ps" },
 	{ "pfc_pause", "run_id", "node", "port", "priority", "start_ps", "end_ps" },
 	{ "port_stats", "run_id", "node", "port", "tx_bytes", "tx_packets", "rx_bytes", "drops",
 	  "ecn_marked", "pause_frames_tx", "pause_frames_rx", "paused_ps", "max_queue_bytes" },
@@ -298,7 +301,7 @@ static void test_schema(void)
 		size_t c = 1;
 		for (; sqlite3_step(st) == SQLITE_ROW; c++) {
 			const char *name = (const char *)sqlite3_column_text(st, 1);
-			const char *want = c < 27 ? schema_tables[t][c] : NULL;
+			const char *want = c < 28 ? schema_tables[t][c] : NULL;
 			if (!want || strcmp(name, want)) {
 				fprintf(stderr, "table %s column %zu: got %s, want %s\n", table, c, name,
 					want ? want : "(none)");
@@ -306,7 +309,7 @@ static void test_schema(void)
 			}
 		}
 		sqlite3_finalize(st);
-		if (c < 27 && schema_tables[t][c]) {
+		if (c < 28 && schema_tables[t][c]) {
 			fprintf(stderr, "table %s: column %s missing\n", table, schema_tables[t][c]);
 			CU_FAIL("schema column missing");
 		}

@@ -35,16 +35,21 @@ cat "$SRCDIR/analysis/schema.sql" "$SRCDIR/analysis/views.sql" "$SRCDIR/test/vie
 
 # slowdown_by_size. 1KB-10KB holds slowdowns 1..100: the p-th nearest-rank
 # percentile of 1..100 is p itself (rank ceil(p·100/100) = p).
-check "1KB-10KB percentiles" "SELECT flows = 100 AND unfinished = 0 AND p50 = 50 AND p95 = 95 AND p99 = 99 AND max = 100 AND $(near mean 50.5) FROM slowdown_by_size WHERE bucket = '1KB-10KB'"
+check "1KB-10KB percentiles" "SELECT transport = 'network' AND flows = 100 AND unfinished = 0 AND p50 = 50 AND p95 = 95 AND p99 = 99 AND max = 100 AND $(near mean 50.5) FROM slowdown_by_size WHERE bucket = '1KB-10KB'"
 # 100KB-1MB: 1..7 and one unfinished: ranks ceil(3.5) = 4, ceil(6.65) = 7, ceil(6.93) = 7.
-check "100KB-1MB percentiles" "SELECT flows = 7 AND unfinished = 1 AND p50 = 4 AND p95 = 7 AND p99 = 7 AND $(near mean 4) FROM slowdown_by_size WHERE bucket = '100KB-1MB'"
+check "100KB-1MB percentiles" "SELECT flows = 7 AND unfinished = 1 AND p50 = 4 AND p95 = 7 AND p99 = 7 AND $(near mean 4) FROM slowdown_by_size WHERE bucket = '100KB-1MB' AND transport = 'network'"
 # lower bounds inclusive: 999 B is <1KB, 10000 B is 10KB-100KB
 check "bucket bounds" "SELECT group_concat(bucket || ':' || flows || ':' || p50 || ':' || lo_bytes || '-' || coalesce(hi_bytes, ''), ' ') = '<1KB:1:2.0:0-1000 10KB-100KB:1:2.0:10000-100000' FROM (SELECT * FROM slowdown_by_size WHERE bucket IN ('<1KB', '10KB-100KB') ORDER BY lo_bytes)"
-check "empty buckets absent" "SELECT count(*) = 5 FROM slowdown_by_size"
+check "empty buckets absent" "SELECT count(*) = 5 FROM slowdown_by_size WHERE transport = 'network'"
+# NVLink apart: 4 flows of 500000 B with slowdowns 10, 20, 30, 40: ranks
+# ceil(2) = 2 -> 20, ceil(3.8) = 4 -> 40, ceil(3.96) = 4 -> 40, mean 25; the
+# network's 100KB-1MB bucket keeps its 7 + 1 flows (above).
+check "NVLink bucket apart" "SELECT count(*) = 2 AND sum(flows) = 8 AND max(p50) = 20 AND max(p95) = 40 AND max(p99) = 40 AND $(near 'max(mean)' 25) AND sum(unfinished) = 0 FROM slowdown_by_size WHERE transport = 'nvlink'"
+check "transports only" "SELECT group_concat(DISTINCT transport) = 'network,nvlink' FROM (SELECT transport FROM slowdown_by_size ORDER BY transport)"
 # all 109 finished flows: 1 twice, 2 four times, 3..7 twice, 8..100 once, so
 # value v >= 8 sits at rank v + 9: p50 rank ceil(54.5) = 55 -> 46, p95 rank
 # ceil(103.55) = 104 -> 95, p99 rank ceil(107.91) = 108 -> 99; mean 5082/109.
-check "all-flow percentiles" "SELECT flows = 109 AND unfinished = 1 AND p50 = 46 AND p95 = 95 AND p99 = 99 AND $(near mean '5082.0 / 109') AND lo_bytes IS NULL FROM slowdown_by_size WHERE bucket = 'all'"
+check "all-flow percentiles" "SELECT flows = 109 AND unfinished = 1 AND p50 = 46 AND p95 = 95 AND p99 = 99 AND $(near mean '5082.0 / 109') AND lo_bytes IS NULL FROM slowdown_by_size WHERE bucket = 'all' AND transport = 'network'"
 
 # collective_busbw: 1 GB in 100 ms is algbw 10 GB/s; busbw = 10 × 2·15/16 =
 # 18.75 (allreduce, 16), 10 × 3/4 = 7.5 (allgather, 4), 10 × 7/8 = 8.75
@@ -55,13 +60,15 @@ for c in "1 18.75" "2 7.5" "3 8.75" "4 8" "5 10" "6 10"; do
 done
 check "unfinished collective left out" "SELECT count(*) = 6 FROM collective_busbw"
 
-# iteration_breakdown: 10 ms, 4 compute, 8 comm of which 5 exposed: 3
-# overlapped, 10 - 4 - 5 = 1 other, exposed share 1/2; unfinished left out.
-check "iteration breakdown" "SELECT count(*) = 1 AND $(near 'max(iter_us)' 10000) AND $(near 'max(compute_us)' 4000) AND $(near 'max(comm_us)' 8000) AND $(near 'max(exposed_comm_us)' 5000) AND $(near 'max(overlapped_comm_us)' 3000) AND $(near 'max(other_us)' 1000) AND $(near 'max(exposed_frac)' 0.5) FROM iteration_breakdown"
+# iteration_breakdown: 10 ms, 4 compute, 1 bubble, 8 comm of which 5
+# exposed: 3 overlapped, 10 - 4 - 1 - 5 = 0 other, exposed share 1/2;
+# exposed per parallelism as written; unfinished left out.
+check "iteration breakdown" "SELECT count(*) = 1 AND $(near 'max(iter_us)' 10000) AND $(near 'max(compute_us)' 4000) AND $(near 'max(comm_us)' 8000) AND $(near 'max(exposed_comm_us)' 5000) AND $(near 'max(overlapped_comm_us)' 3000) AND $(near 'max(other_us)' 0) AND $(near 'max(exposed_frac)' 0.5) AND $(near 'max(bubble_us)' 1000) FROM iteration_breakdown"
+check "exposed per parallelism" "SELECT $(near exposed_tp_us 1000) AND $(near exposed_pp_us 1500) AND $(near exposed_dp_us 500) AND $(near exposed_ep_us 1500) AND $(near exposed_cp_us 500) AND $(near 'exposed_tp_us + exposed_pp_us + exposed_dp_us + exposed_ep_us + exposed_cp_us' exposed_comm_us) FROM iteration_breakdown"
 
 # traffic_matrix: GPU names for GPU traffic, node names otherwise; every
 # flow counts, finished or not (8 × 500 KB, 100 × 5 KB, 999 B + 10 kB).
-check "traffic matrix" "SELECT group_concat(coalesce(job, '-') || ' ' || parallelism || ' ' || src || ' ' || dst || ' ' || flows || ' ' || bytes, ', ') = '- bg host2 host3 100 500000, j dp host0.gpu0 host1.gpu0 8 4000000, - micro host2 host3 2 10999' FROM (SELECT * FROM traffic_matrix ORDER BY parallelism)"
+check "traffic matrix" "SELECT group_concat(coalesce(job, '-') || ' ' || parallelism || ' ' || src || ' ' || dst || ' ' || flows || ' ' || bytes || ' ' || transport, ', ') = '- bg host2 host3 100 500000 network, j dp host0.gpu0 host1.gpu0 8 4000000 network, - micro host2 host3 2 10999 network, j tp host0.gpu0 host0.gpu1 4 2000000 nvlink' FROM (SELECT * FROM traffic_matrix ORDER BY parallelism)"
 
 # pfc_pause_time: sw0:1 prio 3 paused [1,3] + [5,8] us = 5 us in 2 pauses,
 # prio 4 [2,4] = 2 us; sw0:2 from 9 us to the end, 163.2 us: 154.2 us.
@@ -119,6 +126,37 @@ if [ -x "$SIM" ]; then
 		done
 		check "run $r pause time = interval sum" "SELECT $(near "(SELECT sum(paused_us) FROM pfc_pause_time WHERE run_id = $r)" "(SELECT sum(end_ps - start_ps) / 1e6 FROM pfc_pause WHERE run_id = $r)") AND (SELECT count(*) FROM pfc_pause WHERE run_id = $r) > 0"
 	done
+
+	# A job of tp 2 (GPUs of one host, NVLink) x pp 2 x dp 2 on 4 hosts of
+	# 2 GPUs: a message rides NVLink exactly when its two GPUs share a host
+	# (it then has no queue pair), and slowdown_by_size counts each
+	# transport's finished flows apart. The iteration's parts add up.
+	cat >"$tmp/job.ini" <<-EOF
+		[topology]
+		type = star
+		hosts = 4
+		gpus_per_host = 2
+		link_rate = 100Gbps
+		link_delay = 1us
+		[job.gpt]
+		model = custom
+		layers = 4
+		hidden = 256
+		heads = 4
+		vocab = 1000
+		seq_len = 128
+		global_batch = 8
+		tp = 2
+		pp = 2
+		dp = 2
+	EOF
+	db=$tmp/job.db
+	"$SIM" -q -o "$db" "$tmp/job.ini" >/dev/null 2>"$tmp/stderr" || fail "sim job.ini: exit $? $(cat "$tmp/stderr")"
+	check "nvlink iff one host" "SELECT count(*) > 0 AND sum(transport = 'nvlink') > 0 AND sum(transport = 'network') > 0 AND sum((transport = 'nvlink') = (src = dst AND qpn IS NULL)) = count(*) FROM flow"
+	for t in network nvlink; do
+		check "$t flows counted apart" "SELECT flows = (SELECT count(slowdown) FROM flow WHERE transport = '$t') FROM slowdown_by_size WHERE transport = '$t' AND bucket = 'all'"
+	done
+	check "breakdown adds up" "SELECT count(*) = 1 AND $(near 'compute_us + bubble_us + exposed_comm_us' iter_us) AND $(near other_us 0) FROM iteration_breakdown"
 else
 	echo "views.sh: $SIM not built: sim-written databases not checked"
 fi

@@ -40,6 +40,15 @@ INSERT INTO flow (run_id, flow_id, src, dst, size_bytes, start_ps, end_ps, recv_
                   ideal_fct_ps, slowdown, parallelism) VALUES
 	(1, 400, 'host2', 'host3', 999, 0, 2000000, 2000000, 2000000, 1000000, 2.0, 'micro'),
 	(1, 401, 'host2', 'host3', 10000, 0, 2000000, 2000000, 2000000, 1000000, 2.0, 'micro');
+UPDATE flow SET transport = 'network';
+-- NVLink: 4 tp messages of 500000 B host0.gpu0 -> host0.gpu1 of job j with
+-- slowdowns 10, 20, 30, 40 (ideal 1 us). Their own rows of
+-- slowdown_by_size; the network's figures above must not move.
+WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 4)
+INSERT INTO flow (run_id, flow_id, src, dst, src_gpu, dst_gpu, size_bytes, start_ps, end_ps, recv_end_ps,
+                  fct_ps, ideal_fct_ps, slowdown, job, iteration, parallelism, transport)
+SELECT 1, 500 + i, 'host0', 'host0', 'host0.gpu0', 'host0.gpu1', 500000, 0, i * 10000000, i * 10000000,
+       i * 10000000, 1000000, i * 10.0, 'j', 0, 'tp', 'nvlink' FROM k;
 
 -- Collectives, each of 1 GB in 100 ms (algbw 10 GB/s), ideal 50 ms.
 INSERT INTO collective (run_id, collective_id, job, iteration, parallelism, op, algorithm, group_size,
@@ -52,11 +61,23 @@ INSERT INTO collective (run_id, collective_id, job, iteration, parallelism, op, 
 	(1, 6, NULL, NULL, 'micro', 'broadcast', 'ring', 8, 1000000000, 0, 100000000000, 50000000000),
 	(1, 7, 'j', 1, 'dp', 'allreduce', 'ring', 16, 1000000000, 100000000000, NULL, 50000000000);
 
--- Iterations: 10 ms with 4 ms of compute, 8 ms of communication, 5 ms of
--- it exposed; the second one unfinished.
-INSERT INTO iteration (run_id, job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps) VALUES
-	(1, 'j', 0, 0, 10000000000, 4000000000, 8000000000, 5000000000),
-	(1, 'j', 1, 10000000000, NULL, NULL, NULL, NULL);
+-- Iterations: 10 ms with 4 ms of compute, 1 ms of bubble, 8 ms of
+-- communication, 5 ms of it exposed (tp 1, pp 1.5, dp 0.5, ep 1.5, cp
+-- 0.5); the second one unfinished.
+INSERT INTO iteration (run_id, job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps,
+                       bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps, exposed_cp_ps) VALUES
+	(1, 'j', 0, 0, 10000000000, 4000000000, 8000000000, 5000000000,
+	 1000000000, 1000000000, 1500000000, 500000000, 1500000000, 500000000),
+	(1, 'j', 1, 10000000000, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+-- Compute spans of job j's iteration 0: two stages, one micro-batch each
+-- way (stage 0 forward [0,2] ms, stage 1 forward [2.5,4.5] and backward
+-- [4.5,6.5] ms, stage 0 backward [7,9] ms, 1.5 ms of compute each).
+INSERT INTO compute_span (run_id, job, iteration, stage, dp_index, gpu, micro_batch, kind, start_ps, end_ps,
+                          compute_ps) VALUES
+	(1, 'j', 0, 0, 0, 'host0.gpu0', 0, 'fwd', 0, 2000000000, 1500000000),
+	(1, 'j', 0, 1, 0, 'host1.gpu0', 0, 'fwd', 2500000000, 4500000000, 1500000000),
+	(1, 'j', 0, 1, 0, 'host1.gpu0', 0, 'bwd', 4500000000, 6500000000, 1500000000),
+	(1, 'j', 0, 0, 0, 'host0.gpu0', 0, 'bwd', 7000000000, 9000000000, 1500000000);
 
 -- PFC: sw0 port 1 paused at priority 3 during [1,3] and [5,8] us (5 us in 2
 -- pauses) and at priority 4 during [2,4] us; sw0 port 2 from 9 us to the

@@ -50,15 +50,21 @@ static int check_algorithms(const struct job_spec *s, const struct config *cfg, 
 	if (s->tp > 1 && s->sp) {
 		USE(COLL_ALLGATHER, s->tp);
 		USE(COLL_REDUCE_SCATTER, s->tp);
-	} else if (s->tp > 1) {
-		USE(COLL_ALLREDUCE, s->tp);
+	} else if (s->tp > 1 && s->cfg->pp_scatter_gather && s->pp > 1) {
+		USE(COLL_ALLGATHER, s->tp);
 	}
-	if (s->pp > 1)
+	if (s->tp > 1) /* blocks without SP; the cross entropy's all-reduces */
+		USE(COLL_ALLREDUCE, s->tp);
+	if (s->pp > 1 || s->cp > 1)
 		USE(COLL_SENDRECV, 2);
 	if (s->emb_b)
 		USE(COLL_ALLREDUCE, 2);
 	if (s->ep > 1 && job_model_moe_layers(&s->model))
 		USE(COLL_ALLTOALL, s->ep);
+	if (s->etp > 1 && s->etp != s->tp && job_model_moe_layers(&s->model)) {
+		USE(COLL_ALLGATHER, s->etp);
+		USE(COLL_REDUCE_SCATTER, s->etp);
+	}
 	if (s->zero == 3 && s->dp > 1)
 		USE(COLL_ALLGATHER, s->dp);
 	for (int e = 0; e < 2; e++) {  /* dp, then edp reductions */
@@ -162,10 +168,12 @@ void jobs_print_plan(const struct jobs *js, FILE *out)
 		struct job_plan_totals t;
 		job_plan_totals(&j->spec, &t);
 		for (int p = 0; p < JOB_NPAR; p++)
-			fprintf(out, "plan: job=%s parallelism=%s bytes=%llu messages=%llu%s\n", j->spec.name,
-				job_par_name[p], (unsigned long long)t.bytes[p], (unsigned long long)t.messages[p],
-				p == JOB_PAR_EP && t.bytes[p] && j->spec.cfg->moe_skew > 0
-				? " (expected: moe_skew > 0 re-draws the routing every iteration)" : "");
+			if (p != JOB_PAR_CP || j->spec.cp > 1) /* the cp line for context-parallel jobs only */
+				fprintf(out, "plan: job=%s parallelism=%s bytes=%llu messages=%llu%s\n", j->spec.name,
+					job_par_name[p], (unsigned long long)t.bytes[p],
+					(unsigned long long)t.messages[p],
+					p == JOB_PAR_EP && t.bytes[p] && j->spec.cfg->moe_skew > 0
+					? " (expected: moe_skew > 0 re-draws the routing every iteration)" : "");
 	}
 }
 

@@ -1,8 +1,8 @@
 /*
  * job.h — training jobs of [job.NAME] sections.
  *
- * Each job is a model, a parallelism layout (tp x pp x dp GPUs, ep carved
- * out of dp, ZeRO stage), a placement of ranks on GPUs and a GPU speed;
+ * Each job is a model, a parallelism layout (tp x cp x pp x dp GPUs, ep
+ * carved out of dp, ZeRO stage), a placement of ranks on GPUs and a GPU speed;
  * each iteration is a dependency graph of compute steps and collectives
  * (collective.h). jobs_setup validates what only the built world can (host
  * names, GPU counts, divisibility) with located errors, then schedules each
@@ -29,7 +29,7 @@ struct job_cfg {
 	char *model;                   /* required: preset name or "custom" */
 	/* Model dimensions: 0 = take from the preset. */
 	long long layers, hidden, ffn_hidden, heads, kv_heads, seq_len, vocab, experts, top_k, moe_every;
-	double capacity_factor;        /* [1.0] */
+	double capacity_factor;        /* [unset = 0: dropless] */
 	int micro_batch;               /* [1] */
 	long long global_batch;        /* required */
 	int tp, pp, dp, ep;            /* [1]; ep divides dp */
@@ -55,8 +55,24 @@ struct job_cfg {
 	int grad_reduce_dtype;         /* JOB_GRAD_FP32 | JOB_GRAD_BF16 [fp32 with zero 0-1, bf16 with 2-3] */
 	long long dp_bucket;           /* parameters per gradient bucket; 0 = the framework's default */
 	long long zero3_prefetch;      /* parameters gathered ahead of the compute [5e7] */
+	/* MoE (workload_ep.c, moe_routing.c) */
+	bool moe_pad;                  /* moe_pad_expert_input_to_capacity [off] */
+	double moe_skew_correlation;   /* [0, 1] [0] */
+	long long shared_expert_ffn;   /* moe_shared_expert_intermediate_size [0] */
+	int etp;                       /* expert_tensor_parallel_size [0 = tp] */
+	/* Schedules, recompute, embeddings, optimizer, cp (job_plan.c,
+	 * workload_pp.c, workload_tp.c, workload_cp.c) */
+	int virtual_pipeline_stages;   /* [1]: model chunks per stage (interleaved 1F1B when > 1) */
+	int recompute;                 /* enum job_recompute [none] */
+	bool pp_scatter_gather;        /* [off]: SC'21 scatter/gather of pipeline tensors (SP off) */
+	int vocab_divisible_by;        /* [128]: vocab padded to a multiple of this x tp */
+	simtime_t optimizer_step;      /* time of the optimizer step; derived when unset */
+	bool optimizer_step_set;       /* optimizer_step given (set by the rules) */
+	int cp;                        /* [1]: context parallelism (ring attention) */
 };
 enum { JOB_GRAD_FP32, JOB_GRAD_BF16 };
+/* Activation recompute (Megatron --recompute-granularity). */
+enum job_recompute { JOB_RECOMPUTE_NONE, JOB_RECOMPUTE_SELECTIVE, JOB_RECOMPUTE_FULL };
 extern const struct cfg_section job_section;
 
 struct jobs;

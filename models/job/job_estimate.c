@@ -17,7 +17,8 @@
  *
  * Iteration time: the slowest stage's compute (the sum of its program's
  * compute ops, m micro-batches) stretched by the 1F1B pipeline's fill and
- * drain, (m + pp - 1) / m, plus the network bytes sent at the full rate of
+ * drain, (m + pp - 1) / m (interleaved over v model chunks:
+ * (v·m + pp - 1) / (v·m)), the optimizer step, plus the network bytes sent at the full rate of
  * every NIC the job uses (no overlap, no congestion): the order of
  * magnitude, refined by the first iteration's measured time at run time.
  */
@@ -88,7 +89,8 @@ static void job_estimate(const struct job *j, struct jobs_estimate *e)
 	const struct topo *tp = &j->w->fab.topo;   /* a NIC runs at its host link's rate */
 	double nic_bps = (double)tp->links[tp->ports[tp->port_off[0]].link].rate_bps;
 	double net_ps = nic_bps > 0 ? bytes * 8 / (hosts * nics * nic_bps) * 1e12 : 0;
-	double iter_ps = compute * (m + s->pp - 1) / m + net_ps;
+	double vm = m * s->vpp;
+	double iter_ps = compute * (vm + s->pp - 1) / vm + (double)s->t_opt + net_ps;
 	int iters = s->cfg->iterations;
 	e->net_bytes += bytes * iters;
 	e->net_messages += messages * iters;

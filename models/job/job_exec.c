@@ -25,18 +25,13 @@
 static void worker_run(struct job_worker *wk);
 static void iteration_check_end(struct job *j);
 
-/* ---- Reference-worker accounting ---- */
+/* ---- Reference-worker accounting (comm_ps) ---- */
 
 static void stat_update(struct job *j)
 {
-	simtime_t now = j->w->sim->now, dt = now - j->stat_t;
-	if (j->ref_computing)
-		j->compute_ps += dt;
-	if (j->ref_comm > 0) {
-		j->comm_ps += dt;
-		if (!j->ref_computing)
-			j->exposed_ps += dt;
-	}
+	simtime_t now = j->w->sim->now;
+	if (j->ref_comm > 0)
+		j->comm_ps += now - j->stat_t;
 	j->stat_t = now;
 }
 
@@ -69,7 +64,16 @@ static void join_release(struct job_join *jn)
 	}
 	if (jn->async)
 		j->pending--;
+	job_path_extend(&jn->path, jn->cat, j->w->sim->now);
 	jn->done(j, jn);
+}
+
+/* The join's category on a critical path and the chain it continues
+ * (job_timeline.h): whatever's end let it start. */
+static void join_chain(struct job_join *jn, int cat, const struct job_path *from)
+{
+	jn->cat = cat;
+	jn->path = *from;
 }
 
 static void join_deferred(struct sim *sim, void *obj, uintptr_t arg)
@@ -129,13 +133,20 @@ static int gpu_of(const struct job *j, int tp, int d, int stage)
 }
 
 /* The GPUs of TP rank t's gradient-reduction group for bucket bk, in group
- * order: its data-parallel group, or for an expert bucket the expert-DP
- * group of EP index e (job_layout_group). Returns the group size. */
+ * order: its data-parallel group (job_layout_group), or for an expert
+ * bucket the expert-DP group of expert-TP index t and EP index e
+ * (moe_layout.c). Returns the group size. */
 static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t, int e, int *out)
 {
-	const struct job_layout *l = &j->spec.layout;
-	int n = job_layout_group(l, bk->expert ? JOB_GROUP_EDP : JOB_GROUP_DP,
-				 job_layout_rank(l, t, e, 0, bk->stage), out);
+	if (bk->expert) { /* t is the expert-TP index (moe_layout.c) */
+		for (int x = 0; x < j->spec.edp; x++) {
+			int tt, d;
+			wl_ep_gpu(&j->spec, x, e, t, &tt, &d);
+			out[x] = gpu_of(j, tt, d, bk->stage);
+		}
+		return j->spec.edp;
+	}
+	int n = job_dp_group_ranks(&j->spec, bk, t, e, out); /* dp x cp ranks */
 	for (int i = 0; i < n; i++)
 		out[i] = j->gpu[out[i]];
 	return n;
@@ -155,6 +166,7 @@ static void worker_resume(struct job *j, struct job_join *jn)
 {
 	(void)j;
 	struct job_worker *wk = jn->obj;
+	wk->path = jn->path;
 	wk->pc++;
 	worker_run(wk);
 }
@@ -164,6 +176,7 @@ static void group_resume(struct job *j, struct job_join *jn)
 	(void)j;
 	struct job_rdv *g = jn->obj;
 	for (int i = 0; i < g->n; i++) {
+		g->member[i]->path = jn->path;
 		g->member[i]->pc++;
 		worker_run(g->member[i]);
 	}
@@ -182,18 +195,19 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 {
 	const struct job_spec *s = &j->spec;
 	join_open(j, &g->join, false, group_has_ref(j, g), group_resume);
-	for (int t = 0; t < s->tp; t++) {
-		for (int i = 0; i < g->n; i++)
-			j->tmp_gpus[i] = gpu_of(j, t, g->member[i]->d, stage);
-		if (op->kind == JOP_EP) {
-			const uint64_t *mat = wl_ep_matrix(j->routing, op->idx, op->mb, g->edp);
-			wl_ep_shard(mat, s->ep, op->transpose, s->tp, t, j->tmp_mat);
-			uint64_t sum = 0;
-			for (int i = 0; i < s->ep * s->ep; i++)
-				sum += j->tmp_mat[i];
-			if (sum) /* size_b 0: the row shows the largest rank's bytes */
-				start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, g->n, 0, j->tmp_mat);
+	for (int i = 0; i < wl_ep_unit_a2as(s); i++) {
+		int x, et, t, d;
+		wl_ep_unit_a2a(s, g->edp, i, &x, &et);
+		for (int e = 0; e < s->ep; e++) {
+			wl_ep_gpu(s, x, e, et, &t, &d);
+			j->tmp_gpus[e] = gpu_of(j, t, d, stage);
 		}
+		wl_ep_shard(wl_ep_matrix(j->routing, op->idx, op->mb, x), s->ep, op->transpose, s->etp, et, j->tmp_mat);
+		uint64_t sum = 0;
+		for (int k = 0; k < s->ep * s->ep; k++)
+			sum += j->tmp_mat[k];
+		if (sum) /* size_b 0: the row shows the largest rank's bytes */
+			start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, s->ep, 0, j->tmp_mat);
 	}
 	join_close(j, &g->join);
 }
@@ -203,12 +217,13 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 static void send_done(struct job *j, struct job_join *jn)
 {
 	struct job_worker *from = jn->obj;
-	int to_stage = from->stage + (jn->dir == JOB_FWD ? 1 : -1);
+	int to_stage = (from->stage + (jn->dir == JOB_FWD ? 1 : j->spec.pp - 1)) % j->spec.pp;
 	struct job_worker *to = &j->wk[to_stage * j->spec.dp + from->d];
 	to->got[jn->dir][jn->mb] = 1;
 	if (to->at_recv) {
 		const struct job_op *op = &j->spec.prog[to->stage].op[to->pc];
 		if (op->dir == jn->dir && op->mb == jn->mb) {
+			job_path_later(&to->path, &jn->path);
 			to->at_recv = false;
 			to->pc++;
 			worker_run(to);
@@ -220,17 +235,53 @@ static void send_done(struct job *j, struct job_join *jn)
 static void post_send(struct job *j, struct job_worker *wk, const struct job_op *op)
 {
 	const struct job_spec *s = &j->spec;
-	int to_stage = wk->stage + (op->dir == JOB_FWD ? 1 : -1);
+	int to_stage = (wk->stage + (op->dir == JOB_FWD ? 1 : s->pp - 1)) % s->pp; /* interleaved: wraps */
 	struct job_join *jn = &wk->send[op->dir][op->mb];
 	bool ref = wk == &j->wk[0] || (to_stage == 0 && wk->d == 0);
 	join_open(j, jn, true, ref, send_done);
+	join_chain(jn, JOB_PAR_PP, &wk->path);
 	jn->obj = wk;
 	jn->dir = op->dir;
 	jn->mb = op->mb;
-	for (int t = 0; t < s->tp; t++) {
+	for (int t = 0; t < job_width(s); t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, wk->stage), gpu_of(j, t, wk->d, to_stage) };
-		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2, coll_split(op->val, (uint64_t)s->tp, (uint64_t)t), NULL);
+		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2,
+			   coll_split(op->val, (uint64_t)job_width(s), (uint64_t)t), NULL);
 	}
+	join_close(j, jn);
+}
+
+/* ---- Ring attention steps (context parallelism) ---- */
+
+static void cp_done(struct job *j, struct job_join *jn)
+{
+	(void)j;
+	struct job_worker *wk = jn->obj;
+	wk->cp_open = false;
+	if (wk->at_cp_wait) { /* it waited: the step's chain goes on */
+		wk->path = jn->path;
+		wk->at_cp_wait = false;
+		wk->pc++;
+		worker_run(wk);
+	}
+}
+
+/* Every cp rank sends op->val bytes to the next one of its ring, per tp
+ * index; the worker computes on until its CP_WAIT. */
+static void post_cp(struct job *j, struct job_worker *wk, const struct job_op *op)
+{
+	const struct job_spec *s = &j->spec;
+	struct job_join *jn = &wk->cp_join;
+	join_open(j, jn, false, wk == &j->wk[0], cp_done);
+	join_chain(jn, JOB_PAR_CP, &wk->path);
+	jn->obj = wk;
+	wk->cp_open = true;
+	for (int t = 0; t < s->tp; t++)
+		for (int c = 0; c < s->cp; c++) {
+			int pair[2] = { gpu_of(j, c * s->tp + t, wk->d, wk->stage),
+					gpu_of(j, (c + 1) % s->cp * s->tp + t, wk->d, wk->stage) };
+			start_coll(j, jn, COLL_SENDRECV, "cp", pair, 2, op->val, NULL);
+		}
 	join_close(j, jn);
 }
 
@@ -238,7 +289,7 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 
 static void async_done(struct job *j, struct job_join *jn)
 {
-	(void)jn;
+	job_path_later(&j->tail, &jn->path);
 	iteration_check_end(j);
 }
 
@@ -246,8 +297,14 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
 {
 	const struct job_spec *s = &j->spec;
 	const struct job_bucket *bk = &s->bucket[b];
-	int e = bk->expert ? wk->d % s->ep : 0;
-	int slot = (b * s->ep + e) * j->grad_m + (j->grad_m > 1 ? mb : 0), n = wl_dp_group_size(s, bk);
+	/* Folded experts (etp != tp): a worker holds GPUs of several expert-DP
+	 * groups, so an expert bucket waits for every worker of the stage;
+	 * otherwise for the workers that hold the group (dp of them, whose
+	 * dp x cp ranks reduce together with context parallelism). */
+	bool fold = bk->expert && s->etp != s->tp;
+	int e = bk->expert && !fold ? wk->d % s->ep : 0;
+	int slot = (b * s->ep + e) * j->grad_m + (j->grad_m > 1 ? mb : 0);
+	int n = fold ? s->dp : bk->expert ? s->edp : s->dp;
 	if (++j->bucket_arrived[slot] < n)
 		return;
 	j->bucket_arrived[slot] = 0;
@@ -256,11 +313,14 @@ static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
 	wl_dp_reduce(s, bk, &op, &size);
 	struct job_join *jn = &j->bucket_join[slot];
 	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
-	for (int t = 0; t < s->tp; t++) {
-		int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
-		start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), op, "dp", j->tmp_gpus, m, size,
-			      NULL);
-	}
+	join_chain(jn, JOB_PAR_DP, &wk->path);
+	/* One stream per group: an expert group's is its (expert-TP, EP) index's. */
+	for (int ee = e; ee < (fold ? s->ep : e + 1); ee++)
+		for (int t = 0; t < (bk->expert ? s->etp : s->tp); t++) {
+			int m = dp_group_gpus(j, bk, t, ee, j->tmp_gpus);
+			start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? ee : -1), op, "dp", j->tmp_gpus, m,
+				      size, NULL);
+		}
 	join_close(j, jn);
 }
 
@@ -272,7 +332,8 @@ static void embedding_arrive(struct job *j, struct job_worker *wk)
 	j->emb_arrived[wk->d] = 0;
 	struct job_join *jn = &j->emb_join[wk->d];
 	join_open(j, jn, true, wk->d == 0, async_done);
-	for (int t = 0; t < s->tp; t++) {
+	join_chain(jn, JOB_PAR_DP, &wk->path);
+	for (int t = 0; t < job_width(s); t++) {
 		int pair[2] = { gpu_of(j, t, wk->d, 0), gpu_of(j, t, wk->d, s->pp - 1) };
 		start_coll(j, jn, COLL_ALLREDUCE, "dp", pair, 2, s->emb_b, NULL);
 	}
@@ -287,9 +348,14 @@ static void wait_done(struct job *j, struct job_join *jn)
 	struct job_worker *wk = w->waiters;
 	w->done = true;
 	w->waiters = NULL;
+	/* Its end let the waiters go on (a worker that came after it ended
+	 * never blocked and keeps its own, later chain); an overlapped gather
+	 * nobody waited for may be the iteration's last activity. */
+	job_path_later(&j->tail, &jn->path);
 	while (wk) {
 		struct job_worker *next = wk->next_wait;
 		wk->next_wait = NULL;
+		wk->path = jn->path;
 		wk->pc++;
 		worker_run(wk);
 		wk = next;
@@ -321,6 +387,8 @@ static void gather_arrive(struct job *j, struct job_worker *wk, const struct job
 	if (++w->arrived < s->dp)
 		return;
 	wait_open(j, w, wk->stage == 0);
+	/* The last worker to arrive let it start: its chain continues. */
+	join_chain(&w->join, JOB_PAR_DP, &wk->path);
 	for (int t = 0; t < s->tp; t++) {
 		for (int d = 0; d < s->dp; d++)
 			j->tmp_gpus[d] = gpu_of(j, t, d, wk->stage);
@@ -333,29 +401,39 @@ static void gather_arrive(struct job *j, struct job_worker *wk, const struct job
 /* ZeRO-1/2: every bucket's updated parameters, gathered after the
  * optimizer: at the iteration's end, or with overlap_param_gather at the
  * next one's start, in forward order (a stage's buckets last to first),
- * each bucket waited for by the first forward that uses it. */
+ * each bucket waited for by the first forward that uses it. Either way
+ * their chains begin where j->tail ends: the end of everything before (at
+ * an iteration's start, the empty chain of iteration_start). */
 static void start_gathers(struct job *j, bool overlap)
 {
 	const struct job_spec *s = &j->spec;
 	if (!overlap) {
 		j->gathering = true;
 		join_open(j, &j->gather_join, true, true, async_done);
+		join_chain(&j->gather_join, JOB_PAR_DP, &j->tail);
 	}
 	for (int b = s->n_buckets - 1; b >= 0; b--) {
 		const struct job_bucket *bk = &s->bucket[b];
 		uint64_t size = wl_zero_gather_b(s, bk);
+		/* Folded experts: a worker holds GPUs of every EP index's groups,
+		 * so one wait holds the bucket's gathers of all of them. */
+		bool fold = bk->expert && s->etp != s->tp;
 		for (int e = 0; size && e < (bk->expert ? s->ep : 1); e++) {
 			struct job_join *jn = &j->gather_join;
 			if (overlap) {
-				wait_open(j, &j->param[b * s->ep + e], bk->stage == 0 && e == 0);
-				jn = &j->param[b * s->ep + e].join;
+				struct job_wait *w = &j->param[b * s->ep + (fold ? 0 : e)];
+				if (!fold || e == 0) {
+					wait_open(j, w, bk->stage == 0 && e == 0);
+					join_chain(&w->join, JOB_PAR_DP, &j->tail);
+				}
+				jn = &w->join;
 			}
-			for (int t = 0; t < s->tp; t++) {
+			for (int t = 0; t < (bk->expert ? s->etp : s->tp); t++) {
 				int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
 				start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), COLL_ALLGATHER, "dp",
 					   j->tmp_gpus, m, size, NULL);
 			}
-			if (overlap)
+			if (overlap && (!fold || e == s->ep - 1))
 				join_close(j, jn);
 		}
 	}
@@ -369,10 +447,7 @@ static void compute_done(struct sim *sim, void *obj, uintptr_t arg)
 {
 	(void)sim; (void)arg;
 	struct job_worker *wk = obj;
-	if (wk == &wk->job->wk[0]) {
-		stat_update(wk->job);
-		wk->job->ref_computing = false;
-	}
+	job_timeline_compute(wk->job, wk, &wk->job->spec.prog[wk->stage].op[wk->pc], wk->t0);
 	wk->pc++;
 	worker_run(wk);
 }
@@ -386,20 +461,35 @@ static void worker_run(struct job_worker *wk)
 		const struct job_op *op = &p->op[wk->pc];
 		switch ((enum job_op_kind)op->kind) {
 		case JOP_COMPUTE:
-			if (wk == &j->wk[0]) {
-				stat_update(j);
-				j->ref_computing = true;
-			}
-			sched_in(j->w->sim, (simtime_t)op->val, &j->elem, compute_done, wk, 0);
+			wk->t0 = j->w->sim->now;
+			sched_in(j->w->sim, (simtime_t)(op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, 0) : op->val),
+				 &j->elem, compute_done, wk, 0);
 			return;
-		case JOP_TP:
+		case JOP_TP: /* one tp group per cp index */
 			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
+			join_chain(&wk->op_join, JOB_PAR_TP, &wk->path);
 			wk->op_join.obj = wk;
-			for (int t = 0; t < s->tp; t++)
-				j->tmp_gpus[t] = gpu_of(j, t, wk->d, wk->stage);
-			start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, s->tp, op->val, NULL);
+			/* One TP group per cp index; an expert step: the worker's
+			 * tp/etp expert-TP groups side by side. */
+			for (int c = 0; c < s->cp; c++)
+				for (int i = 0; i < (op->expert ? s->tp / s->etp : 1); i++) {
+					int n = op->expert ? s->etp : s->tp;
+					for (int t = 0; t < n; t++)
+						j->tmp_gpus[t] = gpu_of(j, c * s->tp + i * n + t, wk->d, wk->stage);
+					start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, n,
+						   op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, i) : op->val, NULL);
+				}
 			join_close(j, &wk->op_join);
 			return;
+		case JOP_CP:
+			post_cp(j, wk, op);
+			break;
+		case JOP_CP_WAIT:
+			if (wk->cp_open) {
+				wk->at_cp_wait = true;
+				return;
+			}
+			break;
 		case JOP_ZERO_AG:
 			gather_arrive(j, wk, op);
 			break;
@@ -408,15 +498,17 @@ static void worker_run(struct job_worker *wk)
 				return;
 			break;
 		case JOP_PARAM_WAIT: {
-			int e = s->bucket[op->idx].expert ? wk->d % s->ep : 0;
+			const struct job_bucket *bk = &s->bucket[op->idx];
+			int e = bk->expert && s->etp == s->tp ? wk->d % s->ep : 0; /* folded: one wait (start_gathers) */
 			if (wait_block(wk, &j->param[op->idx * s->ep + e]))
 				return;
 			break;
 		}
 		case JOP_EP: {
-			struct job_rdv *g = &j->ep_group[wk->stage * s->edp + wk->d / s->ep];
+			struct job_rdv *g = &j->ep_group[wk->stage * (s->dp / wl_ep_unit(s)) + wk->d / wl_ep_unit(s)];
 			if (++g->arrived == g->n) {
 				g->arrived = 0;
+				join_chain(&g->join, JOB_PAR_EP, &wk->path);
 				group_start(j, g, op, wk->stage);
 			}
 			return;
@@ -441,6 +533,8 @@ static void worker_run(struct job_worker *wk)
 	if (wk->finished)
 		return;
 	wk->finished = true;
+	job_timeline_flush(j, wk);
+	job_path_later(&j->tail, &wk->path);
 	j->workers_done++;
 	embedding_arrive(j, wk);
 	iteration_check_end(j);
@@ -450,19 +544,12 @@ static void worker_run(struct job_worker *wk)
 
 static void iteration_start(struct sim *sim, void *obj, uintptr_t arg);
 
-/* The current iteration's row, ending at end (-1: unfinished, NULL end_ps). */
-static void iteration_row(struct job *j, simtime_t end)
+/* The current iteration's row (job_timeline.c), finished now or, when
+ * not, unfinished with NULL end_ps (a run cut short). */
+static void iteration_row(struct job *j, bool finished)
 {
-	struct sim *sim = j->w->sim;
 	stat_update(j);
-	if (!sim->res)
-		return;
-	if (!j->table)
-		j->table = results_table(sim->res, "iteration",
-					 "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps");
-	if (j->table)
-		results_row(sim->res, j->table, "slttttt", j->spec.name, j->iter, j->iter_start, end,
-			    j->compute_ps, j->comm_ps, j->exposed_ps);
+	job_timeline_iteration(j, finished);
 }
 
 bool job_exec_write_unfinished(struct job *j)
@@ -470,20 +557,44 @@ bool job_exec_write_unfinished(struct job *j)
 	if (j->iter >= j->spec.cfg->iterations)
 		return false;
 	if (j->in_iteration)
-		iteration_row(j, -1);
+		iteration_row(j, false);
 	return true;
+}
+
+/* The optimizer step, once every gradient is reduced (before ZeRO-1/2's
+ * parameter gathers): compute on every GPU at once, on the critical path
+ * after the last reduction (j->tail), a compute span of its own kind on
+ * every worker (job_timeline.c). */
+static void optimizer_done(struct sim *sim, void *obj, uintptr_t arg)
+{
+	(void)sim; (void)arg;
+	struct job *j = obj;
+	j->stepping = false;
+	job_timeline_optimizer(j);
+	iteration_check_end(j);
+}
+
+static void optimizer_start(struct job *j)
+{
+	j->stepping = j->stepped = true;
+	j->opt_start = j->w->sim->now;
+	sched_in(j->w->sim, j->spec.t_opt, &j->elem, optimizer_done, j, 0);
 }
 
 static void iteration_check_end(struct job *j)
 {
-	if (j->workers_done < j->n_workers || j->pending > 0)
+	if (j->workers_done < j->n_workers || j->pending > 0 || j->stepping)
 		return;
+	if (j->spec.t_opt > 0 && !j->stepped) {
+		optimizer_start(j); /* its end calls back here */
+		return;
+	}
 	if ((j->spec.zero == 1 || j->spec.zero == 2) && !j->spec.cfg->overlap_param_gather && !j->gathering) {
 		start_gathers(j, false); /* its end calls back here */
 		return;
 	}
 	struct sim *sim = j->w->sim;
-	iteration_row(j, sim->now);
+	iteration_row(j, true);
 	j->est_iter_ps = (double)(sim->now - j->iter_start); /* the progress line's next guess */
 	/* Mark the iteration over before anything else can re-enter. */
 	j->workers_done = -1;
@@ -500,25 +611,32 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	struct job *j = obj;
 	const struct job_spec *s = &j->spec;
 	j->iter_start = j->stat_t = sim->now;
-	j->compute_ps = j->comm_ps = j->exposed_ps = 0;
+	j->comm_ps = 0;
 	j->workers_done = 0;
 	j->gathering = false;
 	j->in_iteration = true;
+	j->stepped = false;
+	j->opt_ps = 0;
+	/* Before the overlapped parameter gathers below: they chain from it. */
+	job_path_reset(&j->tail, sim->now);
 	if (j->routing)
 		wl_ep_routing_draw(j->routing, s, j->rng);
 	for (int i = 0; i < j->ag_base[s->pp]; i++)
 		j->ag[i] = (struct job_wait){ .join = { .job = j } };
 	for (int i = 0; j->param && i < s->n_buckets * s->ep; i++)
 		j->param[i] = (struct job_wait){ .join = { .job = j } };
+	memset(j->step_ps, 0, (size_t)j->step_base[s->pp] * sizeof *j->step_ps);
 	if (s->cfg->overlap_param_gather)
 		start_gathers(j, true);
 	for (int i = 0; i < j->n_workers; i++) {
 		struct job_worker *wk = &j->wk[i];
 		wk->pc = 0;
 		wk->next_wait = NULL;
-		wk->finished = wk->at_recv = false;
-		memset(wk->got[0], 0, (size_t)s->m);
-		memset(wk->got[1], 0, (size_t)s->m);
+		wk->finished = wk->at_recv = wk->at_cp_wait = wk->cp_open = false;
+		job_path_reset(&wk->path, sim->now);
+		wk->span.open = false;
+		memset(wk->got[0], 0, (size_t)(s->m * s->vpp));
+		memset(wk->got[1], 0, (size_t)(s->m * s->vpp));
 	}
 	for (int i = 0; i < j->n_workers; i++)
 		worker_run(&j->wk[i]);
@@ -550,18 +668,21 @@ void job_exec_init(struct job *j)
 			wk->stage = st;
 			wk->d = d;
 			for (int dir = 0; dir < 2; dir++) {
-				wk->got[dir] = xcalloc((size_t)s->m, 1);
-				wk->send[dir] = xcalloc((size_t)s->m, sizeof *wk->send[dir]);
+				wk->got[dir] = xcalloc((size_t)(s->m * s->vpp), 1);
+				wk->send[dir] = xcalloc((size_t)(s->m * s->vpp), sizeof *wk->send[dir]);
 			}
 		}
-	j->ep_group = xcalloc((size_t)(s->pp * s->edp), sizeof *j->ep_group);
+	/* EP rendezvous: runs of wl_ep_unit workers (ep of them unless the
+	 * experts fold, moe_layout.c); edp holds the run's index. */
+	int unit = wl_ep_unit(s), units = s->dp / unit;
+	j->ep_group = xcalloc((size_t)(s->pp * units), sizeof *j->ep_group);
 	for (int st = 0; st < s->pp; st++)
-		for (int e = 0; e < s->edp; e++) {
-			struct job_rdv *g = &j->ep_group[st * s->edp + e];
-			group_init(j, g, s->ep);
-			g->edp = e;
-			for (int i = 0; i < s->ep; i++)
-				g->member[i] = &j->wk[st * s->dp + e * s->ep + i];
+		for (int u = 0; u < units; u++) {
+			struct job_rdv *g = &j->ep_group[st * units + u];
+			group_init(j, g, unit);
+			g->edp = u;
+			for (int i = 0; i < unit; i++)
+				g->member[i] = &j->wk[st * s->dp + u * unit + i];
 		}
 	j->grad_m = s->zero >= 2 ? (int)s->m : 1;
 	size_t slots = (size_t)s->n_buckets * (size_t)s->ep * (size_t)j->grad_m + 1;
@@ -573,16 +694,22 @@ void job_exec_init(struct job *j)
 	for (int st = 0; st < s->pp; st++)
 		j->ag_base[st + 1] = j->ag_base[st] + s->prog[st].n_slots;
 	j->ag = xcalloc((size_t)j->ag_base[s->pp] + 1, sizeof *j->ag);
+	j->step_base = xcalloc((size_t)s->pp + 1, sizeof *j->step_base);
+	for (int st = 0; st < s->pp; st++)
+		j->step_base[st + 1] = j->step_base[st] + s->prog[st].n;
+	j->step_ps = xcalloc((size_t)j->step_base[s->pp] + 1, sizeof *j->step_ps);
 	j->n_streams = s->pp * s->tp * (s->ep + 1);
 	j->stream = xcalloc((size_t)j->n_streams, sizeof *j->stream);
 	for (int i = 0; i < j->n_streams; i++)
 		j->stream[i].job = j;
 	j->emb_arrived = xcalloc((size_t)s->dp, sizeof *j->emb_arrived);
 	j->emb_join = xcalloc((size_t)s->dp, sizeof *j->emb_join);
-	int most = s->tp > s->dp ? s->tp : s->dp;
+	int most = s->tp > s->dp * s->cp ? s->tp : s->dp * s->cp;
+	most = most > s->ep ? most : s->ep;
+	most = most > s->edp ? most : s->edp;
 	j->tmp_gpus = xcalloc((size_t)(most > 2 ? most : 2), sizeof *j->tmp_gpus);
 	j->tmp_mat = xcalloc((size_t)(s->ep * s->ep), sizeof *j->tmp_mat);
-	if (job_model_moe_layers(&s->model) && s->ep > 1)
+	if (job_model_moe_layers(&s->model))
 		j->routing = wl_ep_routing_new(s);
 }
 
@@ -594,7 +721,7 @@ void job_exec_free(struct job *j)
 			free(j->wk[i].send[dir]);
 		}
 	free(j->wk);
-	for (int i = 0; j->ep_group && i < j->spec.pp * j->spec.edp; i++)
+	for (int i = 0; j->ep_group && i < j->spec.pp * (j->spec.dp / wl_ep_unit(&j->spec)); i++)
 		free(j->ep_group[i].member);
 	free(j->ep_group);
 	for (int i = 0; j->stream && i < j->n_streams; i++)
@@ -603,6 +730,8 @@ void job_exec_free(struct job *j)
 	free(j->param);
 	free(j->ag);
 	free(j->ag_base);
+	free(j->step_ps);
+	free(j->step_base);
 	free(j->bucket_arrived);
 	free(j->bucket_join);
 	free(j->emb_arrived);

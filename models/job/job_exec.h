@@ -3,17 +3,16 @@
  * job_plan.h, rendezvous of collectives, and the iteration accounting.
  * Shared by job.c (setup, teardown) and job_exec.c (the engine).
  *
- * Iteration breakdown (the `iteration` row), measured on one reference
- * worker: stage 0, data-parallel index 0 (the tp group holding rank 0;
- * its tp ranks run in lock step, so one of them stands for all):
- *   compute_ps       time it spends computing (its compute steps are serial)
- *   comm_ps          time during which at least one collective it takes
- *                    part in is in flight (from the start of the
- *                    collective to its end; overlapped or not)
- *   exposed_comm_ps  the part of comm_ps when it is not computing
- * Time waiting for a peer that has not arrived (pipeline bubble, a late
- * member of a rendezvous) is in none of them. An iteration starts when
- * every worker starts it and ends when the last reduction ended (a
+ * Iteration breakdown (the `iteration` row): compute_ps, bubble_ps and
+ * exposed_{tp,pp,dp,ep}_ps split the iteration's critical path
+ * (job_timeline.h); exposed_comm_ps is the sum of the exposed parts.
+ * comm_ps alone is measured on one reference worker: stage 0,
+ * data-parallel index 0 (the tp group holding rank 0; its tp ranks run in
+ * lock step, so one of them stands for all): the time during which at
+ * least one collective it takes part in is in flight (from the start of
+ * the collective to its end; overlapped or not). An iteration starts when
+ * every worker starts it and ends when the last reduction, the optimizer
+ * step (compute, job_timeline.h) and ZeRO-1/2's parameter gathers ended (a
  * global barrier: gradient clipping reduces over every rank).
  */
 #ifndef ROCESIM_JOB_EXEC_H
@@ -25,6 +24,7 @@
 #include "job.h"
 #include "job_plan.h"
 #include "job_stream.h"
+#include "job_timeline.h"
 #include "sim.h"
 
 struct job;
@@ -41,6 +41,16 @@ struct job_join {
 	void (*done)(struct job *j, struct job_join *jn);
 	void *obj;                  /* worker or group it belongs to */
 	int dir, mb;                /* sends: what arrived */
+	int cat;                    /* its category on a critical path (enum job_par) */
+	struct job_path path;       /* the chain that led to it (job_timeline.h) */
+};
+
+/* A worker's open compute span (job_timeline.c). */
+struct job_span {
+	bool open;
+	uint8_t kind;               /* JOB_FWD / JOB_BWD */
+	int32_t mb;
+	simtime_t start, end, compute;
 };
 
 struct job_worker {
@@ -49,10 +59,15 @@ struct job_worker {
 	int pc;                     /* next op of job->spec.prog[stage] */
 	bool at_recv;               /* blocked at a RECV op */
 	bool finished;
-	uint8_t *got[2];            /* [m]: activation (fwd) / gradient (bwd) of mb arrived */
+	uint8_t *got[2];            /* [m × v]: activation (fwd) / gradient (bwd) of a tag arrived */
 	struct job_join op_join;    /* its blocking TP collective */
-	struct job_join *send[2];   /* [m]: its sends of mb */
+	struct job_join *send[2];   /* [m × v]: its sends, by tag (job_plan.h RECV) */
 	struct job_worker *next_wait; /* in a job_wait's list while blocked on it */
+	struct job_path path;       /* the chain that led to where it is */
+	simtime_t t0;               /* its running compute step began */
+	struct job_span span;
+	struct job_join cp_join;    /* its ring-attention step in flight */
+	bool cp_open, at_cp_wait;   /* a step in flight / blocked at CP_WAIT for it */
 };
 
 /* Something workers wait for (a ZeRO-3 gather, a bucket's parameter
@@ -103,10 +118,16 @@ struct job {
 	simtime_t iter_start;
 	gsl_rng *rng;               /* RNG_WORKLOAD stream of this job */
 	struct wl_ep_routing *routing;
-	/* reference worker accounting (see above) */
-	bool ref_computing;
+	/* reference worker accounting (comm_ps, see above) */
 	int ref_comm;
-	simtime_t stat_t, compute_ps, comm_ps, exposed_ps;
+	simtime_t stat_t, comm_ps;
+	struct job_path tail;       /* the latest-ending chain so far: at the end, the critical path */
+	/* The longest any worker of stage st took for its program's op k this
+	 * iteration, at step_ps[step_base[st] + k] (job_timeline.c: a stage's
+	 * compute). */
+	simtime_t *step_ps;
+	int *step_base;             /* [pp + 1] */
+	struct results_table *span_table;
 	/* scratch for collective specs */
 	int *tmp_gpus;
 	uint64_t *tmp_mat;
@@ -114,6 +135,9 @@ struct job {
 	job_coll_start_fn fake_coll; /* tests: replaces coll_start (jobs_set_coll_start) */
 	bool in_iteration;          /* an iteration started and has not ended */
 	double est_iter_ps;         /* progress: the last iteration's time, else the plan's estimate (0: not yet) */
+	bool stepping, stepped;     /* the optimizer step is running / has run this iteration */
+	simtime_t opt_start;        /* when the running optimizer step began */
+	simtime_t opt_ps;           /* the optimizer step's time this iteration (job_timeline.c) */
 };
 
 struct jobs {

@@ -28,6 +28,7 @@ static const enum coll_op op_allreduce = COLL_ALLREDUCE, op_allgather = COLL_ALL
 
 /* grad_reduce_dtype, in the order of JOB_GRAD_FP32, JOB_GRAD_BF16. */
 static const char *const grad_dtypes[] = { "fp32", "bf16", NULL };
+static const char *const v_recompute[] = { "none", "selective", "full", NULL };
 
 static const struct cfg_key job_keys[] = {
 	{ "model", KT_WORD, .required = true, .vocab_fn = job_model_name_at, .off = JOB(model),
@@ -42,8 +43,8 @@ static const struct cfg_key job_keys[] = {
 	MODEL_DIM(experts, "experts per MoE layer"),
 	MODEL_DIM(top_k, "experts per token"),
 	MODEL_DIM(moe_every, "an MoE layer every n layers"),
-	{ "capacity_factor", KT_NUMBER, "1.0", CFG_POS, .off = JOB(capacity_factor),
-	  .help = "MoE capacity factor" },
+	{ "capacity_factor", KT_NUMBER, .def_doc = "none: dropless", CFG_POS, .off = JOB(capacity_factor),
+	  .help = "MoE capacity factor (tokens beyond capacity are dropped)" },
 	{ "micro_batch", KT_INT, "1", CFG_GE(1), .off = JOB(micro_batch), .help = "micro-batch size" },
 	{ "global_batch", KT_LLONG, .required = true, CFG_GE(1), .off = JOB(global_batch),
 	  .help = "global batch size" },
@@ -70,6 +71,14 @@ static const struct cfg_key job_keys[] = {
 	ALG(alltoall, "direct", "all-to-all algorithm"),
 	{ "moe_skew", KT_NUMBER, "0", CFG_GE(0), .off = JOB(moe_skew),
 	  .help = "Zipf exponent of expert popularity" },
+	{ "moe_skew_correlation", KT_NUMBER, "0", CFG_IN(0, 1), .off = JOB(moe_skew_correlation),
+	  .help = "correlation of expert popularity from one iteration to the next" },
+	{ "moe_pad_expert_input_to_capacity", KT_BOOL, "off", .off = JOB(moe_pad),
+	  .help = "pad every expert's input to its capacity" },
+	{ "moe_shared_expert_intermediate_size", KT_LLONG, "0", CFG_GE(0), .off = JOB(shared_expert_ffn),
+	  .help = "FFN hidden size of the shared experts" },
+	{ "expert_tensor_parallel_size", KT_INT, .def_doc = "tp", CFG_GE(1), .off = JOB(etp),
+	  .help = "tensor parallelism of the experts (MoE parallel folding)" },
 	{ "chunk", KT_SIZE, "512KiB", CFG_POS, .off = JOB(chunk_b), .help = "pipelining chunk" },
 	{ "channels", KT_INT, "2", CFG_GE(1), .off = JOB(channels), .help = "parallel rings" },
 	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
@@ -84,6 +93,18 @@ static const struct cfg_key job_keys[] = {
 	  .help = "parameters per gradient bucket" },
 	{ "zero3_prefetch", KT_LLONG, "50000000", CFG_GE(0), .off = JOB(zero3_prefetch),
 	  .help = "zero 3: parameters gathered ahead of the layer computing (0: no prefetch)" },
+	{ "virtual_pipeline_stages", KT_INT, "1", CFG_GE(1), .off = JOB(virtual_pipeline_stages),
+	  .help = "model chunks per pipeline stage (interleaved 1F1B when > 1)" },
+	{ "recompute", KT_ENUM, "none", .vocab = v_recompute, .off = JOB(recompute),
+	  .help = "activation recompute: none, selective (core attention) or full (every layer)" },
+	{ "pp_scatter_gather", KT_BOOL, "off", .off = JOB(pp_scatter_gather),
+	  .help = "without sequence parallelism, send 1/tp of a pipeline tensor per TP rank and all-gather it" },
+	{ "vocab_divisible_by", KT_INT, "128", CFG_GE(1), .off = JOB(vocab_divisible_by),
+	  .help = "the vocabulary is padded to a multiple of this x tp" },
+	{ "optimizer_step", KT_TIME, .def_doc = "derived: 30 B per optimizer-state parameter at the GPU's memory bandwidth",
+	  .off = JOB(optimizer_step), .help = "duration of the optimizer step after the gradient reduction" },
+	{ "cp", KT_INT, "1", CFG_GE(1), .off = JOB(cp),
+	  .help = "context parallelism: the sequence split over cp GPUs, ring attention" },
 };
 
 static int job_rules(struct cfg_check *c)
@@ -94,23 +115,45 @@ static int job_rules(struct cfg_check *c)
 		for (int i = 0; i < 3; i++)
 			if (!cfg_given(c, custom_needs[i]))
 				return cfg_fail_missing(c, custom_needs[i], " for model custom");
-	if (j->dp % j->ep != 0)
+	/* Expert parallelism is carved out of data parallelism; with its own
+	 * expert TP size the experts fold over the tp x dp GPUs of a stage
+	 * (Megatron-Core's MoE parallel folding). */
+	if (j->etp && j->etp != j->tp) {
+		if (j->tp % j->etp != 0)
+			return cfg_fail(c, "expert_tensor_parallel_size", "a divisor of tp (%d)", j->tp);
+		if ((long long)j->tp * j->dp % ((long long)j->etp * j->ep) != 0)
+			return cfg_fail(c, "ep", "a divisor of tp x dp / expert_tensor_parallel_size (%d x %d / %d)",
+					j->tp, j->dp, j->etp);
+	} else if (j->dp % j->ep != 0) {
 		return cfg_fail(c, "ep", "a divisor of dp (%d): expert parallelism is carved out of data parallelism",
 				j->dp);
+	}
+	if (j->moe_pad && !cfg_given(c, "capacity_factor"))
+		return cfg_fail(c, "moe_pad_expert_input_to_capacity",
+				"off when capacity_factor is unset (dropless): padding fills each expert up to its capacity");
 	if (cfg_given(c, "grad_bytes") && j->grad_bytes != 2 && j->grad_bytes != 4)
 		return cfg_fail(c, "grad_bytes", "2 (bf16) or 4 (fp32)");
 	if (job_dp_rules(c, j) < 0)
 		return -1;
-	static const char *const dims[] = { "tp", "ep", "dp", "pp" };
-	bool ok = j->n_placement == 4;
-	for (int d = 0; d < 4 && ok; d++) {
+	j->optimizer_step_set = cfg_given(c, "optimizer_step");
+	/* cp may be left out; when listed it must follow tp (Megatron's
+	 * tp-cp-ep-dp-pp: the layout folds tp and cp into one inner dimension). */
+	static const char *const dims[] = { "tp", "ep", "dp", "pp", "cp" };
+	bool has_cp = false;
+	for (size_t i = 0; i < j->n_placement; i++)
+		has_cp |= strcmp(j->placement[i], "cp") == 0;
+	bool ok = j->n_placement == (has_cp ? 5u : 4u);
+	for (int d = 0; d < (has_cp ? 5 : 4) && ok; d++) {
 		int seen = 0;
 		for (size_t i = 0; i < j->n_placement; i++)
 			seen += strcmp(j->placement[i], dims[d]) == 0;
 		ok = seen == 1;
 	}
+	for (size_t i = 0; ok && has_cp && i < j->n_placement; i++)
+		if (strcmp(j->placement[i], "cp") == 0)
+			ok = i > 0 && strcmp(j->placement[i - 1], "tp") == 0;
 	if (!ok)
-		return cfg_fail(c, "placement", "a permutation of tp, ep, dp, pp");
+		return cfg_fail(c, "placement", "a permutation of tp, ep, dp, pp, with cp (optional) right after tp");
 	long long per_step = (long long)j->micro_batch * j->dp;
 	if (j->global_batch % per_step != 0)
 		return cfg_fail(c, "global_batch", "a multiple of micro_batch x dp (%lld)", per_step);

@@ -34,9 +34,9 @@ static const struct job_model presets[] = {
 };
 
 static const struct job_gpu gpus[] = {
-	{ "a100", 312e12 },
-	{ "h100", 989e12 },
-	{ "h200", 989e12 },
+	{ "a100", 312e12, 2.039e12 },  /* A100 80GB SXM: HBM2e 2039 GB/s */
+	{ "h100", 989e12, 3.35e12 },   /* H100 SXM: HBM3 3.35 TB/s */
+	{ "h200", 989e12, 4.8e12 },    /* H200 SXM: HBM3e 4.8 TB/s */
 };
 
 const char *job_model_name_at(const void *arg, size_t i)
@@ -73,6 +73,7 @@ int job_model_resolve(const struct config *cfg, const struct job_cfg *j, const c
 	OVERRIDE(layers); OVERRIDE(hidden); OVERRIDE(ffn_hidden); OVERRIDE(heads); OVERRIDE(kv_heads);
 	OVERRIDE(seq_len); OVERRIDE(vocab); OVERRIDE(experts); OVERRIDE(top_k); OVERRIDE(moe_every);
 #undef OVERRIDE
+	m->shared_ffn = j->shared_expert_ffn;
 	/* A preset with full multi-head attention keeps it when heads change. */
 	if (j->heads && !j->kv_heads && p->kv_heads == p->heads)
 		m->kv_heads = m->heads;
@@ -138,10 +139,15 @@ int64_t job_model_router_params(const struct job_model *m)
 	return m->experts > 1 ? m->hidden * m->experts : 0;
 }
 
+int64_t job_model_shared_params(const struct job_model *m)
+{
+	return m->experts > 1 ? (m->gated ? 3 : 2) * m->hidden * m->shared_ffn : 0;
+}
+
 int64_t job_model_layer_params(const struct job_model *m, int64_t layer)
 {
 	if (job_model_is_moe(m, layer))
-		return job_model_attn_params(m) + job_model_router_params(m) +
+		return job_model_attn_params(m) + job_model_router_params(m) + job_model_shared_params(m) +
 		       m->experts * job_model_ffn_params(m);
 	return job_model_attn_params(m) + job_model_ffn_params(m);
 }
@@ -172,6 +178,12 @@ double job_model_mlp_flops(const struct job_model *m, int64_t b, bool moe)
 	double active = moe ? (double)m->top_k * (double)job_model_ffn_params(m) + (double)job_model_router_params(m)
 			    : (double)job_model_ffn_params(m);
 	return 2.0 * tokens * active;
+}
+
+double job_model_expert_flops(const struct job_model *m, int64_t b, double copies)
+{
+	double tokens = (double)b * (double)m->seq_len;
+	return 2.0 * (copies * (double)job_model_ffn_params(m) + tokens * (double)job_model_router_params(m));
 }
 
 simtime_t job_compute_ps(double flops, const struct job_gpu *g, double mfu)

@@ -8,7 +8,9 @@
  * jobs"), not copied from papers:
  *   attention   2h² + 2h·(h·kv_heads/heads)     Q and O full, K and V shrunk by GQA
  *   FFN         3h·f (gated: LLaMA, Mixtral) or 2h·f (GPT, BERT)
- *   MoE layer   experts × FFN + h·experts (router)
+ *   MoE layer   experts × FFN + h·experts (router) + shared-expert FFN
+ *               (moe_shared_expert_intermediate_size: a dense FFN of that
+ *               hidden size every token runs, Megatron-Core's shared experts)
  *   embedding   vocab·h, twice when input and output embeddings are untied
  * Biases and layer norms (O(h) per layer) are left out: < 0.01% of Ψ.
  * This gives GPT-3 174.6e9, LLaMA-2 7B 6.74e9, 70B 68.98e9, Mixtral 46.7e9.
@@ -17,10 +19,11 @@
  * tokens are 2·T·(attention params) + 4·b·s²·h (the QKᵀ and AV products,
  * Narayanan et al. SC'21) for the attention block, and 2·T·(active FFN
  * params: one FFN, or top_k experts' FFNs plus the router) for the MLP
- * block; backward is twice forward (training ≈ 6 × params × tokens,
+ * block (an MoE block's expert part at run time follows the token copies
+ * the experts got: job_model_expert_flops, workload_ep.c); backward is twice forward (training ≈ 6 × params × tokens,
  * forward one third). A tensor-parallel shard does 1/tp of it. Time =
- * FLOPs / (peak bf16 × mfu). Embedding and logit FLOPs are not modelled
- * (stages stay balanced, so the 1F1B bubble is exactly (p−1)/m).
+ * FLOPs / (peak bf16 × mfu). The logits' FLOPs are the plan's
+ * (job_plan.c, on the last stage); the embedding lookup costs nothing.
  */
 #ifndef ROCESIM_JOB_MODEL_H
 #define ROCESIM_JOB_MODEL_H
@@ -41,11 +44,13 @@ struct job_model {
 	int64_t moe_every;            /* layer l is MoE when experts > 1 and l % moe_every == moe_every - 1 */
 	bool gated;                   /* SwiGLU FFN: three matrices */
 	bool tied;                    /* input and output embeddings shared (GPT, BERT) */
+	int64_t shared_ffn;           /* MoE layers: hidden size of the shared experts' FFN (0 = none) */
 };
 
 struct job_gpu {
 	const char *name;
 	double peak_flops;            /* dense bf16 FLOP/s (docs/protocol.md "Training jobs") */
+	double mem_bw;                /* memory bandwidth, B/s (the optimizer step's speed) */
 };
 
 /* The preset of j->model with every dimension the job gives overriding
@@ -64,6 +69,8 @@ int64_t job_model_moe_layers(const struct job_model *m);
 int64_t job_model_attn_params(const struct job_model *m);   /* per layer, incl. router of MoE layers: no */
 int64_t job_model_ffn_params(const struct job_model *m);    /* one FFN (one expert) */
 int64_t job_model_router_params(const struct job_model *m); /* h × experts (0 when dense) */
+/* The shared experts' FFN of an MoE layer (0 when none). */
+int64_t job_model_shared_params(const struct job_model *m);
 /* Parameters of layer l (all experts counted). */
 int64_t job_model_layer_params(const struct job_model *m, int64_t layer);
 /* Embedding parameters: vocab·h, ×2 when untied. */
@@ -74,6 +81,10 @@ int64_t job_model_params(const struct job_model *m);
  * micro-batch of b sequences (whole layer, before the TP split). */
 double job_model_attn_flops(const struct job_model *m, int64_t b);
 double job_model_mlp_flops(const struct job_model *m, int64_t b, bool moe);
+/* Forward FLOPs of an MoE block's routed experts and router when the
+ * experts process `copies` token copies of a micro-batch of b sequences
+ * (balanced dropless: copies = top_k·b·s, job_model_mlp_flops(m, b, true)). */
+double job_model_expert_flops(const struct job_model *m, int64_t b, double copies);
 /* FLOPs → picoseconds on one GPU at mfu (rounded to the nearest ps). */
 simtime_t job_compute_ps(double flops, const struct job_gpu *g, double mfu);
 

@@ -5,7 +5,9 @@
  * Each queued collective keeps a copy of its spec and GPU list until it
  * starts (the caller's arrays are scratch); it stays at the head while it
  * runs. Its end starts the next one before telling the caller, so a
- * caller that posts more at once queues them behind it.
+ * caller that posts more at once queues them behind it. A collective
+ * that waited in the queue continues the chain of the one ahead of it:
+ * that one's end let it start.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +42,19 @@ static void item_done(struct sim *sim, struct coll *c, void *ctx)
 {
 	struct job_stream_item *it = ctx;
 	struct job_stream *st = it->st;
+	const struct job_join *jn = it->ctx;
+	/* Its chain up to now: the one the next collective continues. */
+	struct job_path last = jn->path;
+	job_path_extend(&last, jn->cat, sim->now);
 	st->head = it->next;
 	if (!st->head)
 		st->tail = NULL;
 	st->busy = false;
-	if (st->head)
+	if (st->head) {
+		struct job_join *next = st->head->ctx;
+		job_path_later(&next->path, &last);
 		launch(st);
+	}
 	it->done(sim, c, it->ctx);
 	free(it->gpus);
 	free(it);

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include "collective.h"
+#include "job_timeline.h"
 
 struct job;
 struct job_stream_item;
@@ -23,7 +24,9 @@ struct job_stream {
 
 /* Starts cs now if the stream is idle, else queues it (its gpus are
  * copied); cs->on_done and ctx are called at its end, after the next one
- * has started. */
+ * has started. cs->ctx is the struct job_join the collective belongs to:
+ * a collective that waited in the queue starts when the one ahead ended,
+ * so the join's chain (job_timeline.h) continues that one's when later. */
 void job_stream_post(struct job_stream *st, const struct coll_spec *cs);
 /* Frees what is still queued (a run cut short). */
 void job_stream_clear(struct job_stream *st);

@@ -70,12 +70,13 @@ int wl_dp_items(const struct job_spec *s, int stage, struct wl_dp_item *out)
 	uint64_t emb = per_shard(m->vocab * m->hidden, s->tp);
 	if (stage == s->pp - 1 && (!m->tied || s->pp > 1))
 		out[n++] = (struct wl_dp_item){ .layer = -1, .params = emb };
-	int64_t l0 = stage * s->layers_per_stage;
-	for (int64_t l = l0 + s->layers_per_stage - 1; l >= l0; l--) {
+	for (int64_t i = s->layers_per_stage - 1; i >= 0; i--) {
+		int64_t l = job_stage_layer(s, stage, i);
 		struct wl_dp_item it = { .layer = l };
 		if (job_model_is_moe(m, l)) {
-			it.params = per_shard(job_model_attn_params(m) + job_model_router_params(m), s->tp);
-			it.expert_params = per_shard(m->experts / s->ep * job_model_ffn_params(m), s->tp);
+			it.params = per_shard(job_model_attn_params(m) + job_model_router_params(m) +
+					      job_model_shared_params(m), s->tp);
+			it.expert_params = per_shard(m->experts / s->ep * job_model_ffn_params(m), s->etp);
 		} else {
 			it.params = per_shard(job_model_attn_params(m) + job_model_ffn_params(m), s->tp);
 		}
@@ -92,8 +93,9 @@ void wl_dp_buckets(struct job_spec *s, int **bucket_end)
 	int cap = 16, n = 0;
 	struct job_bucket *b = xmalloc((size_t)cap * sizeof *b);
 	int *end = xmalloc((size_t)cap * sizeof *end);
-	uint64_t thr[2] = { wl_dp_bucket_params(s, s->dp), wl_dp_bucket_params(s, s->edp) };
-	const bool reduce[2] = { s->dp > 1, s->edp > 1 };
+	/* The non-expert group is dp x cp ranks (context parallelism). */
+	uint64_t thr[2] = { wl_dp_bucket_params(s, s->dp * s->cp), wl_dp_bucket_params(s, s->edp) };
+	const bool reduce[2] = { s->dp * s->cp > 1, s->edp > 1 };
 	for (int st = 0; st < s->pp; st++) {
 		int ni = wl_dp_items(s, st, items);
 		uint64_t acc[2] = { 0, 0 };
@@ -123,7 +125,7 @@ void wl_dp_buckets(struct job_spec *s, int **bucket_end)
 
 int wl_dp_group_size(const struct job_spec *s, const struct job_bucket *b)
 {
-	return b->expert ? s->edp : s->dp;
+	return b->expert ? s->edp : s->dp * s->cp;
 }
 
 void wl_dp_reduce(const struct job_spec *s, const struct job_bucket *b, enum coll_op *op, uint64_t *size_b)

@@ -1,47 +1,58 @@
 /*
- * workload_ep.c — mixture-of-experts layers: token routing and the
- * dispatch/combine all-to-alls (see workload.h).
+ * workload_ep.c — mixture-of-experts layers: the MoE block of a stage's
+ * program and the sizes its steps take at run time (see workload.h; who
+ * gets which tokens: moe_routing.c).
  *
- * Per MoE layer and micro-batch, a dispatch and a combine all-to-all in
- * forward and the same two in backward, over the ep group (docs/protocol.md "Training jobs";
- * Megatron-Core's all-to-all token dispatcher). Experts are spread evenly:
- * expert e lives on ep rank e / (experts / ep). Each EP rank (one tensor-
- * parallel group) routes T = b·s tokens per micro-batch; a token goes to
- * top_k experts. Tokens are sequence-sharded over the group's tp ranks
- * (sequence parallelism), so tp rank t carries its share of every pair,
- * and tp all-to-alls of the ep group run side by side.
+ * Megatron-Core's all-to-all token dispatcher with tensor and sequence
+ * parallelism (docs/protocol.md "Training jobs", EP / MoE). Forward, per
+ * MoE layer and micro-batch, on an EP rank (one expert-TP group of etp
+ * GPUs; with etp = tp, the default, one worker; moe_layout.c):
+ *   dispatch   all-to-all over the EP group: each source's k routed
+ *              token copies of its T·etp/tp tokens go to the ranks holding
+ *              their experts (each GPU sends its own sequence shard, 1/etp
+ *              of every pair of EP ranks);
+ *   expert-TP all-gather of the copies this EP rank received, N·h·2 B,
+ *              so every GPU of it holds all N (N = k·T·etp/tp balanced
+ *              and dropless; whatever the routing gave it otherwise);
+ *   experts    2·N·(FFN params)/etp + 2·(T/tp)·(router params) FLOPs per
+ *              GPU: a rank whose experts are popular computes longer;
+ *   expert-TP reduce-scatter of the experts' output, N·h·2 B;
+ *   combine    all-to-all back, the transpose of the dispatch;
+ *   shared experts (moe_shared_expert_intermediate_size > 0): a dense FFN
+ *              every token runs, tensor-parallel like the dense MLP
+ *              (all-gather of b·s·h·2 B, compute, reduce-scatter).
+ * Backward runs the same steps in reverse (the shared experts first; the
+ * combine's gradient flows along the dispatch matrix, the dispatch's along
+ * its transpose) with twice the compute. The combine cannot start before
+ * the slowest member of the EP group has finished its experts, so a hot
+ * expert's GPU holds the whole group back.
  *
- * Routing: each iteration and MoE layer draws a popularity order of the
- * experts (a random permutation from the job's RNG_WORKLOAD stream) with
- * Zipf(moe_skew) weights p_r ∝ r^−skew over popularity rank r; each source
- * rank's T·top_k token copies are then drawn multinomially over the
- * experts (top_k distinct experts per token is not enforced: at most
- * experts × top_k copies differ) and each expert keeps at most its
- * capacity C × T × top_k / experts of them (Megatron-Core's token drop).
- * With moe_skew = 0 the expected counts are used, so every pair carries
- * exactly the same bytes. Bytes per pair = tokens × h × 2 (bf16).
- * The backward pass mirrors forward: the combine's gradient flows along
- * the dispatch matrix, the dispatch's along its transpose.
- *
- * Expert compute is costed at the balanced load (skew shows in the
- * network only).
+ * The program keeps the expected size of each routed step (op->expert set:
+ * what --check counts); wl_ep_op_val gives the size a worker's step takes
+ * in the iteration's routing. A worker holding several EP ranks (etp < tp)
+ * runs their expert-TP collectives side by side and leaves the expert
+ * compute when its busiest rank is done.
  */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <gsl/gsl_randist.h>
 #include "config.h"
 #include "workload.h"
-#include "xalloc.h"
 
-struct wl_ep_routing {
-	int ep, edp, experts, moe_layers;
-	int64_t m;
-	uint64_t *bytes;      /* [k][mb][edp][ep][ep] */
-	double *p;            /* [experts] popularity of this layer */
-	unsigned *count;      /* [experts] */
-	size_t *perm;         /* [experts] */
-};
+/* An op sized by the tokens the worker's experts received. */
+static void expert_op(struct job_prog *p, enum job_op_kind kind, enum coll_op coll, int dir, int64_t mb, int k,
+		      uint64_t val)
+{
+	if (!val)
+		return;
+	struct job_op *op = job_prog_add(p, kind);
+	op->coll = (uint8_t)coll;
+	/* A compute step takes its pass's direction (compute_span): a full
+	 * recompute's forward runs inside a backward pass. */
+	op->dir = kind == JOP_COMPUTE ? p->block_dir : (uint8_t)dir;
+	op->mb = (int32_t)mb;
+	op->idx = k;
+	op->expert = 1;
+	op->val = val;
+}
 
 static void ep_op(struct job_prog *p, int dir, int64_t mb, int k, int transpose)
 {
@@ -52,116 +63,68 @@ static void ep_op(struct job_prog *p, int dir, int64_t mb, int k, int transpose)
 	op->transpose = (uint8_t)transpose;
 }
 
-void wl_ep_block(const struct job_spec *s, struct job_prog *p, int dir, int64_t mb, int k, simtime_t ps)
+/* ps scaled from the balanced block time `ps` to an EP rank holding
+ * `copies`: a GPU computes 1/etp of its rank's experts on the copies and
+ * the router on its 1/tp of the tokens, so in units of a whole TP group
+ * (job_model_expert_flops) the copies count tp/etp times; balanced that is
+ * k·T, whatever etp. */
+static double expert_flops(const struct job_spec *s, double copies)
 {
-	if (s->ep > 1)
-		ep_op(p, dir, mb, k, 0);
-	wl_tp_block(s, p, ps);
-	if (s->ep > 1)
-		ep_op(p, dir, mb, k, 1);
+	return job_model_expert_flops(&s->model, s->b, copies * (double)s->tp / (double)s->etp);
 }
 
-static double capacity(const struct job_spec *s)
+static simtime_t expert_ps(const struct job_spec *s, simtime_t ps, double copies)
 {
-	return s->cfg->capacity_factor * (double)(s->tokens * s->model.top_k) / (double)s->model.experts;
+	double bal = job_model_expert_flops(&s->model, s->b, (double)(s->tokens * s->model.top_k));
+	return (simtime_t)llround((double)ps * expert_flops(s, copies) / bal);
 }
 
-void wl_ep_expected(const struct job_spec *s, uint64_t *mat)
+static uint64_t copies_b(const struct job_spec *s, double copies)
+{
+	return (uint64_t)llround(copies * (double)s->model.hidden * 2.0);
+}
+
+static void shared_block(const struct job_spec *s, struct job_prog *p, int dir)
 {
 	const struct job_model *m = &s->model;
-	double cap = capacity(s), total = 0;
-	if (s->cfg->moe_skew == 0) {
-		double c = (double)(s->tokens * m->top_k) / (double)m->experts;
-		total = (double)m->experts * (c < cap ? c : cap);
-	} else {
-		double z = 0;
-		for (int64_t r = 1; r <= m->experts; r++)
-			z += pow((double)r, -s->cfg->moe_skew);
-		for (int64_t r = 1; r <= m->experts; r++) {
-			double c = (double)(s->tokens * m->top_k) * pow((double)r, -s->cfg->moe_skew) / z;
-			total += c < cap ? c : cap;
-		}
-	}
-	/* Each rank holds experts/ep experts: 1/ep of the routed copies
-	 * (at the mean over the popularity permutation). */
-	uint64_t pair = (uint64_t)llround(total / (double)s->ep * (double)m->hidden * 2.0);
-	for (int i = 0; i < s->ep; i++)
-		for (int j = 0; j < s->ep; j++)
-			mat[i * s->ep + j] = i == j ? 0 : pair;
-}
-
-struct wl_ep_routing *wl_ep_routing_new(const struct job_spec *s)
-{
-	struct wl_ep_routing *r = xcalloc(1, sizeof *r);
-	r->ep = s->ep;
-	r->edp = s->edp;
-	r->experts = (int)s->model.experts;
-	r->moe_layers = (int)job_model_moe_layers(&s->model);
-	r->m = s->m;
-	size_t n = (size_t)r->moe_layers * (size_t)r->m * (size_t)r->edp * (size_t)r->ep * (size_t)r->ep;
-	r->bytes = xcalloc(n ? n : 1, sizeof *r->bytes);
-	r->p = xcalloc((size_t)r->experts, sizeof *r->p);
-	r->count = xcalloc((size_t)r->experts, sizeof *r->count);
-	r->perm = xcalloc((size_t)r->experts, sizeof *r->perm);
-	return r;
-}
-
-void wl_ep_routing_free(struct wl_ep_routing *r)
-{
-	if (!r)
+	if (!m->shared_ffn)
 		return;
-	free(r->bytes);
-	free(r->p);
-	free(r->count);
-	free(r->perm);
-	free(r);
+	double flops = 2.0 * (double)s->tokens * (double)job_model_shared_params(m) / (double)s->tp;
+	wl_tp_block(s, p, (dir == JOB_BWD ? 2 : 1) * job_compute_ps(flops, s->gpu, s->cfg->mfu));
 }
 
-static uint64_t *matrix_at(const struct wl_ep_routing *r, int k, int64_t mb, int g)
+void wl_ep_block(const struct job_spec *s, struct job_prog *p, int dir, int64_t mb, int k, simtime_t ps)
 {
-	size_t i = (((size_t)k * (size_t)r->m + (size_t)mb) * (size_t)r->edp + (size_t)g);
-	return r->bytes + i * (size_t)r->ep * (size_t)r->ep;
+	double n = wl_ep_expected_tokens(s);
+	uint64_t nb = s->etp > 1 ? copies_b(s, n) : 0;
+	if (dir == JOB_BWD)
+		shared_block(s, p, dir);
+	if (s->ep > 1)
+		ep_op(p, dir, mb, k, 0);
+	expert_op(p, JOP_TP, COLL_ALLGATHER, dir, mb, k, nb);
+	expert_op(p, JOP_COMPUTE, COLL_ALLGATHER, dir, mb, k, (uint64_t)expert_ps(s, ps, n));
+	expert_op(p, JOP_TP, COLL_REDUCE_SCATTER, dir, mb, k, nb);
+	if (s->ep > 1)
+		ep_op(p, dir, mb, k, 1);
+	if (dir == JOB_FWD)
+		shared_block(s, p, dir);
 }
 
-const uint64_t *wl_ep_matrix(const struct wl_ep_routing *r, int k, int64_t mb, int edp)
+uint64_t wl_ep_op_val(const struct job_spec *s, const struct wl_ep_routing *r, const struct job_op *op, int d,
+		      int i)
 {
-	return matrix_at(r, k, mb, edp);
-}
-
-void wl_ep_routing_draw(struct wl_ep_routing *r, const struct job_spec *s, gsl_rng *rng)
-{
-	int ep = r->ep, E = r->experts, per_rank = E / ep;
-	if (s->cfg->moe_skew == 0) {
-		for (int k = 0; k < r->moe_layers; k++)
-			for (int64_t mb = 0; mb < r->m; mb++)
-				for (int g = 0; g < r->edp; g++)
-					wl_ep_expected(s, matrix_at(r, k, mb, g));
-		return;
+	int x, e;
+	if (op->kind == JOP_TP) {
+		wl_ep_worker_group(s, d, i, &x, &e);
+		return copies_b(s, wl_ep_tokens(r, op->idx, op->mb, x, e));
 	}
-	unsigned cap = (unsigned)floor(capacity(s));
-	unsigned copies = (unsigned)(s->tokens * s->model.top_k);
-	uint64_t tok_b = (uint64_t)s->model.hidden * 2;
-	for (int k = 0; k < r->moe_layers; k++) {
-		for (int e = 0; e < E; e++)
-			r->perm[e] = (size_t)e;
-		gsl_ran_shuffle(rng, r->perm, (size_t)E, sizeof *r->perm);
-		for (int rank = 0; rank < E; rank++)
-			r->p[r->perm[rank]] = pow((double)(rank + 1), -s->cfg->moe_skew);
-		for (int64_t mb = 0; mb < r->m; mb++)
-			for (int g = 0; g < r->edp; g++) {
-				uint64_t *mat = matrix_at(r, k, mb, g);
-				memset(mat, 0, (size_t)ep * (size_t)ep * sizeof *mat);
-				for (int src = 0; src < ep; src++) {
-					gsl_ran_multinomial(rng, (size_t)E, copies, r->p, r->count);
-					for (int e = 0; e < E; e++) {
-						int dst = e / per_rank;
-						unsigned c = r->count[e] < cap ? r->count[e] : cap;
-						if (dst != src)
-							mat[src * ep + dst] += c * tok_b;
-					}
-				}
-			}
+	double n = 0;
+	for (i = 0; i < s->tp / s->etp; i++) {
+		wl_ep_worker_group(s, d, i, &x, &e);
+		n = fmax(n, wl_ep_tokens(r, op->idx, op->mb, x, e));
 	}
+	/* The program's ps is the expected tokens' time: rescale it. */
+	return (uint64_t)llround((double)op->val * expert_flops(s, n) / expert_flops(s, wl_ep_routing_expected(r)));
 }
 
 void wl_ep_shard(const uint64_t *mat, int ep, bool transpose, int tp, int t, uint64_t *out)

@@ -7,8 +7,9 @@
  * finished flow; NULL otherwise, and NULL ideal_fct_ps (and slowdown) when
  * the model computed no ideal, rather than a 0 that would read as an
  * instantaneous transfer. NVLink messages (no queue pair) have NULL qpn,
- * sport, priority and packets; a multicast sender's row names its group
- * as dst.
+ * sport, priority and packets and transport 'nvlink' (every other
+ * message crosses the network: 'network'); a multicast sender's row names
+ * its group as dst.
  */
 #include <math.h>
 #include <stdint.h>
@@ -19,7 +20,7 @@
 static const char columns[] =
 	"flow_id, src, dst, src_gpu, dst_gpu, qpn, sport, priority, size_bytes, start_ps, end_ps,"
 	" recv_end_ps, fct_ps, ideal_fct_ps, slowdown, packets, retx_packets, ecn_marked,"
-	" cnp_received, source, job, iteration, collective_id, parallelism";
+	" cnp_received, source, job, iteration, collective_id, parallelism, transport";
 
 static void flow_row(void *ctx, const struct world *w, const struct flow *f)
 {
@@ -37,11 +38,12 @@ static void flow_row(void *ctx, const struct world *w, const struct flow *f)
 	uint16_t sport = 0;
 	uint8_t prio = 0;
 	bool qp = flow_qp_info(f, &qpn, &sport, &prio);   /* 't': -1 is NULL */
-	results_row(w->sim->res, t, "usssstttulttttdtuuusstts", f->id, src, dst, src_gpu, dst_gpu,
+	results_row(w->sim->res, t, "usssstttulttttdtuuussttss", f->id, src, dst, src_gpu, dst_gpu,
 		    qp ? (simtime_t)qpn : -1, qp ? (simtime_t)sport : -1, qp ? (simtime_t)prio : -1, f->size_b,
 		    (int64_t)f->start, f->end, f->recv_end, fct, ideal, slowdown,
 		    qp ? (simtime_t)f->n_pkts : -1, f->retx_pkts, f->ecn_marked, f->cnp_received, f->source,
-		    f->job, (simtime_t)f->iteration, (simtime_t)f->collective_id, f->parallelism);
+		    f->job, (simtime_t)f->iteration, (simtime_t)f->collective_id, f->parallelism,
+		    qp ? "network" : "nvlink");
 }
 
 int flow_rows_attach(struct world *w, struct results *res)
