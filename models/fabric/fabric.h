@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include "packet.h"
 #include "path.h"
+#include "pkt_tel.h"
 #include "pool.h"
 #include "port.h"
 #include "sim.h"
@@ -81,6 +82,8 @@ struct fabric {
 	struct port *ports; int n_ports;
 	struct route_table *routes; /* [n_nodes] */
 	struct pool pkt_pool;      /* struct packet */
+	struct pkt_tel_pool tel;   /* frames' side records (pkt_tel.h); empty unless a
+				    * controller reads ACKs */
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
 	struct results_table *pfc_pause; /* insert of pfc_pause rows (fabric_results_prepare) */
 };
@@ -104,6 +107,14 @@ static inline const char *fabric_ep_name(const struct fabric *f, int ep)
 	const struct port *p = fabric_ep_port(f, ep);
 	return f->nics_per_host == 1 ? p->node->name : p->name;
 }
+/* Returns a frame to the pool, with its side record when it has one. */
+static inline void fabric_pkt_put(struct fabric *f, struct packet *p)
+{
+	if (p->flags & PKT_F_TEL)
+		pkt_tel_put(&f->tel, p->aux);
+	pool_put(&f->pkt_pool, p);
+}
+
 /* Host ep's frames land through recv(ctx) (the NIC behind that port). */
 void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_ctx,
 			void (*recv)(struct sim *, void *, struct port *, struct packet *));

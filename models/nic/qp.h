@@ -92,6 +92,15 @@ struct qp {
 	void *cc;                  /* congestion-control state (NULL: cc = none) */
 	bool cc_pending;           /* a cc timer event is scheduled */
 	simtime_t cc_at;           /* when it fires */
+	bool tel;                  /* its data carries side records (send time, telemetry:
+				    * pkt_tel.h) because its controller reads ACKs */
+	bool int_on;               /* ... and switches stamp telemetry on it (CC_NEEDS_INT) */
+	bool windowed;             /* a window caps its unacknowledged bytes ([nic] window,
+				    * or the controller's window_b) */
+	simtime_t base_rtt;        /* T (path.h fabric_base_rtt) as its controller got it */
+	uint64_t una_b;            /* payload bytes acknowledged (cumulative), when tel or windowed */
+	uint64_t max_b;            /* payload bytes of first transmissions (through snd_max) */
+	uint64_t next_msg_b;       /* stream offset of the next message to be numbered */
 	/* requester, sr */
 	struct psn_set sacked;
 	simtime_t *sent_at;        /* ring: last send time of each PSN in [snd_una, snd_max) */
@@ -117,8 +126,12 @@ struct qp {
 
 struct qp_last { uint32_t psn; struct flow *f; };
 
-/* Requester: true when the QP has a packet to send (new or retransmitted). */
+/* Requester: true when the QP has a packet to send (new or retransmitted)
+ * that its window, if any, lets go. */
 bool qp_has_data(struct qp *q);
+/* Requester with a window (q->windowed): its cap on unacknowledged payload
+ * bytes now. */
+uint64_t qp_window_b(const struct qp *q);
 /* Builds the next data packet (a retransmission first), or NULL. */
 struct packet *qp_next_packet(struct sim *sim, struct qp *q);
 /* A message was appended to the QP. */
@@ -138,8 +151,12 @@ struct world;
 struct world *nic_world(const struct nic *n);
 int nic_mtu(const struct nic *n);
 /* Sends an ACK (psn = last PSN acknowledged), NAK (psn = PSN expected,
- * aux = SACKed PSN with sr) or CNP from this QP's NIC to its peer. */
-void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux);
+ * aux = SACKed PSN with sr) or CNP from this QP's NIC to its peer. An ACK
+ * or NAK takes over the side record of `answers`, the data packet that
+ * made the responder send it (pkt_tel.h: its send time, telemetry and CE
+ * mark go back to the sender); NULL for a CNP. */
+void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux,
+		   struct packet *answers);
 /* The QP may have something to send: put it in the scheduler. */
 void nic_qp_wake(struct sim *sim, struct nic *n, struct qp *q);
 /* The retransmission timeout deadline moved or was set. */
