@@ -21,6 +21,7 @@
 #include <string.h>
 #include "cc.h"
 #include "fabric.h"
+#include "frame.h"
 #include "host_fixture.h"
 #include "nic.h"
 #include "packet.h"
@@ -182,6 +183,8 @@ static void train(const uint32_t *fb, int n, struct train *out)
 	}
 }
 
+static void tap_rx(struct port_tap *t, simtime_t at, const struct packet *p) { (void)t; (void)at; (void)p; }
+
 /* ---- Tests ---- */
 
 static void test_rtt_and_telemetry_on_an_idle_path(void)
@@ -263,6 +266,28 @@ static void test_coalesced_acks_answer_the_latest_packet(void)
 	bed_close(&b);
 }
 
+/* Captured bytes: the receiver's ACKs (BECN bit of the BTH) and the
+ * senders' data (length against the line frame). */
+struct cap_tap { struct port_tap tap; int acks, becn, data, data_len_ok; };
+static void cap_tx(struct port_tap *t, simtime_t at, const struct packet *p)
+{
+	struct cap_tap *c = (struct cap_tap *)t;
+	static uint8_t buf[FRAME_MAX_B];
+	static const struct frame_hop hop = { .to_host = false };
+	(void)at;
+	size_t len = frame_build(p, &hop, buf);
+	CU_ASSERT_EQUAL(len, frame_len(p));
+	if (p->type == PKT_ACK) {
+		c->acks++;
+		c->becn += buf[FRAME_BTH_OFF + 4] == 0x40; /* BTH byte 4: FECN 0x80, BECN 0x40 */
+	} else if (p->type == PKT_DATA) {
+		c->data++;
+		/* The INT header counts on the line but is not captured:
+		 *   captured = frame - FCS - INT (1000 B payloads need no pad). */
+		c->data_len_ok += len == (size_t)p->frame_b - PKT_FCS_B - PKT_INT_B;
+	}
+}
+
 static void test_ecn_echo_counts_the_marks(void)
 {
 	struct bed b;
@@ -272,11 +297,22 @@ static void test_ecn_echo_counts_the_marks(void)
 				       "[switch]\necn_kmin = 5KB\necn_kmax = 5KB\necn_pmax = 1\n"), 0);
 	params = (struct mock_params){ 0 };
 	plug(&b, &mock_ops);
+	struct cap_tap rx = { .tap = { cap_tx, tap_rx } }, tx = { .tap = { cap_tx, tap_rx } };
+	port_set_tap(b.w.eps[2].port, &rx.tap);
+	port_set_tap(b.w.eps[0].port, &tx.tap);
 	struct done d = { 0 };
 	post(&b, 0, 2, 200000, &d);
 	post(&b, 1, 2, 200000, &d);
 	run(&b);
+	port_set_tap(b.w.eps[2].port, NULL);
+	port_set_tap(b.w.eps[0].port, NULL);
 	CU_ASSERT_EQUAL(d.n, 2);
+	/* Captured frames are well-formed RoCEv2: the echo is the ACK's BECN
+	 * bit, as many as the marks; the data frames leave the INT bytes out. */
+	CU_ASSERT_EQUAL(rx.acks, 400);
+	CU_ASSERT_EQUAL((uint64_t)rx.becn, d.ecn_marked);
+	CU_ASSERT_EQUAL(tx.data, 200);
+	CU_ASSERT_EQUAL(tx.data_len_ok, 200);
 	/* One ACK per packet, each echoing its packet's CE mark: the echoes
 	 * equal the marks the responders counted. */
 	int echoes = 0, queued = 0;
@@ -383,8 +419,6 @@ static void tap_tx(struct port_tap *t, simtime_t at, const struct packet *p)
 		a->prio = p->prio;
 	}
 }
-static void tap_rx(struct port_tap *t, simtime_t at, const struct packet *p) { (void)t; (void)at; (void)p; }
-
 static void ack_class(const char *extra, const struct cc_ops *ops, int want)
 {
 	char text[1024];

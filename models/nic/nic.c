@@ -469,10 +469,13 @@ void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 	switch (p->type) {
 	case PKT_ACK:
 	case PKT_NAK:
-		if (__builtin_expect(p->flags & PKT_F_TEL, 0))
+		if (__builtin_expect(p->flags & PKT_F_TEL, 0)) {
 			ack_to_cc(sim, n, q, p);
-		else if (qp_on_ack(sim, q, p), q->windowed)
-			nic_qp_wake(sim, n, q); /* the window may have opened */
+			break;
+		}
+		qp_on_ack(sim, q, p);
+		if (q->windowed) /* the window may have opened */
+			nic_qp_wake(sim, n, q);
 		break;
 	case PKT_CNP:
 		if (q->head)
