@@ -107,6 +107,16 @@ static inline const char *fabric_ep_name(const struct fabric *f, int ep)
 	const struct port *p = fabric_ep_port(f, ep);
 	return f->nics_per_host == 1 ? p->node->name : p->name;
 }
+/* Every switch egress stamps in-band telemetry on the data frames whose
+ * side record asks for it (port_set_int); done once, when a controller
+ * that needs telemetry is in use. */
+static inline void fabric_enable_int(struct fabric *f)
+{
+	for (int i = 0; i < f->n_ports; i++)
+		if (f->ports[i].node->kind == NODE_SWITCH)
+			port_set_int(&f->ports[i], true);
+}
+
 /* Returns a frame to the pool, with its side record when it has one. */
 static inline void fabric_pkt_put(struct fabric *f, struct packet *p)
 {

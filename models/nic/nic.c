@@ -63,6 +63,8 @@ void nic_set_cc(struct nic *n, const struct cc_ops *ops, const void *params)
 {
 	n->cc = ops;
 	n->cc_params = params;
+	if (ops && (ops->needs & CC_NEEDS_INT))
+		fabric_enable_int(&n->w->fab);
 }
 
 bool nic_quiet(const struct nic *n)
@@ -379,9 +381,9 @@ static __attribute__((noinline)) void ctrl_take_record(struct fabric *fab, struc
 	d->flags &= (uint8_t)~PKT_F_TEL;
 }
 
-void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux,
-		   struct packet *answers)
+void nic_send_ctrl(struct sim *sim, struct qp *q, int type, uint32_t psn, uint32_t aux, struct packet *answers)
 {
+	struct nic *n = q->nic;
 	struct packet *a = pool_get(&n->w->fab.pkt_pool);
 	bool cnp = type == PKT_CNP;
 	*a = (struct packet){ .psn = psn, .aux = aux, .dqpn = q->dqpn, .src = n->ep, .dst = q->peer,

@@ -99,8 +99,10 @@ void nic_ideal_msg(const struct world *w, int src_ep, int dst_ep, uint64_t size_
 /* What one flow costs the NICs when many live at once (the memory
  * estimate): bytes of its records (the flow, a requester and a responder
  * queue pair, their congestion-control state, the selective-repeat ring)
- * and how many allocations hold them. */
-struct nic_flow_b { uint64_t records_b, allocs; };
+ * and how many allocations hold them; and what each data frame in flight
+ * carries beside its struct packet (the side record of a controller that
+ * reads ACKs, pkt_tel.h; 0 otherwise). */
+struct nic_flow_b { uint64_t records_b, allocs, frame_extra_b; };
 void nic_flow_estimate(const struct config *cfg, struct nic_flow_b *out);
 /* The queue pair that carries f (false for NVLink): its number, UDP
  * source port and priority. */

@@ -70,12 +70,14 @@ static void qp_cc_init(const struct nic *n, struct qp *q, int peer, simtime_t no
 {
 	const struct nic_cfg *cfg = n->w->nic_cfg;
 	q->windowed = cfg->window || (n->cc && n->cc->window_b);
+	q->track_b = q->windowed;
 	if (q->windowed || n->cc)
 		q->base_rtt = nic_base_rtt(n);
 	if (!n->cc)
 		return;
 	q->tel = n->cc->on_ack && peer >= 0;
 	q->int_on = q->tel && (n->cc->needs & CC_NEEDS_INT);
+	q->track_b = q->windowed || q->tel;
 	struct cc_env env = { .line_bps = n->port->rate_bps, .base_rtt = q->base_rtt, .mtu_b = (uint32_t)n->mtu };
 	if (peer >= 0) {
 		struct ideal_hop h[IDEAL_MAX_HOPS];

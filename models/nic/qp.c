@@ -148,10 +148,15 @@ uint64_t qp_window_b(const struct qp *q)
 
 /* No first transmission now: the window is full. Resends (gbn after a
  * rewind, sr's repairs) are never held, so loss recovery cannot stall
- * behind a window that only its ACKs would open. */
+ * behind a window that only its ACKs would open. Out of line: a QP
+ * without a window pays one test of `windowed`. */
+static __attribute__((noinline)) bool window_full(const struct qp *q)
+{
+	return q->snd_nxt == q->snd_max && q->max_b - q->una_b >= qp_window_b(q);
+}
 static inline bool window_holds(const struct qp *q)
 {
-	return q->windowed && q->snd_nxt == q->snd_max && q->max_b - q->una_b >= qp_window_b(q);
+	return q->windowed && window_full(q);
 }
 
 bool qp_has_data(struct qp *q)
@@ -274,9 +279,11 @@ static void acked_to(struct sim *sim, struct qp *q, uint32_t una)
 	}
 	/* The stream offset of una: inside the oldest message still held, or
 	 * the end of every message numbered so far. */
-	struct flow *h = q->head;
-	q->una_b = h && h->psn_valid ? h->first_b + (uint64_t)(una - h->first_psn) * (uint64_t)nic_mtu(q->nic)
-				     : q->next_msg_b;
+	if (q->track_b) {
+		struct flow *h = q->head;
+		q->una_b = h && h->psn_valid ? h->first_b + (uint64_t)(una - h->first_psn) * (uint64_t)q->nic->mtu
+					     : q->next_msg_b;
+	}
 	q->rto_at = sim->now + nic_world(q->nic)->nic_cfg->rto;
 }
 
@@ -370,7 +377,7 @@ static void notify_ce(struct sim *sim, struct qp *q, struct packet *p)
 	if (iv && q->last_cnp >= 0 && sim->now - q->last_cnp < iv)
 		return;
 	q->last_cnp = sim->now;
-	nic_send_ctrl(sim, q->nic, q, PKT_CNP, 0, 0, NULL);
+	nic_send_ctrl(sim, q, PKT_CNP, 0, 0, NULL);
 }
 
 void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
@@ -406,23 +413,23 @@ void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
 		}
 		if (ack) {
 			q->rx_since_ack = 0;
-			nic_send_ctrl(sim, q->nic, q, PKT_ACK, q->rcv_nxt - 1, 0, p);
+			nic_send_ctrl(sim, q, PKT_ACK, q->rcv_nxt - 1, 0, p);
 		}
 		return;
 	}
 	if (p->psn < q->rcv_nxt || (q->sr && pset_has(&q->ooo, p->psn))) {
-		nic_send_ctrl(sim, q->nic, q, PKT_ACK, q->rcv_nxt - 1, 0, p); /* duplicate */
+		nic_send_ctrl(sim, q, PKT_ACK, q->rcv_nxt - 1, 0, p); /* duplicate */
 		return;
 	}
 	if (q->sr) {
 		pset_add(&q->ooo, p->psn);
 		if (p->flags & PKT_F_LAST)
 			lasts_add(q, p->psn, p->flow);
-		nic_send_ctrl(sim, q->nic, q, PKT_NAK, q->rcv_nxt, p->psn, p);
+		nic_send_ctrl(sim, q, PKT_NAK, q->rcv_nxt, p->psn, p);
 		return;
 	}
 	if (!q->nak_sent) { /* gbn: one NAK per gap; the rest of the gap is discarded */
 		q->nak_sent = true;
-		nic_send_ctrl(sim, q->nic, q, PKT_NAK, q->rcv_nxt, 0, p);
+		nic_send_ctrl(sim, q, PKT_NAK, q->rcv_nxt, 0, p);
 	}
 }

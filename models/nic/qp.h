@@ -97,8 +97,9 @@ struct qp {
 	bool int_on;               /* ... and switches stamp telemetry on it (CC_NEEDS_INT) */
 	bool windowed;             /* a window caps its unacknowledged bytes ([nic] window,
 				    * or the controller's window_b) */
+	bool track_b;              /* tel or windowed: una_b is kept */
 	simtime_t base_rtt;        /* T (path.h fabric_base_rtt) as its controller got it */
-	uint64_t una_b;            /* payload bytes acknowledged (cumulative), when tel or windowed */
+	uint64_t una_b;            /* payload bytes acknowledged (cumulative), when track_b */
 	uint64_t max_b;            /* payload bytes of first transmissions (through snd_max) */
 	uint64_t next_msg_b;       /* stream offset of the next message to be numbered */
 	/* requester, sr */
@@ -151,12 +152,11 @@ struct world;
 struct world *nic_world(const struct nic *n);
 int nic_mtu(const struct nic *n);
 /* Sends an ACK (psn = last PSN acknowledged), NAK (psn = PSN expected,
- * aux = SACKed PSN with sr) or CNP from this QP's NIC to its peer. An ACK
+ * aux = SACKed PSN with sr) or CNP from QP q's NIC to its peer. An ACK
  * or NAK takes over the side record of `answers`, the data packet that
  * made the responder send it (pkt_tel.h: its send time, telemetry and CE
  * mark go back to the sender); NULL for a CNP. */
-void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux,
-		   struct packet *answers);
+void nic_send_ctrl(struct sim *sim, struct qp *q, int type, uint32_t psn, uint32_t aux, struct packet *answers);
 /* The QP may have something to send: put it in the scheduler. */
 void nic_qp_wake(struct sim *sim, struct nic *n, struct qp *q);
 /* The retransmission timeout deadline moved or was set. */

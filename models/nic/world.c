@@ -41,6 +41,8 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	};
 	if (fabric_build(&w->fab, sim, cfg, &fp, err) < 0)
 		return -1;
+	if (cc_lookup(w->nic_cfg->cc) && (cc_lookup(w->nic_cfg->cc)->needs & CC_NEEDS_INT))
+		fabric_enable_int(&w->fab);
 	w->gpus_per_host = world_cfg_gpus_per_host(cfg);
 	if ((int64_t)w->fab.n_hosts * w->gpus_per_host > INT32_MAX / 2) {
 		*err = str_printf("[topology] gpus_per_host = %d: %lld GPUs; at most %d are supported",
