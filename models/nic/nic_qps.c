@@ -62,14 +62,15 @@ static simtime_t nic_base_rtt(const struct nic *n)
 
 /* A requester QP's congestion control and window: the controller's state,
  * started at the NIC's line rate with its path's environment (sport and
- * route set: its switches are counted; peer < 0: unknown), whether its
- * frames carry side records (the controller reads ACKs; not for
- * multicast groups, whose copies would share one) and whether a window
- * caps it. */
+ * route set: its switches are counted), whether its frames carry side
+ * records (the controller reads ACKs) and whether a window caps it.
+ * peer < 0: a multicast group's QP, which keeps the controller's rate
+ * only: no records (its copies would share one) and no window (a UD
+ * group's completions do not pass through the NIC's ACK path). */
 static void qp_cc_init(const struct nic *n, struct qp *q, int peer, simtime_t now)
 {
 	const struct nic_cfg *cfg = n->w->nic_cfg;
-	q->windowed = cfg->window || (n->cc && n->cc->window_b);
+	q->windowed = peer >= 0 && (cfg->window || (n->cc && n->cc->window_b));
 	q->track_b = q->windowed;
 	if (q->windowed || n->cc)
 		q->base_rtt = nic_base_rtt(n);
