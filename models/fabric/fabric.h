@@ -84,6 +84,7 @@ struct fabric {
 	struct pool pkt_pool;      /* struct packet */
 	struct pkt_tel_pool tel;   /* frames' side records (pkt_tel.h); empty unless a
 				    * controller reads ACKs */
+	bool int_on;               /* switch egresses stamp telemetry (fabric_enable_int) */
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
 	struct results_table *pfc_pause; /* insert of pfc_pause rows (fabric_results_prepare) */
 };
@@ -112,6 +113,9 @@ static inline const char *fabric_ep_name(const struct fabric *f, int ep)
  * that needs telemetry is in use. */
 static inline void fabric_enable_int(struct fabric *f)
 {
+	if (f->int_on)
+		return;
+	f->int_on = true;
 	for (int i = 0; i < f->n_ports; i++)
 		if (f->ports[i].node->kind == NODE_SWITCH)
 			port_set_int(&f->ports[i], true);
