@@ -31,7 +31,6 @@ struct flow {
 	int32_t src, dst;          /* host ids */
 	uint64_t size_b;
 	uint32_t first_psn, last_psn; /* PSN range (unwrapped, 32-bit), once psn_valid */
-	uint64_t first_b;          /* once psn_valid: its first byte's offset in its QP's stream */
 	uint32_t n_pkts;
 	bool psn_valid;            /* its first packet was sent: first/last_psn are set */
 	simtime_t start;           /* posted */
@@ -53,6 +52,7 @@ struct flow {
 	 * which is what a dependent step of a workload waits for; may be NULL. */
 	flow_done_fn on_recv;
 	void *on_recv_ctx;
+	uint64_t first_b;          /* once psn_valid: its first byte's offset in its QP's stream */
 };
 
 struct world;

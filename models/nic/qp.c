@@ -236,12 +236,14 @@ struct packet *qp_next_packet(struct sim *sim, struct qp *q)
 		f->first_psn = q->snd_nxt;
 		f->last_psn = q->snd_nxt + f->n_pkts - 1;
 		f->psn_valid = true;
-		f->first_b = q->next_msg_b;
-		q->next_msg_b += f->size_b;
+		if (q->track_b) {
+			f->first_b = q->next_msg_b;
+			q->next_msg_b += f->size_b;
+		}
 	}
 	uint32_t psn = q->snd_nxt++;
 	p = build(sim, q, f, psn);
-	if (psn >= q->snd_max)
+	if (q->track_b && psn >= q->snd_max) /* stream offsets: only where read */
 		q->max_b += p->payload_b;
 	if (psn == f->last_psn)
 		q->snd_flow = f->next;

@@ -91,17 +91,14 @@ struct qp {
 	struct qp *rr_next;        /* NIC round-robin ring */
 	void *cc;                  /* congestion-control state (NULL: cc = none) */
 	bool cc_pending;           /* a cc timer event is scheduled */
-	simtime_t cc_at;           /* when it fires */
+	/* (In the padding before cc_at, so the fields below keep their lines.) */
 	bool tel;                  /* its data carries side records (send time, telemetry:
 				    * pkt_tel.h) because its controller reads ACKs */
 	bool int_on;               /* ... and switches stamp telemetry on it (CC_NEEDS_INT) */
 	bool windowed;             /* a window caps its unacknowledged bytes ([nic] window,
 				    * or the controller's window_b) */
 	bool track_b;              /* tel or windowed: una_b is kept */
-	simtime_t base_rtt;        /* T (path.h fabric_base_rtt) as its controller got it */
-	uint64_t una_b;            /* payload bytes acknowledged (cumulative), when track_b */
-	uint64_t max_b;            /* payload bytes of first transmissions (through snd_max) */
-	uint64_t next_msg_b;       /* stream offset of the next message to be numbered */
+	simtime_t cc_at;           /* when it fires */
 	/* requester, sr */
 	struct psn_set sacked;
 	simtime_t *sent_at;        /* ring: last send time of each PSN in [snd_una, snd_max) */
@@ -123,6 +120,11 @@ struct qp {
 	const struct qp_ops *ops;  /* NULL: plain RC; else what it serves does at its hooks */
 	int32_t mgroup;            /* multicast group it serves (mcast.h), -1 for unicast */
 	int32_t mmember;           /* a group's responder: the member index */
+	/* requester: stream offsets and T (windows, the controller's ACKs) */
+	simtime_t base_rtt;        /* T (path.h fabric_base_rtt) as its controller got it */
+	uint64_t una_b;            /* payload bytes acknowledged (cumulative), when track_b */
+	uint64_t max_b;            /* payload bytes of first transmissions (through snd_max) */
+	uint64_t next_msg_b;       /* stream offset of the next message to be numbered */
 };
 
 struct qp_last { uint32_t psn; struct flow *f; };
