@@ -389,7 +389,7 @@ void nic_send_ctrl(struct sim *sim, struct qp *q, int type, uint32_t psn, uint32
 	*a = (struct packet){ .psn = psn, .aux = aux, .dqpn = q->dqpn, .src = n->ep, .dst = q->peer,
 			      .sport = q->sport, .frame_b = cnp ? PKT_CNP_FRAME_B : PKT_ACK_FRAME_B,
 			      .type = (uint8_t)type, .opcode = cnp ? OP_CNP : OP_ACK,
-			      .prio = n->ctrl_prio, .ttl = PKT_TTL0, .route = q->route };
+			      .prio = q->ctrl_prio, .ttl = PKT_TTL0, .route = q->route };
 	if (answers && (answers->flags & PKT_F_TEL))
 		ctrl_take_record(&n->w->fab, a, answers);
 	if (q->ops && !q->ops->feedback(q, a)) {

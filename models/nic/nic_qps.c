@@ -40,6 +40,7 @@ static struct qp *qp_new(struct nic *n, int peer)
 	q->qpn = QPN_BASE + n->n_qps;
 	q->peer = peer;
 	q->prio = (uint8_t)cfg->priority;
+	q->ctrl_prio = n->ctrl_prio;
 	q->sr = cfg->loss_recovery == LR_SR;
 	q->last_cnp = -1;
 	q->mgroup = -1;

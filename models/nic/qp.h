@@ -75,6 +75,14 @@ struct qp {
 	uint32_t route;            /* its frames' path (route_path.h), 0: none */
 	uint8_t prio;
 	bool sr;                   /* loss_recovery = sr */
+	/* (Two bytes that were padding, on the line every packet reads.) */
+	uint8_t ctrl_prio;         /* class of the ACKs, NAKs and CNPs it sends ([nic] ack_priority) */
+	bool tel : 1;              /* its data carries side records (send time, telemetry:
+				    * pkt_tel.h) because its controller reads ACKs */
+	bool int_on : 1;           /* ... and switches stamp telemetry on it (CC_NEEDS_INT) */
+	bool windowed : 1;         /* a window caps its unacknowledged bytes ([nic] window,
+				    * or the controller's window_b) */
+	bool track_b : 1;          /* tel or windowed: una_b is kept */
 	/* requester */
 	struct flow *head, *tail;  /* messages not yet acknowledged, posting order */
 	struct flow *snd_flow;     /* message holding snd_nxt (NULL: all sent) */
@@ -91,13 +99,6 @@ struct qp {
 	struct qp *rr_next;        /* NIC round-robin ring */
 	void *cc;                  /* congestion-control state (NULL: cc = none) */
 	bool cc_pending;           /* a cc timer event is scheduled */
-	/* (In the padding before cc_at, so the fields below keep their lines.) */
-	bool tel;                  /* its data carries side records (send time, telemetry:
-				    * pkt_tel.h) because its controller reads ACKs */
-	bool int_on;               /* ... and switches stamp telemetry on it (CC_NEEDS_INT) */
-	bool windowed;             /* a window caps its unacknowledged bytes ([nic] window,
-				    * or the controller's window_b) */
-	bool track_b;              /* tel or windowed: una_b is kept */
 	simtime_t cc_at;           /* when it fires */
 	/* requester, sr */
 	struct psn_set sacked;
