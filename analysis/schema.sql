@@ -244,8 +244,11 @@ CREATE TABLE IF NOT EXISTS cc_sample (
 	flow_id    INTEGER NOT NULL,  -- flow.flow_id
 	t_ps       INTEGER NOT NULL,  -- sample time, ps
 	rate_bps   INTEGER,           -- current sending rate, bits/s
-	target_bps INTEGER,           -- DCQCN target rate, bits/s
-	alpha      REAL               -- DCQCN alpha (congestion estimate, 0-1)
+	target_bps INTEGER,           -- target rate (DCQCN), bits/s; NULL: the controller keeps none
+	alpha      REAL,              -- congestion estimate alpha, 0-1 (DCQCN, DCTCP); NULL: none kept
+	window_b   INTEGER,           -- the controller's window of unacknowledged bytes (Swift, HPCC); NULL: none
+	rtt_ps     INTEGER,           -- its latest or smoothed RTT, ps (delay-based controllers); NULL: none
+	util       REAL               -- HPCC's normalised inflight estimate U; NULL: none
 );
 
 -- The path each flow took ([output] flow_paths = on): one row per hop.

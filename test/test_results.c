@@ -282,7 +282,7 @@ static const char *const schema_tables[][28] = {
 	{ "deadlock", "run_id", "cycle", "position", "node", "port", "priority" },
 	{ "queue_sample", "run_id", "node", "port", "t_ps", "bytes" },
 	{ "link_sample", "run_id", "node", "port", "t_ps", "tx_bytes" },
-	{ "cc_sample", "run_id", "flow_id", "t_ps", "rate_bps", "target_bps", "alpha" },
+	{ "cc_sample", "run_id", "flow_id", "t_ps", "rate_bps", "target_bps", "alpha", "window_b", "rtt_ps", "util" },
 	{ "flow_path", "run_id", "flow_id", "hop", "node", "port" },
 };
 

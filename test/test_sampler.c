@@ -183,6 +183,12 @@ static void test_cc_sample_dcqcn(void)
 	/* Samples are consecutive while a flow lasts: one row per flow per 2 us. */
 	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM cc_sample WHERE flow_id = 1"),
 			q_int(h, "SELECT (end_ps - 1) / 2000000 FROM flow WHERE flow_id = 1"));
+	/* DCQCN keeps a target rate and alpha (its `have` bits), no window, RTT
+	 * or utilisation: those columns are NULL on every row, the others never. */
+	CU_ASSERT(q_int(h, "SELECT count(*) FROM cc_sample") > 0);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM cc_sample WHERE target_bps IS NULL OR alpha IS NULL "
+				 "OR window_b IS NOT NULL OR rtt_ps IS NOT NULL OR util IS NOT NULL"), 0);
+	CU_ASSERT_EQUAL(q_int(h, "SELECT count(*) FROM cc_sample WHERE typeof(target_bps) != 'integer'"), 0);
 	sqlite3_close(h);
 }
 

@@ -58,7 +58,9 @@ struct cc_env {
  * and the time of the stamp, and its rate. */
 struct cc_int_hop {
 	uint64_t qlen_b;        /* egress queue bytes (all classes) when it left */
-	uint64_t tx_b;          /* bytes the port has transmitted, the packet included */
+	uint64_t tx_b;          /* line bytes the port has transmitted, the packet included:
+				 * frames + 20 B preamble and gap each, so its rate reaches
+				 * rate_bps on a saturated link */
 	simtime_t ts;           /* when it left */
 	uint64_t rate_bps;      /* the port's line rate */
 };
@@ -70,7 +72,9 @@ struct cc_ack {
 	uint64_t snd_una_b;     /* the QP's payload bytes acknowledged in all, this ACK's included */
 	uint64_t snd_nxt_b;     /* the QP's payload bytes sent so far (first transmissions) */
 	simtime_t rtt;          /* now minus the send time of the data packet this ACK
-				 * answers (its latest accepted); 0 when unknown */
+				 * answers: the one that made the responder send it (with
+				 * coalesced ACKs the latest accepted; a retransmission's own
+				 * send time); 0 when unknown */
 	bool ecn;               /* that data packet arrived CE-marked (ECN echo) */
 	bool nak;               /* a NAK (loss or out-of-order: go-back-N / SR) */
 	uint8_t n_hops;         /* telemetry hops carried (0: none; ops->needs_int off) */

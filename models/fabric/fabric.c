@@ -96,6 +96,7 @@ void fabric_free(struct fabric *f)
 	free(f->ports);
 	topology_free(&f->topo);
 	pool_destroy(&f->pkt_pool);
+	pkt_tel_pool_free(&f->tel);
 	memset(f, 0, sizeof *f);
 }
 
@@ -134,6 +135,8 @@ void fabric_check_drained(struct fabric *f)
 		switch_check_drained(&f->nodes[u]);
 	SIM_ASSERT(sim, &sim->kernel, f->pkt_pool.live == 0, "%zu packets never returned to the pool",
 		   f->pkt_pool.live);
+	SIM_ASSERT(sim, &sim->kernel, f->tel.live == 0, "%u frame side records never released",
+		   f->tel.live);
 }
 
 bool fabric_quiet(const struct fabric *f)

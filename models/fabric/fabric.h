@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include "packet.h"
 #include "path.h"
+#include "pkt_tel.h"
 #include "pool.h"
 #include "port.h"
 #include "sim.h"
@@ -81,6 +82,9 @@ struct fabric {
 	struct port *ports; int n_ports;
 	struct route_table *routes; /* [n_nodes] */
 	struct pool pkt_pool;      /* struct packet */
+	struct pkt_tel_pool tel;   /* frames' side records (pkt_tel.h); empty unless a
+				    * controller reads ACKs */
+	bool int_on;               /* switch egresses stamp telemetry (fabric_enable_int) */
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
 	struct results_table *pfc_pause; /* insert of pfc_pause rows (fabric_results_prepare) */
 };
@@ -104,6 +108,27 @@ static inline const char *fabric_ep_name(const struct fabric *f, int ep)
 	const struct port *p = fabric_ep_port(f, ep);
 	return f->nics_per_host == 1 ? p->node->name : p->name;
 }
+/* Every switch egress stamps in-band telemetry on the data frames whose
+ * side record asks for it (port_set_int); done once, when a controller
+ * that needs telemetry is in use. */
+static inline void fabric_enable_int(struct fabric *f)
+{
+	if (f->int_on)
+		return;
+	f->int_on = true;
+	for (int i = 0; i < f->n_ports; i++)
+		if (f->ports[i].node->kind == NODE_SWITCH)
+			port_set_int(&f->ports[i], true);
+}
+
+/* Returns a frame to the pool, with its side record when it has one. */
+static inline void fabric_pkt_put(struct fabric *f, struct packet *p)
+{
+	if (p->flags & PKT_F_TEL)
+		pkt_tel_put(&f->tel, p->aux);
+	pool_put(&f->pkt_pool, p);
+}
+
 /* Host ep's frames land through recv(ctx) (the NIC behind that port). */
 void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_ctx,
 			void (*recv)(struct sim *, void *, struct port *, struct packet *));

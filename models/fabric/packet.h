@@ -58,6 +58,10 @@ enum pkt_flags {
 	PKT_F_CE = 1 << 4,      /* congestion experienced (set by a switch) */
 	PKT_F_MCAST = 1 << 5,   /* multicast: mgroup names the group's tree (mcast_tree.h); data
 				 * on fabric links, and the members' feedback toward the source */
+	PKT_F_TEL = 1 << 6,     /* aux is the index of a side record (pkt_tel.h): send time,
+				 * telemetry; data and ACK/NAK of QPs whose controller reads ACKs */
+	PKT_F_ECE = 1 << 7,     /* ACK/NAK: the data packet it answers arrived CE-marked (ECN
+				 * echo; the BTH's BECN bit in captured frames) */
 };
 
 struct flow;
@@ -71,7 +75,8 @@ struct packet {
 	uint32_t psn;           /* data: its PSN; ACK/NAK: cumulative PSN acknowledged */
 	uint32_t dqpn;          /* destination QP number */
 	uint32_t aux;           /* PFC: class-enable vector << 16 | pause quanta;
-				 * SR SACK (NAK with selective repeat): the PSN received out of order */
+				 * SR SACK (NAK with selective repeat): the PSN received out of order;
+				 * PKT_F_TEL: the index of the frame's side record (pkt_tel.h) */
 	int32_t src, dst;       /* host ids (node ids of hosts) */
 	uint16_t sport;         /* UDP source port: ECMP entropy */
 	uint16_t frame_b;       /* frame bytes incl. headers, ICRC, FCS */

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include "ideal.h"
+#include "simtime.h"
 #include "route_path.h"
 
 struct fabric;
@@ -43,5 +44,16 @@ int switch_path_ports(const struct fabric *f, int src, int dst, uint16_t sport, 
  * the hop count, or -1 when the path is longer than IDEAL_MAX_HOPS or does
  * not reach dst. */
 int switch_path(const struct fabric *f, int src, int dst, uint16_t sport, struct ideal_hop *h);
+
+/* T, the fabric's largest base RTT: the longest, over every pair of
+ * distinct endpoints and every path the switches route between them, of a
+ * data frame of data_frame_b bytes going out and an ACK of ack_frame_b
+ * bytes coming back over the same links: each frame serialised (with
+ * preamble and gap, PKT_WIRE_EXTRA_B) on every link it leaves by, every
+ * link's propagation both ways, every switch's latency once out and once
+ * back, no queueing (docs/protocol.md "ACKs, telemetry and windows"). What
+ * HPCC's ns-3 uses as its base RTT with GLOBAL_T 1. Linear in the routes'
+ * size per edge switch (base_rtt.c), not quadratic in hosts. */
+simtime_t fabric_base_rtt(const struct fabric *f, uint32_t data_frame_b, uint32_t ack_frame_b);
 
 #endif

@@ -72,9 +72,15 @@ uint64_t port_tx_packets_sum(const struct port *ports, int n)
 void port_set_tap(struct port *p, struct port_tap *tap)
 {
 	p->tap = tap;
-	p->tapped = tap != NULL;
+	p->tx_hook = tap != NULL || p->int_stamp;
 	if (p->peer)
-		p->peer->peer_tapped = p->tapped;
+		p->peer->peer_tapped = tap != NULL;
+}
+
+void port_set_int(struct port *p, bool on)
+{
+	p->int_stamp = on;
+	p->tx_hook = p->tap != NULL || on;
 }
 
 static struct packet *queue_pop(struct port *p, int c)
@@ -195,6 +201,27 @@ static void tx_done_at_end(struct sim *sim, struct port *p, const void *hint)
 	sched_at(sim, p->busy_until, &p->elem, port_tx_done, p, (uintptr_t)hint);
 }
 
+/* What a frame's first bit going on the wire does besides (tx_hook):
+ * in-band telemetry, then capture.
+ * Telemetry: a switch egress stamps a data frame that carries a record
+ * asking for it (pkt_tel.h): the bytes still queued behind it, the line
+ * bytes sent with it, the time and the rate. Past PKT_INT_MAX_HOPS
+ * switches the frame carries no more hops.
+ * Capture: the tap sees the frame as it goes (ECN marked by now). */
+static __attribute__((noinline, cold)) void port_tx_hook(struct sim *sim, struct port *p, struct packet *pkt)
+{
+	if (p->int_stamp && (pkt->flags & PKT_F_TEL) && pkt->type == PKT_DATA) {
+		struct pkt_tel *r = pkt_tel_at(&p->node->fab->tel, pkt->aux);
+		if (r->stamp && r->n_hops < PKT_INT_MAX_HOPS)
+			r->hop[r->n_hops++] = (struct pkt_int_hop){
+				.qlen_b = p->queued_bytes,
+				.tx_b = p->tx_bytes + (uint64_t)PKT_WIRE_EXTRA_B * p->tx_packets,
+				.ts = sim->now, .rate_bps = p->rate_bps };
+	}
+	if (p->tap)
+		p->tap->tx(p->tap, sim->now, pkt);
+}
+
 /* Puts pkt on the wire now (its buffer, at a switch, already released);
  * keeps one tx-done event while more may follow. */
 static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
@@ -202,8 +229,8 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
-	if (__builtin_expect(p->tapped, 0)) /* its first bit goes on the wire (ECN marked by now) */
-		p->tap->tx(p->tap, sim->now, pkt);
+	if (__builtin_expect(p->tx_hook, 0)) /* telemetry, capture */
+		port_tx_hook(sim, p, pkt);
 	simtime_t arrive_at = p->busy_until + p->flight_ps;
 	pkt->next = NULL;
 	if (p->fly_tail) {

@@ -88,7 +88,7 @@ struct port {
 	bool pull_more;                /* the pull source has data (kept by the source) */
 	uint8_t pull_prio;             /* class of what the pull source sends (paused with it) */
 	uint8_t xoff;                  /* classes this port keeps paused at its peer (refreshed) */
-	bool tapped;                   /* tap != NULL */
+	bool tx_hook;                  /* a frame sent calls port_tx_hook: tap != NULL or int_stamp */
 	uint64_t tx_bytes;
 	uint64_t tx_packets;
 	uint64_t max_queue_bytes;
@@ -103,6 +103,7 @@ struct port {
 	struct port_queue q[PORT_PRIOS];
 	/* Capture, PFC, configuration and the end of the run. */
 	struct port_tap *tap;          /* capture of this port's link; NULL: none */
+	bool int_stamp;                /* a switch egress that stamps telemetry (pkt_tel.h) */
 	simtime_t delay_ps;            /* propagation to the peer */
 	simtime_t peer_latency_ps;     /* the peer's switch latency, paid on arrival */
 	int link_id;
@@ -124,6 +125,10 @@ void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps);
 void port_set_pull(struct port *p, port_pull_fn fn, void *ctx);
 /* Starts (tap) or stops (NULL) capturing the frames sent and landed on p. */
 void port_set_tap(struct port *p, struct port_tap *tap);
+/* Makes switch port p stamp in-band telemetry on the data frames it sends
+ * whose side record asks for it (pkt_tel.h). Off, a port pays nothing for
+ * telemetry: the test shares the capture's branch (tx_hook). */
+void port_set_int(struct port *p, bool on);
 /* Frame bytes landed on p: those its peer sent less those still on the
  * wire (not counted per frame). */
 uint64_t port_rx_bytes(const struct port *p);

@@ -157,7 +157,7 @@ void switch_drop(struct sim *sim, struct fabric *f, struct port *out, struct pac
 	out->drops++;
 	if (pkt->type == PKT_DATA)
 		sim->packets_dropped++;
-	pool_put(&f->pkt_pool, pkt);
+	fabric_pkt_put(f, pkt);
 }
 
 void switch_receive_special(struct sim *sim, struct node *sw, struct port *in, struct packet *pkt)

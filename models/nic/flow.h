@@ -52,6 +52,7 @@ struct flow {
 	 * which is what a dependent step of a workload waits for; may be NULL. */
 	flow_done_fn on_recv;
 	void *on_recv_ctx;
+	uint64_t first_b;          /* once psn_valid: its first byte's offset in its QP's stream */
 };
 
 struct world;

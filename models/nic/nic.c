@@ -42,9 +42,11 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->cc_params = cc_params(w->cfg, n->cc);
 	n->port->pull_prio = (uint8_t)w->nic_cfg->priority;
 	const struct nic_cfg *c = w->nic_cfg;
+	n->ctrl_prio = (uint8_t)(c->ack_priority == ACKP_DATA ? c->priority : PORT_CTRL_PRIO);
 	if (!c->rx_rate_off) {
 		uint64_t need;
-		uint32_t max_frame = pkt_data_frame_b((uint32_t)c->mtu, 1);
+		uint32_t max_frame = pkt_data_frame_b((uint32_t)c->mtu, 1) +
+				     (n->cc && (n->cc->needs & CC_NEEDS_INT) ? PKT_INT_B : 0);
 		if (nic_rx_init(&n->rx, n->port, c->rx_rate_bps, c->rx_buffer_b,
 				w->fab.sw_cfg->pfc ? c->priority : -1, max_frame, &need) < 0 && !w->setup_err)
 			w->setup_err = cfg_error_at(w->cfg, "nic", "rx_buffer", 0,
@@ -55,6 +57,14 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 		n->rx.ctx = n;
 	}
 	return n;
+}
+
+void nic_set_cc(struct nic *n, const struct cc_ops *ops, const void *params)
+{
+	n->cc = ops;
+	n->cc_params = params;
+	if (ops && (ops->needs & CC_NEEDS_INT))
+		fabric_enable_int(&n->w->fab);
 }
 
 bool nic_quiet(const struct nic *n)
@@ -275,6 +285,8 @@ static void cc_fire(struct sim *sim, void *obj, uintptr_t arg)
 	q->nic->cc->on_timer(q->cc, sim->now);
 	cc_rate_changed(sim, q, old);
 	cc_rearm(sim, q);
+	if (q->windowed) /* a window that follows the rate may have opened */
+		nic_qp_wake(sim, q->nic, q);
 }
 
 static void rto_fire(struct sim *sim, void *obj, uintptr_t arg)
@@ -355,19 +367,70 @@ struct packet *nic_pull(struct sim *sim, void *ctx)
 	return NULL;
 }
 
-void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux)
+/* The ACK or NAK a takes over the side record of the data packet d it
+ * answers (its aux moves into the record), with d's CE mark as its ECN echo
+ * and the INT header's bytes when the record carries telemetry. */
+static __attribute__((noinline)) void ctrl_take_record(struct fabric *fab, struct packet *a, struct packet *d)
 {
+	struct pkt_tel *r = pkt_tel_at(&fab->tel, d->aux);
+	r->aux = a->aux;
+	a->aux = d->aux;
+	a->flags |= (uint8_t)(PKT_F_TEL | (d->flags & PKT_F_CE ? PKT_F_ECE : 0));
+	if (r->stamp)
+		a->frame_b += PKT_INT_B;
+	d->flags &= (uint8_t)~PKT_F_TEL;
+}
+
+void nic_send_ctrl(struct sim *sim, struct qp *q, int type, uint32_t psn, uint32_t aux, struct packet *answers)
+{
+	struct nic *n = q->nic;
 	struct packet *a = pool_get(&n->w->fab.pkt_pool);
 	bool cnp = type == PKT_CNP;
 	*a = (struct packet){ .psn = psn, .aux = aux, .dqpn = q->dqpn, .src = n->ep, .dst = q->peer,
 			      .sport = q->sport, .frame_b = cnp ? PKT_CNP_FRAME_B : PKT_ACK_FRAME_B,
 			      .type = (uint8_t)type, .opcode = cnp ? OP_CNP : OP_ACK,
-			      .prio = PORT_CTRL_PRIO, .ttl = PKT_TTL0, .route = q->route };
+			      .prio = q->ctrl_prio, .ttl = PKT_TTL0, .route = q->route };
+	if (answers && (answers->flags & PKT_F_TEL))
+		ctrl_take_record(&n->w->fab, a, answers);
 	if (q->ops && !q->ops->feedback(q, a)) {
-		pool_put(&n->w->fab.pkt_pool, a);
+		fabric_pkt_put(&n->w->fab, a);
 		return;
 	}
 	port_enqueue(sim, n->port, a);
+}
+
+/* An ACK or NAK with a side record (pkt_tel.h) for a requester whose
+ * controller reads ACKs: the QP's protocol first (it may finish messages),
+ * then the controller sees what it newly acknowledged, the RTT of the data
+ * packet it answers, that packet's ECN mark and its telemetry; the rate and
+ * the window may change, so the QP's pacing is redone and it is woken. The
+ * record is released here. */
+static __attribute__((noinline)) void ack_to_cc(struct sim *sim, struct nic *n, struct qp *q, struct packet *p)
+{
+	struct fabric *fab = &n->w->fab;
+	uint32_t idx = p->aux;
+	const struct pkt_tel *r = pkt_tel_at(&fab->tel, idx);
+	p->aux = r->aux; /* an SR NAK's SACKed PSN */
+	uint64_t una0 = q->una_b;
+	qp_on_ack(sim, q, p);
+	/* Messages it finished may have posted others and sent packets, which
+	 * may have grown (moved) the records: look it up again. */
+	r = pkt_tel_at(&fab->tel, idx);
+	struct cc_int_hop hop[CC_INT_MAX_HOPS];
+	uint8_t nh = r->n_hops < CC_INT_MAX_HOPS ? r->n_hops : CC_INT_MAX_HOPS;
+	for (uint8_t i = 0; i < nh; i++)
+		hop[i] = (struct cc_int_hop){ .qlen_b = r->hop[i].qlen_b, .tx_b = r->hop[i].tx_b,
+					      .ts = r->hop[i].ts, .rate_bps = r->hop[i].rate_bps };
+	struct cc_ack ack = { .acked_b = q->una_b - una0, .snd_una_b = q->una_b, .snd_nxt_b = q->max_b,
+			      .rtt = sim->now - r->sent_at, .ecn = (p->flags & PKT_F_ECE) != 0,
+			      .nak = p->type == PKT_NAK, .n_hops = nh, .hop = nh ? hop : NULL };
+	pkt_tel_put(&fab->tel, idx);
+	p->flags &= (uint8_t)~PKT_F_TEL;
+	uint64_t old = n->cc->rate_bps(q->cc);
+	n->cc->on_ack(q->cc, &ack, sim->now);
+	cc_rate_changed(sim, q, old);
+	cc_rearm(sim, q);
+	nic_qp_wake(sim, n, q);
 }
 
 /* The QP a frame for this NIC is addressed to. */
@@ -383,7 +446,7 @@ static void take_data(struct sim *sim, void *ctx, struct packet *p)
 {
 	struct nic *n = ctx;
 	qp_on_data(sim, frame_qp(sim, n, p), p);
-	pool_put(&n->w->fab.pkt_pool, p);
+	fabric_pkt_put(&n->w->fab, p); /* with its record, when no ACK took it */
 }
 
 void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
@@ -408,7 +471,13 @@ void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p)
 	switch (p->type) {
 	case PKT_ACK:
 	case PKT_NAK:
+		if (__builtin_expect(p->flags & PKT_F_TEL, 0)) {
+			ack_to_cc(sim, n, q, p);
+			break;
+		}
 		qp_on_ack(sim, q, p);
+		if (q->windowed) /* the window may have opened */
+			nic_qp_wake(sim, n, q);
 		break;
 	case PKT_CNP:
 		if (q->head)

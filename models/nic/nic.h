@@ -37,7 +37,11 @@ struct nic_cfg {
 	bool rx_rate_off;              /* [off]: the host takes data as it arrives */
 	uint64_t rx_rate_bps;          /* otherwise: receive drain rate (PCIe, memory) */
 	uint64_t rx_buffer_b;          /* [256KiB] receive buffer (PFC when rx_rate is set) */
+	bool window;                   /* [off]: cap each QP's unacknowledged payload bytes */
+	bool var_window;               /* [on]: that cap is rate x T / 8, else line x T / 8 */
+	int ack_priority;              /* ACKP_* [high]: the class of ACK, NAK and CNP */
 };
+enum { ACKP_HIGH, ACKP_DATA };
 extern const struct cfg_section nic_section;
 const struct nic_cfg *nic_cfg_of(const struct config *cfg);
 
@@ -70,6 +74,12 @@ void nic_destroy(struct nic *n);
 struct packet *nic_pull(struct sim *sim, void *nic);
 /* A frame for this host arrived on its port (struct node's receive hook). */
 void nic_receive(struct sim *sim, void *ctx, struct port *in, struct packet *p);
+/* Tests: the controller (and its section's struct) of the requester queue
+ * pairs this NIC creates from now on, one outside the registry; NULL: none.
+ * Frame-size limits set at build (receive buffer, switch headroom) stay
+ * those of [nic] cc. */
+struct cc_ops;
+void nic_set_cc(struct nic *n, const struct cc_ops *ops, const void *params);
 /* Nothing waits in the NIC's receive buffer and it holds no pause. */
 bool nic_quiet(const struct nic *n);
 /* Lossless frames its receive buffer had to drop. */
@@ -89,8 +99,10 @@ void nic_ideal_msg(const struct world *w, int src_ep, int dst_ep, uint64_t size_
 /* What one flow costs the NICs when many live at once (the memory
  * estimate): bytes of its records (the flow, a requester and a responder
  * queue pair, their congestion-control state, the selective-repeat ring)
- * and how many allocations hold them. */
-struct nic_flow_b { uint64_t records_b, allocs; };
+ * and how many allocations hold them; and what each data frame in flight
+ * carries beside its struct packet (the side record of a controller that
+ * reads ACKs, pkt_tel.h; 0 otherwise). */
+struct nic_flow_b { uint64_t records_b, allocs, frame_extra_b; };
 void nic_flow_estimate(const struct config *cfg, struct nic_flow_b *out);
 /* The queue pair that carries f (false for NVLink): its number, UDP
  * source port and priority. */

@@ -49,6 +49,8 @@ void nic_flow_estimate(const struct config *cfg, struct nic_flow_b *out)
 	if (cc) {
 		out->records_b += cc->state_b;
 		out->allocs++;
+		if (cc->on_ack)
+			out->frame_extra_b = sizeof(struct pkt_tel);
 	}
 	if (c->loss_recovery == LR_SR) { /* the send-time ring: 64 PSNs */
 		out->records_b += 64 * sizeof(simtime_t);

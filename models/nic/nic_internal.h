@@ -38,6 +38,8 @@ struct nic {
 	bool pace_pending;
 	struct nic_rx rx;          /* receive buffer toward a slower host ([nic] rx_rate) */
 	const void *cc_params;     /* the controller's section (cc.h), for new QPs */
+	uint8_t ctrl_prio;         /* class of its ACKs, NAKs and CNPs ([nic] ack_priority; each
+				    * QP keeps a copy) */
 };
 
 /* The requester QP for the next message to `peer` (nic_qps.c). */

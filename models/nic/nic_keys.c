@@ -15,6 +15,7 @@
 
 #define NIC(f) offsetof(struct nic_cfg, f)
 static const char *const v_lr[] = { "gbn", "sr", NULL };
+static const char *const v_ackp[] = { "high", "data", NULL };
 
 static const struct cfg_key nic_keys[] = {
 	{ "mtu", KT_INT, "1024", CFG_IN(256, 9000), .off = NIC(mtu), .help = "payload bytes per packet" },
@@ -30,6 +31,12 @@ static const struct cfg_key nic_keys[] = {
 	  .help = "rate the host takes received data at (PCIe, memory); off: as it arrives" },
 	{ "rx_buffer", KT_SIZE, "256KiB", CFG_POS, .off = NIC(rx_buffer_b),
 	  .help = "NIC receive buffer; with rx_rate the NIC sends PFC when it fills" },
+	{ "window", KT_BOOL, "off", .off = NIC(window),
+	  .help = "cap each queue pair's unacknowledged payload bytes (docs/protocol.md)" },
+	{ "var_window", KT_BOOL, "on", .off = NIC(var_window),
+	  .help = "with window: the cap follows the rate (rate x T), else one BDP at line rate" },
+	{ "ack_priority", KT_ENUM, "high", .vocab = v_ackp, .off = NIC(ack_priority),
+	  .help = "ACK, NAK and CNP on the strict high class or on the data's class" },
 };
 
 const struct cfg_section nic_section = {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "cc.h"
 #include "fabric.h"
+#include "path.h"
 #include "nic.h"
 #include "nic_internal.h"
 #include "qp.h"
@@ -39,6 +40,7 @@ static struct qp *qp_new(struct nic *n, int peer)
 	q->qpn = QPN_BASE + n->n_qps;
 	q->peer = peer;
 	q->prio = (uint8_t)cfg->priority;
+	q->ctrl_prio = n->ctrl_prio;
 	q->sr = cfg->loss_recovery == LR_SR;
 	q->last_cnp = -1;
 	q->mgroup = -1;
@@ -46,11 +48,45 @@ static struct qp *qp_new(struct nic *n, int peer)
 	return q;
 }
 
-/* The controller's state of a requester QP, at the NIC's line rate. */
-static void qp_cc_init(const struct nic *n, struct qp *q, simtime_t now)
+/* T for this NIC's QPs (path.h fabric_base_rtt): a full middle data frame
+ * and an ACK, both with the INT header when the controller needs telemetry;
+ * computed once per world and frame size. */
+static simtime_t nic_base_rtt(const struct nic *n)
 {
+	struct world *w = n->w;
+	int intb = n->cc && (n->cc->needs & CC_NEEDS_INT);
+	if (w->base_rtt[intb] < 0)
+		w->base_rtt[intb] = fabric_base_rtt(&w->fab, pkt_data_frame_b((uint32_t)n->mtu, 0) + (intb ? PKT_INT_B : 0),
+						    PKT_ACK_FRAME_B + (intb ? PKT_INT_B : 0));
+	return w->base_rtt[intb];
+}
+
+/* A requester QP's congestion control and window: the controller's state,
+ * started at the NIC's line rate with its path's environment (sport and
+ * route set: its switches are counted), whether its frames carry side
+ * records (the controller reads ACKs) and whether a window caps it.
+ * peer < 0: a multicast group's QP, which keeps the controller's rate
+ * only: no records (its copies would share one) and no window (a UD
+ * group's completions do not pass through the NIC's ACK path). */
+static void qp_cc_init(const struct nic *n, struct qp *q, int peer, simtime_t now)
+{
+	const struct nic_cfg *cfg = n->w->nic_cfg;
+	q->windowed = peer >= 0 && (cfg->window || (n->cc && n->cc->window_b));
+	q->track_b = q->windowed;
+	if (q->windowed || n->cc)
+		q->base_rtt = nic_base_rtt(n);
+	if (!n->cc)
+		return;
+	q->tel = n->cc->on_ack && peer >= 0;
+	q->int_on = q->tel && (n->cc->needs & CC_NEEDS_INT);
+	q->track_b = q->windowed || q->tel;
+	struct cc_env env = { .line_bps = n->port->rate_bps, .base_rtt = q->base_rtt, .mtu_b = (uint32_t)n->mtu };
+	if (peer >= 0) {
+		struct ideal_hop h[IDEAL_MAX_HOPS];
+		int nh = switch_path(&n->w->fab, n->ep, peer, q->sport, h);
+		env.hops = nh > 0 ? (uint32_t)nh - 1 : 0;
+	}
 	q->cc = xcalloc(1, n->cc->state_b);
-	struct cc_env env = { .line_bps = n->port->rate_bps, .mtu_b = (uint32_t)n->mtu };
 	n->cc->init(q->cc, n->cc_params, &env, now);
 }
 
@@ -92,8 +128,7 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t
 		req->sport = rsp->sport = roce_sport(req->qpn, rsp->qpn);
 		req->route = route_path_code(&w->fab, n->ep, peer, req->sport);
 		rsp->route = route_path_code(&w->fab, peer, n->ep, rsp->sport);
-		if (n->cc)
-			qp_cc_init(n, req, w->sim->now);
+		qp_cc_init(n, req, peer, w->sim->now);
 		*slot = req;
 	}
 	return *slot;
@@ -114,8 +149,8 @@ struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester)
 {
 	struct nic *n = w->eps[ep].nic;
 	struct qp *q = qp_new(n, peer);
-	if (requester && n->cc)
-		qp_cc_init(n, q, w->sim->now);
+	if (requester && n->cc) /* a multicast group's: no side records (its copies would share one) */
+		qp_cc_init(n, q, -1, w->sim->now);
 	return q;
 }
 

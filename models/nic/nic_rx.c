@@ -60,7 +60,7 @@ void nic_rx_push(struct sim *sim, struct nic_rx *rx, struct packet *p)
 		sim->packets_dropped++;
 		if (lossless)
 			rx->lossless_drops++;
-		pool_put(&rx->port->node->fab->pkt_pool, p);
+		fabric_pkt_put(rx->port->node->fab, p);
 		return;
 	}
 	p->next = NULL;

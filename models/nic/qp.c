@@ -11,7 +11,9 @@
 #include <string.h>
 #include "config.h"
 #include "log.h"
+#include "cc.h"
 #include "fabric.h"
+#include "nic_internal.h"
 #include "qp.h"
 #include "nic.h"
 #include "world.h"
@@ -122,10 +124,45 @@ static uint32_t rtx_peek(struct qp *q)
 	return q->snd_max;
 }
 
+/* The cap on q's unacknowledged payload bytes (q->windowed): the
+ * controller's own window_b, and with [nic] window the NIC's, rate x T / 8
+ * (var_window) or line x T / 8, at least one byte; the smaller of the two. */
+uint64_t qp_window_b(const struct qp *q)
+{
+	const struct nic *n = q->nic;
+	const struct nic_cfg *cfg = nic_world(n)->nic_cfg;
+	uint64_t w = UINT64_MAX;
+	if (n->cc && n->cc->window_b)
+		w = n->cc->window_b(q->cc);
+	if (cfg->window) {
+		uint64_t line = n->port->rate_bps;
+		uint64_t rate = cfg->var_window && n->cc ? n->cc->rate_bps(q->cc) : line;
+		uint64_t nw = (uint64_t)((unsigned __int128)rate * (uint64_t)q->base_rtt / 8000000000000ull);
+		if (nw < 1)
+			nw = 1;
+		if (nw < w)
+			w = nw;
+	}
+	return w;
+}
+
+/* No first transmission now: the window is full. Resends (gbn after a
+ * rewind, sr's repairs) are never held, so loss recovery cannot stall
+ * behind a window that only its ACKs would open. Out of line: a QP
+ * without a window pays one test of `windowed`. */
+static __attribute__((noinline)) bool window_full(const struct qp *q)
+{
+	return q->snd_nxt == q->snd_max && q->max_b - q->una_b >= qp_window_b(q);
+}
+static inline bool window_holds(const struct qp *q)
+{
+	return q->windowed && window_full(q);
+}
+
 bool qp_has_data(struct qp *q)
 {
 	if (q->snd_flow)
-		return true;
+		return !window_holds(q);
 	return q->sr && q->rtx_nxt < (q->rtx_hi > q->rto_hi ? q->rtx_hi : q->rto_hi) && rtx_peek(q) != q->snd_max;
 }
 
@@ -161,6 +198,16 @@ static struct packet *build(struct sim *sim, struct qp *q, struct flow *f, uint3
 						 (last ? PKT_F_LAST | PKT_F_ACKREQ : 0)) };
 	p->opcode = first ? (last ? OP_WRITE_ONLY : OP_WRITE_FIRST) : (last ? OP_WRITE_LAST : OP_WRITE_MIDDLE);
 	p->frame_b = (uint16_t)pkt_data_frame_b(payload, first);
+	if (q->tel) { /* its send time, and the switches' telemetry when asked (pkt_tel.h) */
+		uint32_t rec = pkt_tel_new(&w->fab.tel);
+		struct pkt_tel *r = pkt_tel_at(&w->fab.tel, rec);
+		r->sent_at = sim->now;
+		r->stamp = q->int_on;
+		p->aux = rec;
+		p->flags |= PKT_F_TEL;
+		if (q->int_on)
+			p->frame_b += PKT_INT_B;
+	}
 	sim->packets_sent++;
 	if (psn < q->snd_max)
 		f->retx_pkts++;
@@ -183,15 +230,21 @@ struct packet *qp_next_packet(struct sim *sim, struct qp *q)
 		}
 	}
 	struct flow *f = q->snd_flow;
-	if (!f)
+	if (!f || window_holds(q))
 		return NULL;
 	if (!f->psn_valid) {
 		f->first_psn = q->snd_nxt;
 		f->last_psn = q->snd_nxt + f->n_pkts - 1;
 		f->psn_valid = true;
+		if (q->track_b) {
+			f->first_b = q->next_msg_b;
+			q->next_msg_b += f->size_b;
+		}
 	}
 	uint32_t psn = q->snd_nxt++;
 	p = build(sim, q, f, psn);
+	if (q->track_b && psn >= q->snd_max) /* stream offsets: only where read */
+		q->max_b += p->payload_b;
 	if (psn == f->last_psn)
 		q->snd_flow = f->next;
 	if (q->snd_nxt > q->snd_max)
@@ -225,6 +278,13 @@ static void acked_to(struct sim *sim, struct qp *q, uint32_t una)
 	if (q->snd_nxt < una) { /* gbn after a rewind: the responder had these already */
 		q->snd_nxt = una;
 		q->snd_flow = flow_at(q, una);
+	}
+	/* The stream offset of una: inside the oldest message still held, or
+	 * the end of every message numbered so far. */
+	if (q->track_b) {
+		struct flow *h = q->head;
+		q->una_b = h && h->psn_valid ? h->first_b + (uint64_t)(una - h->first_psn) * (uint64_t)q->nic->mtu
+					     : q->next_msg_b;
 	}
 	q->rto_at = sim->now + nic_world(q->nic)->nic_cfg->rto;
 }
@@ -319,7 +379,7 @@ static void notify_ce(struct sim *sim, struct qp *q, struct packet *p)
 	if (iv && q->last_cnp >= 0 && sim->now - q->last_cnp < iv)
 		return;
 	q->last_cnp = sim->now;
-	nic_send_ctrl(sim, q->nic, q, PKT_CNP, 0, 0);
+	nic_send_ctrl(sim, q, PKT_CNP, 0, 0, NULL);
 }
 
 void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
@@ -355,23 +415,23 @@ void qp_on_data(struct sim *sim, struct qp *q, struct packet *p)
 		}
 		if (ack) {
 			q->rx_since_ack = 0;
-			nic_send_ctrl(sim, q->nic, q, PKT_ACK, q->rcv_nxt - 1, 0);
+			nic_send_ctrl(sim, q, PKT_ACK, q->rcv_nxt - 1, 0, p);
 		}
 		return;
 	}
 	if (p->psn < q->rcv_nxt || (q->sr && pset_has(&q->ooo, p->psn))) {
-		nic_send_ctrl(sim, q->nic, q, PKT_ACK, q->rcv_nxt - 1, 0); /* duplicate */
+		nic_send_ctrl(sim, q, PKT_ACK, q->rcv_nxt - 1, 0, p); /* duplicate */
 		return;
 	}
 	if (q->sr) {
 		pset_add(&q->ooo, p->psn);
 		if (p->flags & PKT_F_LAST)
 			lasts_add(q, p->psn, p->flow);
-		nic_send_ctrl(sim, q->nic, q, PKT_NAK, q->rcv_nxt, p->psn);
+		nic_send_ctrl(sim, q, PKT_NAK, q->rcv_nxt, p->psn, p);
 		return;
 	}
 	if (!q->nak_sent) { /* gbn: one NAK per gap; the rest of the gap is discarded */
 		q->nak_sent = true;
-		nic_send_ctrl(sim, q->nic, q, PKT_NAK, q->rcv_nxt, 0);
+		nic_send_ctrl(sim, q, PKT_NAK, q->rcv_nxt, 0, p);
 	}
 }

@@ -75,6 +75,14 @@ struct qp {
 	uint32_t route;            /* its frames' path (route_path.h), 0: none */
 	uint8_t prio;
 	bool sr;                   /* loss_recovery = sr */
+	/* (Two bytes that were padding, on the line every packet reads.) */
+	uint8_t ctrl_prio;         /* class of the ACKs, NAKs and CNPs it sends ([nic] ack_priority) */
+	bool tel : 1;              /* its data carries side records (send time, telemetry:
+				    * pkt_tel.h) because its controller reads ACKs */
+	bool int_on : 1;           /* ... and switches stamp telemetry on it (CC_NEEDS_INT) */
+	bool windowed : 1;         /* a window caps its unacknowledged bytes ([nic] window,
+				    * or the controller's window_b) */
+	bool track_b : 1;          /* tel or windowed: una_b is kept */
 	/* requester */
 	struct flow *head, *tail;  /* messages not yet acknowledged, posting order */
 	struct flow *snd_flow;     /* message holding snd_nxt (NULL: all sent) */
@@ -113,12 +121,21 @@ struct qp {
 	const struct qp_ops *ops;  /* NULL: plain RC; else what it serves does at its hooks */
 	int32_t mgroup;            /* multicast group it serves (mcast.h), -1 for unicast */
 	int32_t mmember;           /* a group's responder: the member index */
+	/* requester: stream offsets and T (windows, the controller's ACKs) */
+	simtime_t base_rtt;        /* T (path.h fabric_base_rtt) as its controller got it */
+	uint64_t una_b;            /* payload bytes acknowledged (cumulative), when track_b */
+	uint64_t max_b;            /* payload bytes of first transmissions (through snd_max) */
+	uint64_t next_msg_b;       /* stream offset of the next message to be numbered */
 };
 
 struct qp_last { uint32_t psn; struct flow *f; };
 
-/* Requester: true when the QP has a packet to send (new or retransmitted). */
+/* Requester: true when the QP has a packet to send (new or retransmitted)
+ * that its window, if any, lets go. */
 bool qp_has_data(struct qp *q);
+/* Requester with a window (q->windowed): its cap on unacknowledged payload
+ * bytes now. */
+uint64_t qp_window_b(const struct qp *q);
 /* Builds the next data packet (a retransmission first), or NULL. */
 struct packet *qp_next_packet(struct sim *sim, struct qp *q);
 /* A message was appended to the QP. */
@@ -138,8 +155,11 @@ struct world;
 struct world *nic_world(const struct nic *n);
 int nic_mtu(const struct nic *n);
 /* Sends an ACK (psn = last PSN acknowledged), NAK (psn = PSN expected,
- * aux = SACKed PSN with sr) or CNP from this QP's NIC to its peer. */
-void nic_send_ctrl(struct sim *sim, struct nic *n, struct qp *q, int type, uint32_t psn, uint32_t aux);
+ * aux = SACKed PSN with sr) or CNP from QP q's NIC to its peer. An ACK
+ * or NAK takes over the side record of `answers`, the data packet that
+ * made the responder send it (pkt_tel.h: its send time, telemetry and CE
+ * mark go back to the sender); NULL for a CNP. */
+void nic_send_ctrl(struct sim *sim, struct qp *q, int type, uint32_t psn, uint32_t aux, struct packet *answers);
 /* The QP may have something to send: put it in the scheduler. */
 void nic_qp_wake(struct sim *sim, struct nic *n, struct qp *q);
 /* The retransmission timeout deadline moved or was set. */

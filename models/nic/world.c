@@ -32,13 +32,17 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	w->topo_cfg = topology_cfg(cfg);
 	w->nic_cfg = nic_cfg_of(cfg);
 	w->post = world_post_host;
+	w->base_rtt[0] = w->base_rtt[1] = -1;
 	struct fabric_params fp = {
 		.lossless = (uint8_t)(1u << w->nic_cfg->priority),
-		.max_frame_b = pkt_data_frame_b((uint32_t)w->nic_cfg->mtu, 1),
+		.max_frame_b = pkt_data_frame_b((uint32_t)w->nic_cfg->mtu, 1) +
+			       (cc_lookup(w->nic_cfg->cc) && (cc_lookup(w->nic_cfg->cc)->needs & CC_NEEDS_INT) ? PKT_INT_B : 0),
 		.cnp_interval = cc_cnp_interval(cfg, w->nic_cfg->cc),
 	};
 	if (fabric_build(&w->fab, sim, cfg, &fp, err) < 0)
 		return -1;
+	if (cc_lookup(w->nic_cfg->cc) && (cc_lookup(w->nic_cfg->cc)->needs & CC_NEEDS_INT))
+		fabric_enable_int(&w->fab);
 	w->gpus_per_host = world_cfg_gpus_per_host(cfg);
 	if ((int64_t)w->fab.n_hosts * w->gpus_per_host > INT32_MAX / 2) {
 		*err = str_printf("[topology] gpus_per_host = %d: %lld GPUs; at most %d are supported",

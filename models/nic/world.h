@@ -68,6 +68,8 @@ struct world {
 	struct nvlink *nvlink;     /* owned by nvlink.c (NULL with one GPU per host) */
 	struct mcast *mcast;       /* multicast groups (mcast.c); NULL when none */
 	char *setup_err;           /* set by a builder step that found bad input (nic_create) */
+	simtime_t base_rtt[2];     /* T of the NICs' QPs without and with the INT header
+				    * (fabric_base_rtt), -1 until a QP needs it */
 	/* Posts a message between hosts (host ids; the traffic sources use
 	 * NIC 0 of each host): world_post_host unless a test replaces it. */
 	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism);

@@ -169,7 +169,8 @@ size_t frame_build(const struct packet *pkt, const struct frame_hop *hop, uint8_
 	bth[0] = pkt->opcode;
 	bth[1] = (uint8_t)(pad << 4);  /* SE 0, MigReq 0, PadCnt, TVer 0 */
 	put16(bth + 2, BTH_PKEY_DEFAULT);
-	bth[4] = pkt->type == PKT_CNP ? BTH_BECN : 0;
+	/* BECN: a CNP, or an ACK/NAK echoing a CE mark to a controller that reads ACKs */
+	bth[4] = pkt->type == PKT_CNP || (pkt->flags & PKT_F_ECE) ? BTH_BECN : 0;
 	put24(bth + 5, pkt->dqpn);
 	bth[8] = pkt->flags & PKT_F_ACKREQ ? BTH_ACKREQ : 0;
 	put24(bth + 9, pkt->type == PKT_CNP ? 0 : pkt->psn & 0xFFFFFF);

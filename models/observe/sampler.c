@@ -8,6 +8,7 @@
  * O(sampled ports) plus O(unfinished messages) for cc_sample; nothing runs
  * between firings, and nothing at all when every interval is 0.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cc.h"
@@ -137,7 +138,8 @@ void sampler_start(struct world *w, struct sampler *s, struct results *res)
 	if (s->link.every)
 		s->link.t = results_table(res, "link_sample", "node, port, t_ps, tx_bytes");
 	if (s->cc.every)
-		s->cc.t = results_table(res, "cc_sample", "flow_id, t_ps, rate_bps, target_bps, alpha");
+		s->cc.t = results_table(res, "cc_sample",
+					"flow_id, t_ps, rate_bps, target_bps, alpha, window_b, rtt_ps, util");
 	for (int i = 0; i < s->n_ports; i++)
 		s->tx_last[i] = s->ports[i]->tx_bytes;
 	if (evq_size(&w->sim->q))  /* a run with nothing to do stays at t = 0 */
@@ -173,7 +175,16 @@ static void sample_qp(void *ctx, const struct flow *f, const void *cc)
 	s->cc_ops->on_timer(s->cc_copy, t);
 	struct cc_sample out;
 	s->cc_ops->sample(s->cc_copy, &out);
-	results_row(s->res, s->cc.t, "utuud", f->id, t, out.rate_bps, out.target_bps, out.alpha);
+	/* What the controller does not keep (its `have` bits) is NULL: the
+	 * integer columns go as signed values, negative for NULL ('t'), the
+	 * real ones as NaN. */
+	unsigned h = out.have;
+	results_row(s->res, s->cc.t, "ututdttd", f->id, t, out.rate_bps,
+		    h & CC_HAVE_TARGET ? (simtime_t)out.target_bps : (simtime_t)-1,
+		    h & CC_HAVE_ALPHA ? out.alpha : NAN,
+		    h & CC_HAVE_WINDOW ? (simtime_t)out.window_b : (simtime_t)-1,
+		    h & CC_HAVE_RTT ? out.rtt_ps : (simtime_t)-1,
+		    h & CC_HAVE_UTIL ? out.util : NAN);
 }
 
 static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg)

@@ -86,7 +86,7 @@ void estimate_memory(const struct config *cfg, const struct topo *t, struct mem_
 	for (int l = 0; l < t->n_links; l++)
 		fly_bits += (unsigned __int128)t->links[l].rate_bps * (uint64_t)t->links[l].delay_ps;
 	uint64_t fly_frames = (uint64_t)(2 * fly_bits / 8000000000000ull / frame_b) + 2 * (uint64_t)t->n_links;
-	e->packets_b = (fly_frames + ports * PORT_QUEUE_FRAMES) * (sizeof(struct packet) + EST_EVENT_B / 2);
+	e->packets_b = (fly_frames + ports * PORT_QUEUE_FRAMES) * (sizeof(struct packet) + EST_EVENT_B / 2 + fb.frame_extra_b);
 	uint64_t rows = e->flows + ports;
 	e->sqlite_b = !open && rows * EST_FLOW_ROW_B < EST_SQLITE_CACHE_B ? rows * EST_FLOW_ROW_B
 		    : EST_SQLITE_CACHE_B + EST_SQLITE_SORT_B;

@@ -1,0 +1,133 @@
+/*
+ * base_rtt.c — T, the fabric's largest base RTT (path.h): the longest
+ * routed round trip, found per destination switch instead of per pair of
+ * endpoints.
+ *
+ * A round trip over a path is a sum over its links: a link whose data
+ * direction leaves port u toward port v costs
+ *     c(u) = ser(data, u) + flight(u) + ser(ack, v) + flight(v)
+ * (flight: propagation plus the switch latency of the node reached), so
+ * every switch's latency counts once out and once back. Every switch
+ * forwards toward all endpoints of one destination switch a through the
+ * same equal-cost sets (routing.c), so one memoised walk over those sets
+ * gives L(s), the longest routed cost from any switch s to a; T is the
+ * largest up(e) + L(s(e)) + down(d) over endpoints e at s and d at a (two
+ * distinct endpoints when s = a), with up/down the cost of an endpoint's
+ * own link. Work: O(edge switches x (switches + equal-cost set entries)),
+ * like building the routes.
+ */
+#include <stdlib.h>
+#include "fabric.h"
+#include "routing.h"
+#include "xalloc.h"
+
+/* c(u) above for the data direction leaving port u. */
+static simtime_t link_cost(const struct port *u, uint32_t data_wire, uint32_t ack_wire)
+{
+	return port_ser_ps(u, data_wire) + u->flight_ps + port_ser_ps(u->peer, ack_wire) + u->peer->flight_ps;
+}
+
+struct rtt_walk {
+	const struct fabric *f;
+	int dst_ep;               /* an endpoint behind the destination switch */
+	int dst_sw;
+	uint32_t data_wire, ack_wire;
+	simtime_t *L;             /* [n_nodes]: longest cost to dst_sw, -1 unknown */
+	int *mark;                /* [n_nodes]: the destination switch L was computed for */
+};
+
+static simtime_t longest(struct rtt_walk *w, int u)
+{
+	if (u == w->dst_sw)
+		return 0;
+	if (w->mark[u] == w->dst_sw)
+		return w->L[u];
+	const struct node *sw = &w->f->nodes[u];
+	const struct route_table *rt = sw->rt;
+	simtime_t best = -1;
+	int n = route_n(rt, w->dst_ep);
+	const uint16_t *ports = route_ports(rt, w->dst_ep);
+	for (int k = 0; k < n; k++) {
+		const struct port *p = &sw->ports[ports[k]];
+		if (p->peer_node->kind != NODE_SWITCH)
+			continue;
+		simtime_t rest = longest(w, p->peer_node->id);
+		if (rest >= 0 && rest + link_cost(p, w->data_wire, w->ack_wire) > best)
+			best = rest + link_cost(p, w->data_wire, w->ack_wire);
+	}
+	w->mark[u] = w->dst_sw;
+	w->L[u] = best;
+	return best;
+}
+
+/* The two largest values of a switch's endpoints and whose they are. */
+struct top2 { simtime_t v[2]; int ep[2]; };
+
+static void top2_add(struct top2 *t, simtime_t v, int ep)
+{
+	if (v > t->v[0]) {
+		t->v[1] = t->v[0];
+		t->ep[1] = t->ep[0];
+		t->v[0] = v;
+		t->ep[0] = ep;
+	} else if (v > t->v[1]) {
+		t->v[1] = v;
+		t->ep[1] = ep;
+	}
+}
+
+simtime_t fabric_base_rtt(const struct fabric *f, uint32_t data_frame_b, uint32_t ack_frame_b)
+{
+	uint32_t dw = data_frame_b + PKT_WIRE_EXTRA_B, aw = ack_frame_b + PKT_WIRE_EXTRA_B;
+	int n_eps = f->n_hosts * f->nics_per_host;
+	struct top2 *up = xcalloc((size_t)f->n_nodes, sizeof *up), *down = xcalloc((size_t)f->n_nodes, sizeof *down);
+	for (int u = 0; u < f->n_nodes; u++)
+		up[u] = down[u] = (struct top2){ { -1, -1 }, { -1, -1 } };
+	simtime_t T = 0;
+	for (int e = 0; e < n_eps; e++) {
+		const struct port *p = fabric_ep_port(f, e);
+		if (!p->peer)
+			continue;
+		if (p->peer_node->kind != NODE_SWITCH) { /* two hosts wired together */
+			if (link_cost(p, dw, aw) > T)
+				T = link_cost(p, dw, aw);
+			continue;
+		}
+		top2_add(&up[p->peer_node->id], link_cost(p, dw, aw), e);
+		top2_add(&down[p->peer_node->id], link_cost(p->peer, dw, aw), e);
+	}
+	struct rtt_walk w = { .f = f, .data_wire = dw, .ack_wire = aw,
+			      .L = xcalloc((size_t)f->n_nodes, sizeof *w.L),
+			      .mark = xcalloc((size_t)f->n_nodes, sizeof *w.mark) };
+	for (int u = 0; u < f->n_nodes; u++)
+		w.mark[u] = -1;
+	for (int a = 0; a < f->n_nodes; a++) {
+		if (down[a].ep[0] < 0)
+			continue;
+		w.dst_sw = a;
+		w.dst_ep = down[a].ep[0];
+		for (int s = 0; s < f->n_nodes; s++) {
+			if (up[s].ep[0] < 0)
+				continue;
+			simtime_t c;
+			if (s == a) { /* two distinct endpoints of one switch */
+				c = -1;
+				for (int i = 0; i < 2; i++)
+					for (int j = 0; j < 2; j++)
+						if (up[s].ep[i] >= 0 && down[a].ep[j] >= 0 && up[s].ep[i] != down[a].ep[j] &&
+						    up[s].v[i] + down[a].v[j] > c)
+							c = up[s].v[i] + down[a].v[j];
+			} else {
+				simtime_t l = longest(&w, s);
+				c = l < 0 ? -1 : up[s].v[0] + l + down[a].v[0];
+			}
+			if (c > T)
+				T = c;
+		}
+	}
+	free(w.L);
+	free(w.mark);
+	free(up);
+	free(down);
+	return T;
+}
