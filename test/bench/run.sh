@@ -7,6 +7,10 @@
 #   k16_websearch   fat-tree k=16 (1024 hosts), web-search 30%, DCQCN, 1 ms
 #   hpcc_websearch  HPCC ns-3's reference case through the interop
 #                   (scenarios/hpcc_websearch.ini: 320 hosts, 3,201 flows)
+#   hpcc_websearch_{hpcc,timely,dctcp,swift}
+#                   the same reference case under each other controller
+#                   (scenarios/hpcc_websearch_*.ini): a controller's cost per
+#                   packet-hop against DCQCN's
 #   fat_tree_moe    scenarios/fat_tree_moe.ini (128 GPUs, 2 iterations)
 #   moe_1024        one MoE iteration on 1024 GPUs (test/bench/moe_1024.ini)
 #
@@ -33,7 +37,7 @@ SIM=$1
 DIR=$2
 shift 2
 BENCH=$(cd "$(dirname "$0")" && pwd)
-CASES=${*:-k8_websearch k16_websearch hpcc_websearch fat_tree_moe moe_1024}
+CASES=${*:-k8_websearch k16_websearch hpcc_websearch hpcc_websearch_hpcc hpcc_websearch_timely hpcc_websearch_dctcp hpcc_websearch_swift fat_tree_moe moe_1024}
 RUNS=${BENCH_RUNS:-3}
 case $RUNS in '' | *[!0-9]* | 0)
 	echo "run.sh: BENCH_RUNS must be a positive integer, got '$RUNS'" >&2
@@ -41,12 +45,12 @@ case $RUNS in '' | *[!0-9]* | 0)
 esac
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-printf '%-15s %13s %14s %11s %11s %6s %8s %8s %6s %7s %7s %8s %7s %5s %9s %8s %4s\n' \
+printf '%-21s %13s %14s %11s %11s %6s %8s %8s %6s %7s %7s %8s %7s %5s %9s %8s %4s\n' \
 	case flows simulated events pkt-hops ev/hop wall_s cpu_s Mev/s Mhops/s peak_MB KB/host \
 	B/pkt hosts pkts_peak wall_min runs
 for c in $CASES; do
 	case $c in
-	hpcc_websearch | fat_tree_moe) ini=$DIR/$c.ini ;;
+	hpcc_websearch* | fat_tree_moe) ini=$DIR/$c.ini ;;
 	*) ini=$BENCH/$c.ini ;;
 	esac
 	r=1
@@ -84,7 +88,7 @@ for c in $CASES; do
 			for (i = 2; i <= n; i++) { if (wall[i] < wmin) wmin = wall[i]; if (mb[i] > mbmax) mbmax = mb[i] }
 			split(line[m], f, " ")
 			c = f[1] > 0 ? f[1] : 1e-9
-			printf "%-15s %13s %11.6f ms %11d %11d %6.3f %8.2f %8.2f %6.2f %7.2f %7.1f %8.1f %7d %5d %9d %8.2f %4d\n",
+			printf "%-21s %13s %11.6f ms %11d %11d %6.3f %8.2f %8.2f %6.2f %7.2f %7.1f %8.1f %7d %5d %9d %8.2f %4d\n",
 			       name, f[4], f[5], f[6], f[7], f[8], f[2], f[1], f[6] / c / 1e6, f[7] / c / 1e6,
 			       mbmax, mbmax * 1024 / f[9], f[10], f[9], f[11], wmin, n
 		}' "$OUT/$c.runs" || exit 1
