@@ -8,6 +8,7 @@
 #include <math.h>
 #include <time.h>
 #include "cc_bottleneck.h"
+#include "cc_section.h"
 #include "cc_dctcp.h"
 #include "config.h"
 #include "nic.h"
@@ -47,17 +48,8 @@ static void test_registry(void)
 	CU_ASSERT_EQUAL(cc_dctcp.needs, 0);
 	/* [nic] cc = dctcp selects it; [dctcp]'s defaults are HPCC ns-3's
 	 * (EwmaGain as run.py sets it for DCTCP, DctcpRateAI, MIN_RATE). */
-	static const char text[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
-				   "link_delay = 1us\n[nic]\ncc = dctcp\n";
 	struct config c;
-	char *err = NULL;
-	int rc = scenario_load_text(&c, "test.ini", text, sizeof text - 1, NULL, 0, &err);
-	if (rc != 0)
-		fprintf(stderr, "\n  scenario_load_text: %s\n", err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&c)->cc), &cc_dctcp);
-	const struct dctcp_cfg *d = cc_params(&c, &cc_dctcp);
-	CU_ASSERT_FATAL(d != NULL);
+	const struct dctcp_cfg *d = cc_section_load(&c, &cc_dctcp, "");
 	cfg_default();
 	CU_ASSERT_EQUAL(d->g, dcfg.g);
 	CU_ASSERT_EQUAL(d->rai_bps, dcfg.rai_bps);

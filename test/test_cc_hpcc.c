@@ -10,6 +10,7 @@
 #include <math.h>
 #include <time.h>
 #include "cc_bottleneck.h"
+#include "cc_section.h"
 #include "cc_hpcc.h"
 #include "config.h"
 #include "nic.h"
@@ -194,17 +195,8 @@ static void test_stages(void)
  * value is refused with the key named. */
 static void test_section(void)
 {
-	static const char text[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
-				   "link_delay = 1us\n[nic]\ncc = hpcc\n";
 	struct config cfg;
-	char *err = NULL;
-	int rc = scenario_load_text(&cfg, "test.ini", text, sizeof text - 1, NULL, 0, &err);
-	if (rc)
-		fprintf(stderr, "\n  %s\n", err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&cfg)->cc), &cc_hpcc);
-	const struct hpcc_cfg *h = cc_params(&cfg, &cc_hpcc);
-	CU_ASSERT_FATAL(h != NULL);
+	const struct hpcc_cfg *h = cc_section_load(&cfg, &cc_hpcc, "");
 	struct hpcc_cfg d = defaults();
 	CU_ASSERT_EQUAL(h->eta, d.eta);
 	CU_ASSERT_EQUAL(h->max_stage, d.max_stage);
@@ -216,7 +208,7 @@ static void test_section(void)
 
 	static const char bad[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
 				  "link_delay = 1us\n[hpcc]\neta = 1.5\n";
-	err = NULL;
+	char *err = NULL;
 	CU_ASSERT_NOT_EQUAL(scenario_load_text(&cfg, "test.ini", bad, sizeof bad - 1, NULL, 0, &err), 0);
 	static const char *const want[] = { "test.ini:7", "[hpcc]", "eta", "1.5", NULL };
 	CU_ASSERT(msg_has_all(err, want));

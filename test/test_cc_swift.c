@@ -11,6 +11,7 @@
 #include <math.h>
 #include <time.h>
 #include "cc_bottleneck.h"
+#include "cc_section.h"
 #include "cc_swift.h"
 #include "config.h"
 #include "nic.h"
@@ -158,17 +159,8 @@ static void test_pacing(void)
  * fs_max_cwnd. */
 static void test_section(void)
 {
-	static const char text[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
-				   "link_delay = 1us\n[nic]\ncc = swift\n[swift]\nbase_target = 10us\n";
 	struct config cfg;
-	char *err = NULL;
-	int rc = scenario_load_text(&cfg, "test.ini", text, sizeof text - 1, NULL, 0, &err);
-	if (rc)
-		fprintf(stderr, "\n  %s\n", err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&cfg)->cc), &cc_swift);
-	const struct swift_cfg *w = cc_params(&cfg, &cc_swift);
-	CU_ASSERT_FATAL(w != NULL);
+	const struct swift_cfg *w = cc_section_load(&cfg, &cc_swift, "[swift]\nbase_target = 10us\n");
 	CU_ASSERT_EQUAL(w->base_target, 10 * US);
 	CU_ASSERT_EQUAL(w->hop_scale, (simtime_t)(10e6 / 6.55));
 	CU_ASSERT_EQUAL(w->fs_range, 50 * US);
@@ -184,7 +176,7 @@ static void test_section(void)
 
 	static const char bad[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
 				  "link_delay = 1us\n[swift]\nfs_min_cwnd = 200\n";
-	err = NULL;
+	char *err = NULL;
 	CU_ASSERT_NOT_EQUAL(scenario_load_text(&cfg, "test.ini", bad, sizeof bad - 1, NULL, 0, &err), 0);
 	static const char *const want[] = { "test.ini:7", "[swift]", "fs_min_cwnd", "200", "fs_max_cwnd", NULL };
 	CU_ASSERT(msg_has_all(err, want));

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <time.h>
 #include "cc_bottleneck.h"
+#include "cc_section.h"
 #include "cc_timely.h"
 #include "config.h"
 #include "nic.h"
@@ -66,17 +67,8 @@ static void test_registry(void)
 	/* [nic] cc = timely selects it; [timely]'s defaults are HPCC ns-3's
 	 * (rdma-hw.cc TimelyAlpha, TimelyBeta, TimelyTLow, TimelyTHigh,
 	 * TimelyMinRtt; RateAI and RateHAI scaled with the line rate). */
-	static const char text[] = "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
-				   "link_delay = 1us\n[nic]\ncc = timely\n";
 	struct config c;
-	char *err = NULL;
-	int rc = scenario_load_text(&c, "test.ini", text, sizeof text - 1, NULL, 0, &err);
-	if (rc != 0)
-		fprintf(stderr, "\n  scenario_load_text: %s\n", err);
-	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_PTR_EQUAL(cc_lookup(nic_cfg_of(&c)->cc), &cc_timely);
-	const struct timely_cfg *d = cc_params(&c, &cc_timely);
-	CU_ASSERT_FATAL(d != NULL);
+	const struct timely_cfg *d = cc_section_load(&c, &cc_timely, "");
 	cfg_default();
 	CU_ASSERT_EQUAL(d->alpha, tc.alpha);
 	CU_ASSERT_EQUAL(d->beta, tc.beta);
