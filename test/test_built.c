@@ -11,14 +11,8 @@
 
 static int build_text(const char *text, struct config *cfg, struct topo *t)
 {
-	char ini[256];
-	snprintf(ini, sizeof ini, "%s/b%d.ini", run_tmpdir, run_counter++);
-	FILE *f = fopen(ini, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	fputs(text, f);
-	fclose(f);
 	char *err = NULL;
-	int rc = scenario_load(cfg, ini, NULL, 0, &err);
+	int rc = scenario_load_text(cfg, "built.ini", text, strlen(text), NULL, 0, &err);
 	if (rc == 0) {
 		rc = topology_build(cfg, t, &err);
 		if (rc < 0)
