@@ -55,6 +55,16 @@
 	"exposed_cp_ps " \
 	"AND compute_ps > 0 AND bubble_ps >= 0"
 
+/* Runs the scenario and checks that each of its `iterations` iterations
+ * adds up (ADDS_UP); the database is the caller's to close. */
+static sqlite3 *run_adding_up(const char *text, long long iterations)
+{
+	sqlite3 *db = run_text(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), iterations);
+	return db;
+}
+
 /* p = 4 stages, m = 8 micro-batches, dp = tp = 1 (test_jobs.c's pipe). */
 static const char pipe_text[] =
 	"[simulation]\nprogress = off\n"
@@ -184,9 +194,7 @@ static const char gpt_text[] =
 
 static void test_dense_adds_up(void)
 {
-	sqlite3 *db = run_text(gpt_text);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 2);
+	sqlite3 *db = run_adding_up(gpt_text, 2);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration WHERE exposed_tp_ps > 0 AND exposed_pp_ps > 0 "
 			      "AND exposed_dp_ps > 0 AND exposed_ep_ps = 0"), 2);
 	/* spans: 2 workers per stage × 2 stages × 2m, m = 8 / (1 × 2) = 4 */
@@ -206,9 +214,7 @@ static const char moe_text[] =
 
 static void test_moe_adds_up(void)
 {
-	sqlite3 *db = run_text(moe_text);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 2);
+	sqlite3 *db = run_adding_up(moe_text, 2);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration WHERE exposed_ep_ps > 0 AND bubble_ps = 0"), 2);
 	sqlite3_close(db);
 }
@@ -239,9 +245,7 @@ static void test_dp_stream_on_path(void)
 {
 	char text[1024];
 	snprintf(text, sizeof text, dp_fmt, 8, "overlap_grad_reduce = on\ndp_bucket = 1966080\n");
-	sqlite3 *db = run_text(text);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 2);
+	sqlite3 *db = run_adding_up(text, 2);
 	for (int it = 0; it < 2; it++) {
 		char q[400];
 		snprintf(q, sizeof q, "SELECT MAX(end_ps) - MIN(start_ps) = SUM(end_ps - start_ps) FROM collective "
@@ -273,9 +277,7 @@ static void test_dp_after_backward(void)
 {
 	char text[1024];
 	snprintf(text, sizeof text, dp_fmt, 8, "dp_bucket = 1966080\n");
-	sqlite3 *db = run_text(text);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 2);
+	sqlite3 *db = run_adding_up(text, 2);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT exposed_dp_ps FROM iteration WHERE iteration = 0"),
 			q_int(db, "SELECT SUM(end_ps - start_ps) FROM collective WHERE parallelism = 'dp' AND iteration = 0"));
 	CU_ASSERT_EQUAL(q_int(db, "SELECT compute_ps FROM iteration WHERE iteration = 0"),
@@ -319,9 +321,7 @@ static void test_zero_adds_up(void)
 		 "[topology]\ntype = star\nhosts = 4\ngpus_per_host = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n"
 		 "[job.s]\nmodel = custom\nlayers = 8\nhidden = 256\nheads = 4\nvocab = 1000\nseq_len = 128\n"
 		 "tp = 2\ndp = 4\nglobal_batch = 8\niterations = 2\nzero = 3\n");
-	sqlite3 *db = run_text(text);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 2);
+	sqlite3 *db = run_adding_up(text, 2);
 	sqlite3_close(db);
 }
 
@@ -383,9 +383,7 @@ static void test_cp_on_path(void)
 		"[topology]\ntype = star\nhosts = 4\nlink_rate = 1Gbps\nlink_delay = 1us\n"
 		"[job.c]\nmodel = custom\nlayers = 2\nhidden = 512\nheads = 8\nkv_heads = 2\nvocab = 512\n"
 		"seq_len = 1024\nglobal_batch = 2\ndp = 2\ncp = 2\n";
-	sqlite3 *db = run_text(text);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-	CU_ASSERT_EQUAL(q_int(db, ADDS_UP), 1);
+	sqlite3 *db = run_adding_up(text, 1);
 	CU_ASSERT(q_int(db, "SELECT COUNT(*) FROM collective WHERE parallelism = 'cp'") > 0);
 	CU_ASSERT(q_int(db, "SELECT exposed_cp_ps FROM iteration") > 0);
 	sqlite3_close(db);
