@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "collective.h"
+#include "job.h"
+#include "run_fixture.h"
 #include "sim.h"
 #include "xalloc.h"
 
@@ -34,6 +36,17 @@ static inline void fake_coll_start(struct sim *sim, const struct coll_spec *s)
 	f->ctx = s->ctx;
 	fake_coll_calls++;
 	sched_at(sim, sim->now, &fake_coll_elem, fake_coll_fire, f, 0);
+}
+
+/* Runs a scenario (run_text) with free communication, or on the fabric
+ * when free_comm is false; NULL when the run failed. */
+static inline sqlite3 *run_text_free(const char *text, bool free_comm)
+{
+	if (free_comm)
+		jobs_set_coll_start(fake_coll_start);
+	sqlite3 *db = run_text(text);
+	jobs_set_coll_start(NULL);
+	return db;
 }
 
 #endif

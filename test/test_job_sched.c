@@ -41,10 +41,7 @@ static double iter_ps(const char *text, bool free_comm, struct job_spec *s, stru
 {
 	struct job_plan_totals tt;
 	plan_of(text, t ? t : &tt, s);
-	if (free_comm)
-		jobs_set_coll_start(fake_coll_start);
-	sqlite3 *db = run_text(text);
-	jobs_set_coll_start(NULL);
+	sqlite3 *db = run_text_free(text, free_comm);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	double T = (double)q_int(db, "SELECT end_ps - start_ps FROM iteration WHERE iteration = 0");
 	sqlite3_close(db);
@@ -269,11 +266,9 @@ static void test_optimizer_step(void)
 	}
 	/* Given: the iteration grows by exactly the difference (free communication). */
 	snprintf(text, sizeof text, fmt, 0, "optimizer_step = 1ms\n");
-	jobs_set_coll_start(fake_coll_start);
-	sqlite3 *a = run_text(text);
+	sqlite3 *a = run_text_free(text, true);
 	snprintf(text, sizeof text, fmt, 0, "optimizer_step = 3ms\n");
-	sqlite3 *b = run_text(text);
-	jobs_set_coll_start(NULL);
+	sqlite3 *b = run_text_free(text, true);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	const char *q = "SELECT end_ps - start_ps FROM iteration";

@@ -77,9 +77,7 @@ static void test_bubble_free(void)
 	struct job_plan_totals t;
 	struct job_spec s;
 	plan_of(pipe_text, &t, &s);
-	jobs_set_coll_start(fake_coll_start);
-	sqlite3 *db = run_text(pipe_text);
-	jobs_set_coll_start(NULL);
+	sqlite3 *db = run_text_free(pipe_text, true);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	const long long p = 4, m = 8;
 	long long t_f = s.layers_per_stage * (s.t_attn_f + s.t_mlp_f), t_b = 2 * t_f, t_h = s.t_head_f;
@@ -101,9 +99,7 @@ static void test_spans_match_plan(void)
 	struct job_plan_totals t;
 	struct job_spec s;
 	plan_of(pipe_text, &t, &s);
-	jobs_set_coll_start(fake_coll_start);
-	sqlite3 *db = run_text(pipe_text);
-	jobs_set_coll_start(NULL);
+	sqlite3 *db = run_text_free(pipe_text, true);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	const long long p = 4, m = 8;
 	long long t_f = s.layers_per_stage * (s.t_attn_f + s.t_mlp_f), t_b = 2 * t_f, t_h = s.t_head_f;
@@ -350,9 +346,7 @@ static void test_interleaved_path(void)
 	struct job_spec s;
 	snprintf(text, sizeof text, sched_fmt, "", 2, "");
 	plan_of(text, &t, &s);
-	jobs_set_coll_start(fake_coll_start);
-	sqlite3 *db = run_text(text);
-	jobs_set_coll_start(NULL);
+	sqlite3 *db = run_text_free(text, true);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	const double p = 4, m = 8, v = 2;
 	double t_f = (double)(s.layers_per_stage * (s.t_attn_f + s.t_mlp_f)), t_b = 2 * t_f;

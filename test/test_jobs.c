@@ -109,10 +109,7 @@ static void check_bubble(bool free_comm)
 	struct job_plan_totals t;
 	struct job_spec s;
 	plan_of(pipe_text, &t, &s);
-	if (free_comm)
-		jobs_set_coll_start(fake_coll_start);
-	sqlite3 *db = run_text(pipe_text);
-	jobs_set_coll_start(NULL);
+	sqlite3 *db = run_text_free(pipe_text, free_comm);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	const double p = 4, m = 8;
 	double t_f = (double)(s.layers_per_stage * (s.t_attn_f + s.t_mlp_f)), t_b = 2 * t_f;
@@ -155,9 +152,7 @@ static void test_two_jobs(void)
 		"global_batch = 4\npp = 2\nhosts = host0 host1\niterations = 3\n"
 		"[job.b]\nmodel = custom\nlayers = 2\nhidden = 64\nheads = 1\nvocab = 100\nseq_len = 16\n"
 		"global_batch = 4\npp = 2\nhosts = host3 host2\niterations = 3\nstart = 1ms\n";
-	jobs_set_coll_start(fake_coll_start);
-	sqlite3 *db = run_text(text);
-	jobs_set_coll_start(NULL);
+	sqlite3 *db = run_text_free(text, true);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration"), 6);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT start_ps FROM iteration WHERE job = 'b' AND iteration = 0"), 1000000000);
