@@ -11,154 +11,19 @@
  * (in a join, a group or at a RECV) or finished; job->pending counts the
  * open non-blocking joins; an iteration ends only when every worker
  * finished and pending is 0.
+ *
+ * The joins, the collectives they start, the gradient reductions and the
+ * waits on gathers are in job_exec_coll.c (job_exec_internal.h).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
-#include "job_exec.h"
+#include "job_exec_internal.h"
 #include "log.h"
 #include "results.h"
 #include "workload.h"
 #include "nic.h"
 #include "xalloc.h"
-
-static void worker_run(struct job_worker *wk);
-static void iteration_check_end(struct job *j);
-
-/* ---- Reference-worker accounting (comm_ps) ---- */
-
-static void stat_update(struct job *j)
-{
-	simtime_t now = j->w->sim->now;
-	if (j->ref_comm > 0)
-		j->comm_ps += now - j->stat_t;
-	j->stat_t = now;
-}
-
-/* ---- Joins ---- */
-
-static void join_open(struct job *j, struct job_join *jn, bool async, bool ref,
-		      void (*done)(struct job *, struct job_join *))
-{
-	jn->job = j;
-	jn->left = 1; /* the guard, released by join_close */
-	jn->async = async;
-	jn->ref = ref;
-	jn->done = done;
-	if (async)
-		j->pending++;
-	if (ref) {
-		stat_update(j);
-		j->ref_comm++;
-	}
-}
-
-static void join_release(struct job_join *jn)
-{
-	if (--jn->left)
-		return;
-	struct job *j = jn->job;
-	if (jn->ref) {
-		stat_update(j);
-		j->ref_comm--;
-	}
-	if (jn->async)
-		j->pending--;
-	job_path_extend(&jn->path, jn->cat, j->w->sim->now);
-	jn->done(j, jn);
-}
-
-/* The join's category on a critical path and the chain it continues
- * (job_timeline.h): whatever's end let it start. */
-static void join_chain(struct job_join *jn, int cat, const struct job_path *from)
-{
-	jn->cat = cat;
-	jn->path = *from;
-}
-
-static void join_deferred(struct sim *sim, void *obj, uintptr_t arg)
-{
-	(void)sim; (void)arg;
-	join_release(obj);
-}
-
-/* Releases the guard once every collective is started. A join that got
- * no collective (nothing to move) ends through an event at the same time,
- * so a worker never recurses through a chain of empty steps. */
-static void join_close(struct job *j, struct job_join *jn)
-{
-	if (jn->left == 1)
-		sched_at(j->w->sim, j->w->sim->now, &j->elem, join_deferred, jn, 0);
-	else
-		join_release(jn);
-}
-
-static void on_coll_done(struct sim *sim, struct coll *c, void *ctx)
-{
-	(void)sim; (void)c;
-	join_release(ctx);
-}
-
-/* st: the communicator's stream the collective queues on (DP and EDP
- * groups), NULL to start it at once. */
-static void start_coll_on(struct job *j, struct job_join *jn, struct job_stream *st, enum coll_op op,
-			  const char *par, const int *gpus, int n, uint64_t size_b, const uint64_t *a2a)
-{
-	struct coll_spec cs = {
-		.op = op, .algorithm = job_coll_alg(&j->spec, op), .gpus = gpus, .n = n,
-		.size_b = size_b, .a2a_b = a2a, .root = 0, .chunk_b = j->spec.cfg->chunk_b,
-		.channels = j->spec.cfg->channels, .source = j->source, .parallelism = par,
-		.job = j->spec.name, .iteration = j->iter, .on_done = on_coll_done, .ctx = jn,
-	};
-	if (job_coll_empty(op, n, size_b, a2a))
-		return; /* nothing to move (a group of one, an empty matrix) */
-	jn->left++;
-	if (st)
-		job_stream_post(st, &cs);
-	else if (j->fake_coll)
-		j->fake_coll(j->w->sim, &cs);
-	else
-		coll_start(j->colls, &cs);
-}
-
-static void start_coll(struct job *j, struct job_join *jn, enum coll_op op, const char *par,
-		       const int *gpus, int n, uint64_t size_b, const uint64_t *a2a)
-{
-	start_coll_on(j, jn, NULL, op, par, gpus, n, size_b, a2a);
-}
-
-static int gpu_of(const struct job *j, int tp, int d, int stage)
-{
-	return j->gpu[job_layout_rank_dp(&j->spec.layout, tp, d, stage)];
-}
-
-/* The GPUs of TP rank t's gradient-reduction group for bucket bk, in group
- * order: its data-parallel group (job_layout_group), or for an expert
- * bucket the expert-DP group of expert-TP index t and EP index e
- * (moe_layout.c). Returns the group size. */
-static int dp_group_gpus(const struct job *j, const struct job_bucket *bk, int t, int e, int *out)
-{
-	if (bk->expert) { /* t is the expert-TP index (moe_layout.c) */
-		for (int x = 0; x < j->spec.edp; x++) {
-			int tt, d;
-			wl_ep_gpu(&j->spec, x, e, t, &tt, &d);
-			out[x] = gpu_of(j, tt, d, bk->stage);
-		}
-		return j->spec.edp;
-	}
-	int n = job_dp_group_ranks(&j->spec, bk, t, e, out); /* dp x cp ranks */
-	for (int i = 0; i < n; i++)
-		out[i] = j->gpu[out[i]];
-	return n;
-}
-
-/* The stream of the DP group (e < 0) or EDP group of EP index e of tp
- * index t in stage st: each is its own NCCL communicator. */
-static struct job_stream *stream_of(struct job *j, int st, int t, int e)
-{
-	const struct job_spec *s = &j->spec;
-	return &j->stream[(st * s->tp + t) * (s->ep + 1) + e + 1];
-}
 
 /* ---- Blocking ops ---- */
 
@@ -168,7 +33,7 @@ static void worker_resume(struct job *j, struct job_join *jn)
 	struct job_worker *wk = jn->obj;
 	wk->path = jn->path;
 	wk->pc++;
-	worker_run(wk);
+	job_worker_run(wk);
 }
 
 static void group_resume(struct job *j, struct job_join *jn)
@@ -178,7 +43,7 @@ static void group_resume(struct job *j, struct job_join *jn)
 	for (int i = 0; i < g->n; i++) {
 		g->member[i]->path = jn->path;
 		g->member[i]->pc++;
-		worker_run(g->member[i]);
+		job_worker_run(g->member[i]);
 	}
 }
 
@@ -194,22 +59,22 @@ static bool group_has_ref(const struct job *j, const struct job_rdv *g)
 static void group_start(struct job *j, struct job_rdv *g, const struct job_op *op, int stage)
 {
 	const struct job_spec *s = &j->spec;
-	join_open(j, &g->join, false, group_has_ref(j, g), group_resume);
+	job_join_open(j, &g->join, false, group_has_ref(j, g), group_resume);
 	for (int i = 0; i < wl_ep_unit_a2as(s); i++) {
 		int x, et, t, d;
 		wl_ep_unit_a2a(s, g->edp, i, &x, &et);
 		for (int e = 0; e < s->ep; e++) {
 			wl_ep_gpu(s, x, e, et, &t, &d);
-			j->tmp_gpus[e] = gpu_of(j, t, d, stage);
+			j->tmp_gpus[e] = job_gpu_of(j, t, d, stage);
 		}
 		wl_ep_shard(wl_ep_matrix(j->routing, op->idx, op->mb, x), s->ep, op->transpose, s->etp, et, j->tmp_mat);
 		uint64_t sum = 0;
 		for (int k = 0; k < s->ep * s->ep; k++)
 			sum += j->tmp_mat[k];
 		if (sum) /* size_b 0: the row shows the largest rank's bytes */
-			start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, s->ep, 0, j->tmp_mat);
+			job_start_coll(j, &g->join, COLL_ALLTOALL, "ep", j->tmp_gpus, s->ep, 0, j->tmp_mat);
 	}
-	join_close(j, &g->join);
+	job_join_close(j, &g->join);
 }
 
 /* ---- Sends and receives between stages ---- */
@@ -226,10 +91,10 @@ static void send_done(struct job *j, struct job_join *jn)
 			job_path_later(&to->path, &jn->path);
 			to->at_recv = false;
 			to->pc++;
-			worker_run(to);
+			job_worker_run(to);
 		}
 	}
-	iteration_check_end(j);
+	job_iteration_check_end(j);
 }
 
 static void post_send(struct job *j, struct job_worker *wk, const struct job_op *op)
@@ -238,17 +103,17 @@ static void post_send(struct job *j, struct job_worker *wk, const struct job_op 
 	int to_stage = (wk->stage + (op->dir == JOB_FWD ? 1 : s->pp - 1)) % s->pp; /* interleaved: wraps */
 	struct job_join *jn = &wk->send[op->dir][op->mb];
 	bool ref = wk == &j->wk[0] || (to_stage == 0 && wk->d == 0);
-	join_open(j, jn, true, ref, send_done);
-	join_chain(jn, JOB_PAR_PP, &wk->path);
+	job_join_open(j, jn, true, ref, send_done);
+	job_join_chain(jn, JOB_PAR_PP, &wk->path);
 	jn->obj = wk;
 	jn->dir = op->dir;
 	jn->mb = op->mb;
 	for (int t = 0; t < job_width(s); t++) {
-		int pair[2] = { gpu_of(j, t, wk->d, wk->stage), gpu_of(j, t, wk->d, to_stage) };
-		start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2,
-			   coll_split(op->val, (uint64_t)job_width(s), (uint64_t)t), NULL);
+		int pair[2] = { job_gpu_of(j, t, wk->d, wk->stage), job_gpu_of(j, t, wk->d, to_stage) };
+		job_start_coll(j, jn, COLL_SENDRECV, "pp", pair, 2,
+			       coll_split(op->val, (uint64_t)job_width(s), (uint64_t)t), NULL);
 	}
-	join_close(j, jn);
+	job_join_close(j, jn);
 }
 
 /* ---- Ring attention steps (context parallelism) ---- */
@@ -262,7 +127,7 @@ static void cp_done(struct job *j, struct job_join *jn)
 		wk->path = jn->path;
 		wk->at_cp_wait = false;
 		wk->pc++;
-		worker_run(wk);
+		job_worker_run(wk);
 	}
 }
 
@@ -272,173 +137,17 @@ static void post_cp(struct job *j, struct job_worker *wk, const struct job_op *o
 {
 	const struct job_spec *s = &j->spec;
 	struct job_join *jn = &wk->cp_join;
-	join_open(j, jn, false, wk == &j->wk[0], cp_done);
-	join_chain(jn, JOB_PAR_CP, &wk->path);
+	job_join_open(j, jn, false, wk == &j->wk[0], cp_done);
+	job_join_chain(jn, JOB_PAR_CP, &wk->path);
 	jn->obj = wk;
 	wk->cp_open = true;
 	for (int t = 0; t < s->tp; t++)
 		for (int c = 0; c < s->cp; c++) {
-			int pair[2] = { gpu_of(j, c * s->tp + t, wk->d, wk->stage),
-					gpu_of(j, (c + 1) % s->cp * s->tp + t, wk->d, wk->stage) };
-			start_coll(j, jn, COLL_SENDRECV, "cp", pair, 2, op->val, NULL);
+			int pair[2] = { job_gpu_of(j, c * s->tp + t, wk->d, wk->stage),
+					job_gpu_of(j, (c + 1) % s->cp * s->tp + t, wk->d, wk->stage) };
+			job_start_coll(j, jn, COLL_SENDRECV, "cp", pair, 2, op->val, NULL);
 		}
-	join_close(j, jn);
-}
-
-/* ---- Gradient reductions ---- */
-
-static void async_done(struct job *j, struct job_join *jn)
-{
-	job_path_later(&j->tail, &jn->path);
-	iteration_check_end(j);
-}
-
-static void bucket_arrive(struct job *j, struct job_worker *wk, int b, int mb)
-{
-	const struct job_spec *s = &j->spec;
-	const struct job_bucket *bk = &s->bucket[b];
-	/* Folded experts (etp != tp): a worker holds GPUs of several expert-DP
-	 * groups, so an expert bucket waits for every worker of the stage;
-	 * otherwise for the workers that hold the group (dp of them, whose
-	 * dp x cp ranks reduce together with context parallelism). */
-	bool fold = bk->expert && s->etp != s->tp;
-	int e = bk->expert && !fold ? wk->d % s->ep : 0;
-	int slot = (b * s->ep + e) * j->grad_m + (j->grad_m > 1 ? mb : 0);
-	int n = fold ? s->dp : bk->expert ? s->edp : s->dp;
-	if (++j->bucket_arrived[slot] < n)
-		return;
-	j->bucket_arrived[slot] = 0;
-	enum coll_op op;
-	uint64_t size;
-	wl_dp_reduce(s, bk, &op, &size);
-	struct job_join *jn = &j->bucket_join[slot];
-	join_open(j, jn, true, bk->stage == 0 && e == 0, async_done);
-	join_chain(jn, JOB_PAR_DP, &wk->path);
-	/* One stream per group: an expert group's is its (expert-TP, EP) index's. */
-	for (int ee = e; ee < (fold ? s->ep : e + 1); ee++)
-		for (int t = 0; t < (bk->expert ? s->etp : s->tp); t++) {
-			int m = dp_group_gpus(j, bk, t, ee, j->tmp_gpus);
-			start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? ee : -1), op, "dp", j->tmp_gpus, m,
-				      size, NULL);
-		}
-	join_close(j, jn);
-}
-
-static void embedding_arrive(struct job *j, struct job_worker *wk)
-{
-	const struct job_spec *s = &j->spec;
-	if (!s->emb_b || (wk->stage != 0 && wk->stage != s->pp - 1) || ++j->emb_arrived[wk->d] < 2)
-		return;
-	j->emb_arrived[wk->d] = 0;
-	struct job_join *jn = &j->emb_join[wk->d];
-	join_open(j, jn, true, wk->d == 0, async_done);
-	join_chain(jn, JOB_PAR_DP, &wk->path);
-	for (int t = 0; t < job_width(s); t++) {
-		int pair[2] = { gpu_of(j, t, wk->d, 0), gpu_of(j, t, wk->d, s->pp - 1) };
-		start_coll(j, jn, COLL_ALLREDUCE, "dp", pair, 2, s->emb_b, NULL);
-	}
-	join_close(j, jn);
-}
-
-/* ---- Waits (ZeRO-3 gathers, overlapped parameter gathers) ---- */
-
-static void wait_done(struct job *j, struct job_join *jn)
-{
-	struct job_wait *w = jn->obj;
-	struct job_worker *wk = w->waiters;
-	w->done = true;
-	w->waiters = NULL;
-	/* Its end let the waiters go on (a worker that came after it ended
-	 * never blocked and keeps its own, later chain); an overlapped gather
-	 * nobody waited for may be the iteration's last activity. */
-	job_path_later(&j->tail, &jn->path);
-	while (wk) {
-		struct job_worker *next = wk->next_wait;
-		wk->next_wait = NULL;
-		wk->path = jn->path;
-		wk->pc++;
-		worker_run(wk);
-		wk = next;
-	}
-	iteration_check_end(j);
-}
-
-static void wait_open(struct job *j, struct job_wait *w, bool ref)
-{
-	join_open(j, &w->join, true, ref, wait_done);
-	w->join.obj = w;
-}
-
-/* Whether wk must block on w (then it is woken by wait_done). */
-static bool wait_block(struct job_worker *wk, struct job_wait *w)
-{
-	if (w->done)
-		return false;
-	wk->next_wait = w->waiters;
-	w->waiters = wk;
-	return true;
-}
-
-/* ZeRO-3: a gather starts when every dp worker of the stage arrived at it. */
-static void gather_arrive(struct job *j, struct job_worker *wk, const struct job_op *op)
-{
-	const struct job_spec *s = &j->spec;
-	struct job_wait *w = &j->ag[j->ag_base[wk->stage] + op->idx];
-	if (++w->arrived < s->dp)
-		return;
-	wait_open(j, w, wk->stage == 0);
-	/* The last worker to arrive let it start: its chain continues. */
-	join_chain(&w->join, JOB_PAR_DP, &wk->path);
-	for (int t = 0; t < s->tp; t++) {
-		for (int d = 0; d < s->dp; d++)
-			j->tmp_gpus[d] = gpu_of(j, t, d, wk->stage);
-		start_coll_on(j, &w->join, stream_of(j, wk->stage, t, -1), op->coll, "dp", j->tmp_gpus, s->dp, op->val,
-			   NULL);
-	}
-	join_close(j, &w->join);
-}
-
-/* ZeRO-1/2: every bucket's updated parameters, gathered after the
- * optimizer: at the iteration's end, or with overlap_param_gather at the
- * next one's start, in forward order (a stage's buckets last to first),
- * each bucket waited for by the first forward that uses it. Either way
- * their chains begin where j->tail ends: the end of everything before (at
- * an iteration's start, the empty chain of iteration_start). */
-static void start_gathers(struct job *j, bool overlap)
-{
-	const struct job_spec *s = &j->spec;
-	if (!overlap) {
-		j->gathering = true;
-		join_open(j, &j->gather_join, true, true, async_done);
-		join_chain(&j->gather_join, JOB_PAR_DP, &j->tail);
-	}
-	for (int b = s->n_buckets - 1; b >= 0; b--) {
-		const struct job_bucket *bk = &s->bucket[b];
-		uint64_t size = wl_zero_gather_b(s, bk);
-		/* Folded experts: a worker holds GPUs of every EP index's groups,
-		 * so one wait holds the bucket's gathers of all of them. */
-		bool fold = bk->expert && s->etp != s->tp;
-		for (int e = 0; size && e < (bk->expert ? s->ep : 1); e++) {
-			struct job_join *jn = &j->gather_join;
-			if (overlap) {
-				struct job_wait *w = &j->param[b * s->ep + (fold ? 0 : e)];
-				if (!fold || e == 0) {
-					wait_open(j, w, bk->stage == 0 && e == 0);
-					join_chain(&w->join, JOB_PAR_DP, &j->tail);
-				}
-				jn = &w->join;
-			}
-			for (int t = 0; t < (bk->expert ? s->etp : s->tp); t++) {
-				int m = dp_group_gpus(j, bk, t, e, j->tmp_gpus);
-				start_coll_on(j, jn, stream_of(j, bk->stage, t, bk->expert ? e : -1), COLL_ALLGATHER, "dp",
-					   j->tmp_gpus, m, size, NULL);
-			}
-			if (overlap && (!fold || e == s->ep - 1))
-				join_close(j, jn);
-		}
-	}
-	if (!overlap)
-		join_close(j, &j->gather_join);
+	job_join_close(j, jn);
 }
 
 /* ---- The worker ---- */
@@ -449,10 +158,10 @@ static void compute_done(struct sim *sim, void *obj, uintptr_t arg)
 	struct job_worker *wk = obj;
 	job_timeline_compute(wk->job, wk, &wk->job->spec.prog[wk->stage].op[wk->pc], wk->t0);
 	wk->pc++;
-	worker_run(wk);
+	job_worker_run(wk);
 }
 
-static void worker_run(struct job_worker *wk)
+void job_worker_run(struct job_worker *wk)
 {
 	struct job *j = wk->job;
 	const struct job_spec *s = &j->spec;
@@ -466,8 +175,8 @@ static void worker_run(struct job_worker *wk)
 				 &j->elem, compute_done, wk, 0);
 			return;
 		case JOP_TP: /* one tp group per cp index */
-			join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
-			join_chain(&wk->op_join, JOB_PAR_TP, &wk->path);
+			job_join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
+			job_join_chain(&wk->op_join, JOB_PAR_TP, &wk->path);
 			wk->op_join.obj = wk;
 			/* One TP group per cp index; an expert step: the worker's
 			 * tp/etp expert-TP groups side by side. */
@@ -475,11 +184,11 @@ static void worker_run(struct job_worker *wk)
 				for (int i = 0; i < (op->expert ? s->tp / s->etp : 1); i++) {
 					int n = op->expert ? s->etp : s->tp;
 					for (int t = 0; t < n; t++)
-						j->tmp_gpus[t] = gpu_of(j, c * s->tp + i * n + t, wk->d, wk->stage);
-					start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, n,
-						   op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, i) : op->val, NULL);
+						j->tmp_gpus[t] = job_gpu_of(j, c * s->tp + i * n + t, wk->d, wk->stage);
+					job_start_coll(j, &wk->op_join, op->coll, "tp", j->tmp_gpus, n,
+						       op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, i) : op->val, NULL);
 				}
-			join_close(j, &wk->op_join);
+			job_join_close(j, &wk->op_join);
 			return;
 		case JOP_CP:
 			post_cp(j, wk, op);
@@ -491,16 +200,16 @@ static void worker_run(struct job_worker *wk)
 			}
 			break;
 		case JOP_ZERO_AG:
-			gather_arrive(j, wk, op);
+			job_gather_arrive(j, wk, op);
 			break;
 		case JOP_AG_WAIT:
-			if (wait_block(wk, &j->ag[j->ag_base[wk->stage] + op->idx]))
+			if (job_wait_block(wk, &j->ag[j->ag_base[wk->stage] + op->idx]))
 				return;
 			break;
 		case JOP_PARAM_WAIT: {
 			const struct job_bucket *bk = &s->bucket[op->idx];
-			int e = bk->expert && s->etp == s->tp ? wk->d % s->ep : 0; /* folded: one wait (start_gathers) */
-			if (wait_block(wk, &j->param[op->idx * s->ep + e]))
+			int e = bk->expert && s->etp == s->tp ? wk->d % s->ep : 0; /* folded: one wait (job_start_gathers) */
+			if (job_wait_block(wk, &j->param[op->idx * s->ep + e]))
 				return;
 			break;
 		}
@@ -508,7 +217,7 @@ static void worker_run(struct job_worker *wk)
 			struct job_rdv *g = &j->ep_group[wk->stage * (s->dp / wl_ep_unit(s)) + wk->d / wl_ep_unit(s)];
 			if (++g->arrived == g->n) {
 				g->arrived = 0;
-				join_chain(&g->join, JOB_PAR_EP, &wk->path);
+				job_join_chain(&g->join, JOB_PAR_EP, &wk->path);
 				group_start(j, g, op, wk->stage);
 			}
 			return;
@@ -523,7 +232,7 @@ static void worker_run(struct job_worker *wk)
 			post_send(j, wk, op);
 			break;
 		case JOP_GRAD:
-			bucket_arrive(j, wk, op->idx, op->mb);
+			job_bucket_arrive(j, wk, op->idx, op->mb);
 			break;
 		case JOP_N:
 			break;
@@ -536,8 +245,8 @@ static void worker_run(struct job_worker *wk)
 	job_timeline_flush(j, wk);
 	job_path_later(&j->tail, &wk->path);
 	j->workers_done++;
-	embedding_arrive(j, wk);
-	iteration_check_end(j);
+	job_embedding_arrive(j, wk);
+	job_iteration_check_end(j);
 }
 
 /* ---- Iterations ---- */
@@ -548,7 +257,7 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg);
  * not, unfinished with NULL end_ps (a run cut short). */
 static void iteration_row(struct job *j, bool finished)
 {
-	stat_update(j);
+	job_stat_update(j);
 	job_timeline_iteration(j, finished);
 }
 
@@ -571,7 +280,7 @@ static void optimizer_done(struct sim *sim, void *obj, uintptr_t arg)
 	struct job *j = obj;
 	j->stepping = false;
 	job_timeline_optimizer(j);
-	iteration_check_end(j);
+	job_iteration_check_end(j);
 }
 
 static void optimizer_start(struct job *j)
@@ -581,7 +290,7 @@ static void optimizer_start(struct job *j)
 	sched_in(j->w->sim, j->spec.t_opt, &j->elem, optimizer_done, j, 0);
 }
 
-static void iteration_check_end(struct job *j)
+void job_iteration_check_end(struct job *j)
 {
 	if (j->workers_done < j->n_workers || j->pending > 0 || j->stepping)
 		return;
@@ -590,7 +299,7 @@ static void iteration_check_end(struct job *j)
 		return;
 	}
 	if ((j->spec.zero == 1 || j->spec.zero == 2) && !j->spec.cfg->overlap_param_gather && !j->gathering) {
-		start_gathers(j, false); /* its end calls back here */
+		job_start_gathers(j, false); /* its end calls back here */
 		return;
 	}
 	struct sim *sim = j->w->sim;
@@ -627,7 +336,7 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 		j->param[i] = (struct job_wait){ .join = { .job = j } };
 	memset(j->step_ps, 0, (size_t)j->step_base[s->pp] * sizeof *j->step_ps);
 	if (s->cfg->overlap_param_gather)
-		start_gathers(j, true);
+		job_start_gathers(j, true);
 	for (int i = 0; i < j->n_workers; i++) {
 		struct job_worker *wk = &j->wk[i];
 		wk->pc = 0;
@@ -639,7 +348,7 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 		memset(wk->got[1], 0, (size_t)(s->m * s->vpp));
 	}
 	for (int i = 0; i < j->n_workers; i++)
-		worker_run(&j->wk[i]);
+		job_worker_run(&j->wk[i]);
 }
 
 void job_exec_start(struct job *j)

@@ -1,7 +1,8 @@
 /*
  * job_exec.h — a running job: workers executing the stage programs of
  * job_plan.h, rendezvous of collectives, and the iteration accounting.
- * Shared by job.c (setup, teardown) and job_exec.c (the engine).
+ * Shared by job.c (setup, teardown) and the engine: job_exec.c (workers,
+ * iterations) and job_exec_coll.c (joins, collectives, reductions, waits).
  *
  * Iteration breakdown (the `iteration` row): compute_ps, bubble_ps and
  * exposed_{tp,pp,dp,ep}_ps split the iteration's critical path
@@ -109,7 +110,7 @@ struct job {
 	struct job_wait *param;     /* [n_buckets x ep] the same with overlap_param_gather */
 	struct job_wait *ag;        /* ZeRO-3 gathers: stage st's slot k at ag[ag_base[st] + k] */
 	int *ag_base;               /* [pp + 1] */
-	struct job_stream *stream;  /* per communicator: job_exec.c's stream_of */
+	struct job_stream *stream;  /* per communicator: job_exec_coll.c's stream_of */
 	int n_streams;
 	bool gathering;
 	int workers_done;
