@@ -1,6 +1,6 @@
 /*
  * job.c — training jobs: setup from [job.NAME], --check plan lines,
- * teardown (see job.h). The engine is job_exec.c.
+ * teardown (see job.h). The engine is job_exec.c and job_exec_coll.c.
  *
  * Setup runs in two phases like traffic_setup: every job is resolved and
  * checked first (hosts, GPU counts, divisibility, algorithms), so a bad
