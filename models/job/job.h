@@ -9,9 +9,11 @@
  * job's start; the run lasts until every job finished its iterations.
  *
  * The pieces: job_model.c (presets, FLOPs), job_layout.c (ranks and
- * groups), job_plan.c (the stage programs and --check totals),
- * workload_{tp,pp,dp,zero,ep}.c (one parallelism strategy each), and
- * job.c, which executes the programs and writes the `iteration` rows.
+ * groups), job_plan.c (checks, sizes), job_prog.c (the stage programs),
+ * job_plan_totals.c (--check totals), workload_{tp,pp,dp,zero,ep}.c (one
+ * parallelism strategy each), and job.c with job_exec.c and
+ * job_exec_coll.c, which execute the programs and write the `iteration`
+ * rows.
  */
 #ifndef ROCESIM_JOB_H
 #define ROCESIM_JOB_H

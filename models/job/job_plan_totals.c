@@ -44,7 +44,7 @@ static void add(struct job_plan_totals *t, struct plan_cache *pc, enum job_par p
 {
 	size_t nn = (size_t)n * (size_t)n;
 	if (job_coll_empty(op, n, size_b, a2a))
-		return; /* job_exec.c starts nothing for these either */
+		return; /* job_exec_coll.c starts nothing for these either */
 	int *pat = NULL;
 	if (ranks) {
 		pat = xmalloc((size_t)n * sizeof *pat);
@@ -172,7 +172,7 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 						    NULL, NULL);
 					break;
 				}
-				/* The groups job_exec.c's dp_group_gpus builds: per ep index, per tp index. */
+				/* The groups job_exec_coll.c's dp_group_gpus builds: per ep index, per tp index. */
 				for (int e = 0; e < (b->expert ? s->ep : 1); e++)
 					for (int r = 0; r < s->tp; r++) {
 						int n = job_dp_group_ranks(s, b, r, e, ranks);
@@ -195,7 +195,7 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 	if (s->emb_b && !mc_groups(s, COLL_ALLREDUCE))
 		add(t, pc, JOB_PAR_DP, dp * (uint64_t)width, s, COLL_ALLREDUCE, 2, s->emb_b, NULL, NULL);
 	for (int d = 0; s->emb_b && mc_groups(s, COLL_ALLREDUCE) && d < s->dp; d++)
-		for (int r = 0; r < width; r++) { /* job_exec.c's embedding pair */
+		for (int r = 0; r < width; r++) { /* job_exec_coll.c's embedding pair */
 			ranks[0] = job_layout_rank_dp(&s->layout, r, d, 0);
 			ranks[1] = job_layout_rank_dp(&s->layout, r, d, s->pp - 1);
 			add(t, pc, JOB_PAR_DP, 1, s, COLL_ALLREDUCE, 2, s->emb_b, NULL, ranks);

@@ -26,7 +26,7 @@
  *              (ZeRO-2/3).
  * and, once every worker finished and every reduction ended, the tied
  * embedding all-reduce (pp > 1), the optimizer step and the ZeRO-1/2
- * parameter gathers (job_exec.c; with overlap_param_gather the gathers
+ * parameter gathers (job_exec_coll.c; with overlap_param_gather the gathers
  * start with the next iteration instead).
  */
 #include <stdlib.h>
