@@ -44,9 +44,31 @@ static const char *alg_key(enum coll_op op)
 /* Every (op, group size) the programs use must have its algorithm. */
 static int check_algorithms(const struct job_spec *s, const struct config *cfg, const char *sec, char **err)
 {
-	struct { enum coll_op op; int n; } use[16];
+	struct { enum coll_op op; int n; } use[48];
 	int k = 0;
 #define USE(o, size) do { use[k].op = (o); use[k++].n = (size); } while (0)
+	if (s->cfg->workload == JOB_WL_SIMAI) { /* what the file's lines use, each pair once */
+		for (int st = 0; st < s->pp; st++)
+			for (int i = 0; i <= s->prog[st].n; i++) {
+				const struct job_op *op = i < s->prog[st].n ? &s->prog[st].op[i] : NULL;
+				enum coll_op o;
+				int n;
+				if (op && (op->kind == JOP_TP || op->kind == JOP_EP))
+					o = (enum coll_op)op->coll, n = op->kind == JOP_TP ? s->tp : s->ep;
+				else if (op && op->kind == JOP_GRAD)
+					wl_dp_reduce(s, &s->bucket[op->idx], &o, &(uint64_t){ 0 }),
+					n = wl_dp_group_size(s, &s->bucket[op->idx]);
+				else if (op && op->kind == JOP_SEND)
+					o = COLL_SENDRECV, n = 2;
+				else
+					continue;
+				bool seen = false;
+				for (int u = 0; u < k && !seen; u++)
+					seen = use[u].op == o && use[u].n == n;
+				if (!seen && k < 48)
+					USE(o, n);
+			}
+	} else {
 	if (s->tp > 1 && s->sp) {
 		USE(COLL_ALLGATHER, s->tp);
 		USE(COLL_REDUCE_SCATTER, s->tp);
@@ -74,6 +96,7 @@ static int check_algorithms(const struct job_spec *s, const struct config *cfg, 
 		USE(wl_zero_grad_op(s->zero), n);
 		if (s->zero)
 			USE(COLL_ALLGATHER, n);
+	}
 	}
 #undef USE
 	for (int i = 0; i < k; i++) {
