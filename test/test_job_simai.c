@@ -289,6 +289,27 @@ static void test_scenario_errors(void)
 	text = scenario(path, 1);
 	run_expect_error(text, "bad.txt:4:", "'ALLSCATTER'");
 	free(text);
+	/* Groups a phase cannot use (the parser accepts the words). */
+	f = fopen(path, "w");
+	fputs(HDR "2\n" LINE "l -1 10 NONE 0 10 NONE 0 10 ALLGATHER_EP 64 1\n", f);
+	fclose(f);
+	text = scenario(path, 1);
+	run_expect_error(text, "bad.txt:4: layer l", "_EP weight-gradient");
+	free(text);
+	f = fopen(path, "w");
+	fputs(HDR "1\nl -1 10 ALLREDUCE_DP_EP 64 10 NONE 0 10 NONE 0 1\n", f);
+	fclose(f);
+	text = scenario(path, 1);
+	run_expect_error(text, "bad.txt:3: layer l", "_DP_EP forward");
+	free(text);
+	/* pp 2 without findable micro-batches */
+	f = fopen(path, "w");
+	fputs("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 pp: 2 ga: 2 all_gpus: 2\n1\n"
+	      "l -1 10 NONE 0 10 NONE 0 10 NONE 0 1\n", f);
+	fclose(f);
+	text = scenario(path, 1);
+	run_expect_error(text, "ga = 2 micro-batches", "embedding_layer");
+	free(text);
 	free(path);
 }
 

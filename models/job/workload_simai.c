@@ -188,6 +188,19 @@ int wl_simai_spec_init(struct job_spec *s, const struct config *cfg, const char 
 		rc = fail_file(cfg, sec, err, "interleaved 1F1B (vpp > 1) needs ga (%lld) to be a multiple of pp (%lld)",
 			       w.ga, w.pp);
 	}
+	for (int i = 0; rc == 0 && i < w.n; i++) {
+		const struct simai_line *l = &w.line[i];
+		const char *bad = l->fwd.group == SIMAI_DP_EP ? "forward" : l->ig.group == SIMAI_DP_EP ? "input-gradient"
+			: NULL;
+		if (bad || l->wg.group == SIMAI_EP) {
+			*err = cfg_error_at(cfg, sec, "file", 0, "%s:%d: layer %s: %s collectives are not supported "
+					    "(forward and input-gradient ones run over TP or EP, weight-gradient ones "
+					    "over DP or the expert-DP group)", j->file, l->line, l->name,
+					    bad ? (strcmp(bad, "forward") ? "_DP_EP input-gradient" : "_DP_EP forward")
+					    : "_EP weight-gradient");
+			rc = -1;
+		}
+	}
 	if (rc < 0) {
 		simai_free(&w);
 		return -1;
