@@ -310,6 +310,17 @@ static void test_scenario_errors(void)
 	text = scenario(path, 1);
 	run_expect_error(text, "ga = 2 micro-batches", "embedding_layer");
 	free(text);
+	/* The file's collectives need algorithms for their group sizes: a TP
+	 * all-reduce over 3 GPUs has no halving-doubling. */
+	f = fopen(path, "w");
+	fputs("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 3 all_gpus: 3\n1\n"
+	      "l -1 10 ALLREDUCE 96 10 NONE 0 10 NONE 0 1\n", f);
+	fclose(f);
+	text = scenario(path, 1);
+	CU_ASSERT_FATAL(asprintf(&t2, "%sallreduce = halving_doubling\n", text) > 0);
+	run_expect_error(t2, "allreduce", "over 3 GPUs");
+	free(t2);
+	free(text);
 	free(path);
 }
 

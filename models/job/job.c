@@ -41,34 +41,29 @@ static const char *alg_key(enum coll_op op)
 	return "model";
 }
 
+/* Each use's op must have an algorithm for its group size. */
+static int check_uses(const struct job_spec *s, const struct config *cfg, const char *sec,
+		      const struct wl_alg_use *use, int k, char **err)
+{
+	for (int i = 0; i < k; i++) {
+		const char *why = coll_check(use[i].op, job_coll_alg(s, use[i].op), use[i].n);
+		if (why) {
+			*err = cfg_error_at(cfg, sec, alg_key(use[i].op), 0, "%s %s over %d GPUs: %s",
+					    coll_op_name(use[i].op), job_coll_alg(s, use[i].op), use[i].n, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Every (op, group size) the programs use must have its algorithm. */
 static int check_algorithms(const struct job_spec *s, const struct config *cfg, const char *sec, char **err)
 {
-	struct { enum coll_op op; int n; } use[48];
+	struct wl_alg_use use[WL_ALG_USES];
 	int k = 0;
+	if (s->cfg->workload == JOB_WL_SIMAI)
+		return check_uses(s, cfg, sec, use, wl_simai_uses(s, use), err);
 #define USE(o, size) do { use[k].op = (o); use[k++].n = (size); } while (0)
-	if (s->cfg->workload == JOB_WL_SIMAI) { /* what the file's lines use, each pair once */
-		for (int st = 0; st < s->pp; st++)
-			for (int i = 0; i <= s->prog[st].n; i++) {
-				const struct job_op *op = i < s->prog[st].n ? &s->prog[st].op[i] : NULL;
-				enum coll_op o;
-				int n;
-				if (op && (op->kind == JOP_TP || op->kind == JOP_EP))
-					o = (enum coll_op)op->coll, n = op->kind == JOP_TP ? s->tp : s->ep;
-				else if (op && op->kind == JOP_GRAD)
-					wl_dp_reduce(s, &s->bucket[op->idx], &o, &(uint64_t){ 0 }),
-					n = wl_dp_group_size(s, &s->bucket[op->idx]);
-				else if (op && op->kind == JOP_SEND)
-					o = COLL_SENDRECV, n = 2;
-				else
-					continue;
-				bool seen = false;
-				for (int u = 0; u < k && !seen; u++)
-					seen = use[u].op == o && use[u].n == n;
-				if (!seen && k < 48)
-					USE(o, n);
-			}
-	} else {
 	if (s->tp > 1 && s->sp) {
 		USE(COLL_ALLGATHER, s->tp);
 		USE(COLL_REDUCE_SCATTER, s->tp);
@@ -97,17 +92,8 @@ static int check_algorithms(const struct job_spec *s, const struct config *cfg, 
 		if (s->zero)
 			USE(COLL_ALLGATHER, n);
 	}
-	}
 #undef USE
-	for (int i = 0; i < k; i++) {
-		const char *why = coll_check(use[i].op, job_coll_alg(s, use[i].op), use[i].n);
-		if (why) {
-			*err = cfg_error_at(cfg, sec, alg_key(use[i].op), 0, "%s %s over %d GPUs: %s",
-					    coll_op_name(use[i].op), job_coll_alg(s, use[i].op), use[i].n, why);
-			return -1;
-		}
-	}
-	return 0;
+	return check_uses(s, cfg, sec, use, k, err);
 }
 
 static void job_destroy(struct job *j)

@@ -163,6 +163,13 @@ void wl_ep_worker_group(const struct job_spec *s, int d, int i, int *x, int *e);
 void wl_ep_shard(const uint64_t *mat, int ep, bool transpose, int tp, int t, uint64_t *out);
 
 /* --- SimAI/AICB workload files --- */
+/* An (op, group size) a job's programs use (job.c checks each has an
+ * algorithm); at most WL_ALG_USES distinct ones. */
+struct wl_alg_use { enum coll_op op; int n; };
+#define WL_ALG_USES 48
+/* The distinct (op, group size) pairs of a simai job's programs and
+ * buckets into use; returns their count. */
+int wl_simai_uses(const struct job_spec *s, struct wl_alg_use *use);
 /* job_spec_init for [job] workload = simai: reads j->file, takes the
  * layout from its header and builds every stage's program from its layer
  * lines (workload_simai.c). n_gpus: GPUs of the job's hosts. 0 or -1 with

@@ -284,3 +284,32 @@ int wl_simai_spec_init(struct job_spec *s, const struct config *cfg, const char 
 	simai_free(&w);
 	return 0;
 }
+
+int wl_simai_uses(const struct job_spec *s, struct wl_alg_use *use)
+{
+	int k = 0;
+	for (int st = 0; st < s->pp; st++)
+		for (int i = 0; i < s->prog[st].n; i++) {
+			const struct job_op *op = &s->prog[st].op[i];
+			struct wl_alg_use u;
+			if (op->kind == JOP_TP || op->kind == JOP_EP) {
+				u.op = (enum coll_op)op->coll;
+				u.n = op->kind == JOP_TP ? s->tp : s->ep;
+			} else if (op->kind == JOP_GRAD) {
+				uint64_t size;
+				wl_dp_reduce(s, &s->bucket[op->idx], &u.op, &size);
+				u.n = wl_dp_group_size(s, &s->bucket[op->idx]);
+			} else if (op->kind == JOP_SEND) {
+				u.op = COLL_SENDRECV;
+				u.n = 2;
+			} else {
+				continue;
+			}
+			bool seen = false;
+			for (int x = 0; x < k && !seen; x++)
+				seen = use[x].op == u.op && use[x].n == u.n;
+			if (!seen && k < WL_ALG_USES) /* 5 ops x 4 group sizes at most */
+				use[k++] = u;
+		}
+	return k;
+}
