@@ -15,7 +15,8 @@
  *     T = (m v + p - 1)(t_f + t_b) / v, where t_f, t_b are a stage's
  *     forward and backward per micro-batch;
  *   - on a fabric, the run moves exactly the bytes --check plans for each
- *     parallelism (the shipped MoE example: TP, EP, expert-DP);
+ *     parallelism (the shipped MoE example: TP, EP, expert-DP), and
+ *     iterations repeat the same program;
  *   - scenario errors: a missing file key, a key the file decides, too few
  *     GPUs, a malformed file: exit 2 with the location.
  */
@@ -268,6 +269,26 @@ static void test_run_moves_plan(void)
 	free(text);
 }
 
+/* Every iteration runs the same program: with pp = 1 and nothing else on
+ * the fabric, two iterations of the micro all-reduce last the same, back
+ * to back, and the second moves the same bytes as the first. */
+static void test_iterations_repeat(void)
+{
+	char *text = scenario(DATA "microAllReduce.txt", 1), *t2;
+	CU_ASSERT_FATAL(asprintf(&t2, "%siterations = 2\n", text) > 0);
+	sqlite3 *db = run_text(t2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT COUNT(*) FROM iteration"), 2);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT MAX(end_ps - start_ps) = MIN(end_ps - start_ps) FROM iteration"), 1);
+	CU_ASSERT_EQUAL(q_int(db, "SELECT start_ps FROM iteration WHERE iteration = 1"),
+			q_int(db, "SELECT end_ps FROM iteration WHERE iteration = 0"));
+	CU_ASSERT_EQUAL(q_int(db, "SELECT SUM(size_bytes) FROM flow WHERE iteration = 0"),
+			q_int(db, "SELECT SUM(size_bytes) FROM flow WHERE iteration = 1"));
+	sqlite3_close(db);
+	free(t2);
+	free(text);
+}
+
 static void test_scenario_errors(void)
 {
 	run_expect_error("[topology]\ntype = star\nhosts = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
@@ -330,4 +351,5 @@ TEST_MAIN("job_simai",
 	  { "free communication, pp 1: SimAI's sequential pass", test_compute_only_pp1 },
 	  { "free communication, pp 2: (m v + p - 1)(t_f + t_b)/v", test_compute_only_pipeline },
 	  { "the MoE example on a fabric moves the plan's bytes", test_run_moves_plan },
+	  { "iterations repeat the program", test_iterations_repeat },
 	  { "scenario errors: missing file, owned keys, GPUs, bad file", test_scenario_errors })
