@@ -4,8 +4,9 @@
 # sizes times their repeat factors and algorithm factors, computed from the
 # file alone by simai_bytes.awk (the rules are stated there), exactly, for
 # GPT-7B on 64 GPUs, GPT-13B on 128 GPUs (pp 2, vpp 20, ga 16: PP too),
-# the MoE example (TP, EP, expert-DP) and the micro all-reduce; and
-# scenarios/simai_gpt7b.ini checks.
+# the MoE example (TP, EP, expert-DP) and the micro all-reduce;
+# scenarios/simai_gpt7b.ini checks; and analysis/simai_analytical.awk
+# gives the micro all-reduce's closed form.
 #
 # Run by `make check` with SIM and SRCDIR set. POSIX sh.
 set -u
@@ -59,6 +60,16 @@ grep -q '^plan: job=gpt7b parallelism=dp bytes=171286986752 ' "$tmp/check.out" |
 rc=$?
 [ "$rc" -eq 2 ] || fail "a missing workload file: exit $rc, not 2"
 grep -q '/nonexistent/w.txt' "$tmp/err" || { fail "a missing workload file is not named"; cat "$tmp/err"; }
+
+# SimAI's analytical prediction (analysis/simai_analytical.awk) for the
+# micro all-reduce, by hand: compute 2 x (556000 + 1 + 1) ns; two TP
+# all-reduces over 8 GPUs at 300 GB/s (GB = 2^30 B): 2 x 7/8 x 16 MiB / 300
+# = 91145.83 ns and 2 x 7/8 x 64 MiB / 300 = 364583.33 ns; total
+# 1567733.17 ns.
+got=$(awk -f "$SRCDIR/analysis/simai_analytical.awk" "$SRCDIR/data/simai/busbw.yaml" \
+	"$SRCDIR/data/simai/microAllReduce.txt")
+[ "$got" = "compute_ns 1112004 exposed_ns 455729 bubble_ns 0 pp_ns 0 total_ns 1567733" ] ||
+	fail "SimAI analytical prediction of the micro all-reduce: $got"
 
 [ "$fails" -eq 0 ] || exit 1
 echo "simai.sh: all checks passed"
