@@ -52,6 +52,9 @@
 #include "workload.h"
 #include "xalloc.h"
 
+/* Ops the programs of all stages may hold together (guards memory). */
+#define SIMAI_MAX_OPS (256LL << 20)
+
 /* Group size of a phase's collective, 0 for none. */
 static int group_n(const struct job_spec *s, const struct simai_comm *c)
 {
@@ -187,6 +190,10 @@ int wl_simai_spec_init(struct job_spec *s, const struct config *cfg, const char 
 	} else if (w.pp > 1 && w.vpp > 1 && w.ga % w.pp != 0) {
 		rc = fail_file(cfg, sec, err, "interleaved 1F1B (vpp > 1) needs ga (%lld) to be a multiple of pp (%lld)",
 			       w.ga, w.pp);
+	} else if ((long long)w.pp * (6LL * w.n + 6LL * w.ga * w.vpp) > SIMAI_MAX_OPS) {
+		/* At most 6 ops per line and per pass, on every stage. */
+		rc = fail_file(cfg, sec, err, "the plan is too large to hold (%lld stages of %lld layer lines)", w.pp,
+			       w.n);
 	}
 	for (int i = 0; rc == 0 && i < w.n; i++) {
 		const struct simai_line *l = &w.line[i];
