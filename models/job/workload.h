@@ -165,7 +165,10 @@ void wl_ep_shard(const uint64_t *mat, int ep, bool transpose, int tp, int t, uin
 /* --- SimAI/AICB workload files --- */
 /* An (op, group size) a job's programs use (job.c checks each has an
  * algorithm); at most WL_ALG_USES distinct ones. */
-struct wl_alg_use { enum coll_op op; int n; };
+struct wl_alg_use {
+	enum coll_op op;       /* the collective */
+	int n;                 /* its group size */
+};
 #define WL_ALG_USES 48
 /* The distinct (op, group size) pairs of a simai job's programs and
  * buckets into use; returns their count. */

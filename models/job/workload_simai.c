@@ -109,7 +109,10 @@ static void line_bwd(const struct job_spec *s, struct job_prog *p, const struct 
 
 /* The micro-batches of a pipelined file: ga runs of L lines from `first`,
  * each starting at an embedding_layer line. */
-struct mb_split { int first, len; };
+struct mb_split {
+	int first;             /* line index of the first micro-batch's embedding_layer */
+	int len;               /* lines per micro-batch */
+};
 
 static int find_mbs(const struct simai_workload *w, struct mb_split *out)
 {
