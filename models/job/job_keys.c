@@ -41,7 +41,7 @@ static const char *const simai_owned[] = {
 	"expert_tensor_parallel_size", "moe_skew", "overlap_grad_reduce", "overlap_param_gather",
 	"grad_reduce_dtype", "dp_bucket", "zero3_prefetch", "grad_bytes", "optimizer_step",
 	"moe_pad_expert_input_to_capacity", "moe_shared_expert_intermediate_size", "moe_skew_correlation",
-	"vocab_divisible_by",
+	"vocab_divisible_by", "gpu", "mfu",
 };
 
 /* Fills the collective algorithm keys left unset (job_rules). */
@@ -139,7 +139,7 @@ static int job_rules(struct cfg_check *c)
 		for (size_t i = 0; i < sizeof simai_owned / sizeof *simai_owned; i++)
 			if (cfg_given(c, simai_owned[i]))
 				return cfg_fail(c, simai_owned[i], "unset with workload = simai: the workload file "
-						"sets the model, the layout and the schedule");
+						"sets the model, the layout, the schedule and the compute times");
 		return job_alg_rules(c, j);
 	}
 	if (cfg_given(c, "file"))
