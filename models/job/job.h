@@ -13,7 +13,9 @@
  * job_plan_totals.c (--check totals), workload_{tp,pp,dp,zero,ep}.c (one
  * parallelism strategy each), and job.c with job_exec.c and
  * job_exec_coll.c, which execute the programs and write the `iteration`
- * rows.
+ * rows. With `workload = simai` the programs come from a SimAI/AICB
+ * workload file instead: simai_parse.c reads it, workload_simai.c builds
+ * them (docs/workloads.md).
  */
 #ifndef ROCESIM_JOB_H
 #define ROCESIM_JOB_H
