@@ -59,18 +59,35 @@ static void err_missing(char **err, const struct cfg_raw_section *s, const char 
 		    s->name, key, why ? why : "");
 }
 
-/* A required key missing from s. When s is a named section only --set
- * made ([job.gtp] from --set job.gtp.tp=4), the likely mistake is a
- * misspelt NAME, not a forgotten key: "--set: no job 'gtp' (jobs: gpt)
- * (did you mean 'gpt'?); ...". */
+/* A required key missing from s, a section --set alone made ([job.gtp]
+ * from --set job.gtp.tp=4) while the scenario has others of its kind
+ * (names, comma-separated): the likely mistake is a misspelt NAME, not a
+ * forgotten key: "--set: no job 'gtp' (jobs: gpt): did you mean 'gpt'? A
+ * job added by --set needs its required key 'model'". */
+static void err_set_misspelt(char **err, const struct cfg_raw_section *s, const char *names, const char *key,
+			     const char *why)
+{
+	const char *name = s->name + strlen(s->sec->name) + 1;
+	char mean[96];
+	/* "jobs"; "traffic sections" (a mass noun takes no s). */
+	size_t ln = strlen(s->sec->name);
+	bool mass = ln >= 2 && strcmp(s->sec->name + ln - 2, "ic") == 0;
+	bool close = cfg_suggest(name, names, mean, sizeof mean);
+	cfg_set_err(err, "--set: no %s '%s' (%s%s: %s)%s%s%s %s added by --set needs its required key '%s'%s",
+		    s->sec->name, name, s->sec->name, mass ? " sections" : "s", names,
+		    close ? ": did you mean '" : "", close ? mean : "", close ? "'? A" : "; a",
+		    s->sec->name, key, why ? why : "");
+}
+
+/* A required key missing from s (see err_set_misspelt for sections only
+ * --set made). */
 static void missing(struct loader *L, const struct cfg_raw_section *s, const char *key, const char *why)
 {
 	if (s->file != cfg_set_origin || !s->sec->named) {
 		err_missing(&L->err, s, key, why);
 		return;
 	}
-	const char *name = s->name + strlen(s->sec->name) + 1;
-	char names[CFG_EXPECTED_MAX / 2], mean[96];
+	char names[CFG_EXPECTED_MAX / 2];
 	size_t len = 0, count = 0;
 	names[0] = '\0';
 	for (size_t i = 0; i < L->raw.n; i++) {
@@ -80,18 +97,10 @@ static void missing(struct loader *L, const struct cfg_raw_section *s, const cha
 		len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", count++ ? ", " : "",
 					o->name + strlen(s->sec->name) + 1);
 	}
-	if (!count) {   /* nothing to have misspelt: a section added on purpose */
+	if (!count)     /* nothing to have misspelt: a section added on purpose */
 		err_missing(&L->err, s, key, why);
-		return;
-	}
-	/* "jobs"; "traffic sections" (a mass noun takes no s). */
-	size_t ln = strlen(s->sec->name);
-	bool mass = ln >= 2 && strcmp(s->sec->name + ln - 2, "ic") == 0;
-	bool close = cfg_suggest(name, names, mean, sizeof mean);
-	cfg_set_err(&L->err, "--set: no %s '%s' (%s%s: %s)%s%s%s %s added by --set needs its required key '%s'%s",
-		    s->sec->name, name, s->sec->name, mass ? " sections" : "s", names,
-		    close ? ": did you mean '" : "", close ? mean : "", close ? "'? A" : "; a",
-		    s->sec->name, key, why ? why : "");
+	else
+		err_set_misspelt(&L->err, s, names, key, why);
 }
 
 static struct cfg_store_ctx ctx_of(const struct loader *L, const struct cfg_raw_entry *e,
@@ -483,6 +492,22 @@ int cfg_fail(struct cfg_check *c, const char *key, const char *fmt, ...)
 
 int cfg_fail_missing(struct cfg_check *c, const char *key, const char *why)
 {
+	const struct cfg_raw_section *s = c->raw_;
+	if (s && s->file == cfg_set_origin && s->sec->named) { /* a key the rules require (err_set_misspelt) */
+		char names[CFG_EXPECTED_MAX / 2];
+		size_t len = 0, count = 0;
+		names[0] = '\0';
+		for (size_t i = 0; i < c->cfg->n_inst; i++) {
+			const struct cfg_inst *o = &c->cfg->inst[i];
+			if (o->sec != s->sec || o == c->inst || len >= sizeof names)
+				continue;
+			len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", count++ ? ", " : "", o->name);
+		}
+		if (count) {
+			err_set_misspelt(c->err_, s, names, key, why);
+			return -1;
+		}
+	}
 	if (c->raw_)
 		err_missing(c->err_, c->raw_, key, why);
 	else

@@ -41,11 +41,28 @@ static const char *alg_key(enum coll_op op)
 	return "model";
 }
 
+/* Each use's op must have an algorithm for its group size. */
+static int check_uses(const struct job_spec *s, const struct config *cfg, const char *sec,
+		      const struct wl_alg_use *use, int k, char **err)
+{
+	for (int i = 0; i < k; i++) {
+		const char *why = coll_check(use[i].op, job_coll_alg(s, use[i].op), use[i].n);
+		if (why) {
+			*err = cfg_error_at(cfg, sec, alg_key(use[i].op), 0, "%s %s over %d GPUs: %s",
+					    coll_op_name(use[i].op), job_coll_alg(s, use[i].op), use[i].n, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Every (op, group size) the programs use must have its algorithm. */
 static int check_algorithms(const struct job_spec *s, const struct config *cfg, const char *sec, char **err)
 {
-	struct { enum coll_op op; int n; } use[16];
+	struct wl_alg_use use[WL_ALG_USES];
 	int k = 0;
+	if (s->cfg->workload == JOB_WL_SIMAI)
+		return check_uses(s, cfg, sec, use, wl_simai_uses(s, use), err);
 #define USE(o, size) do { use[k].op = (o); use[k++].n = (size); } while (0)
 	if (s->tp > 1 && s->sp) {
 		USE(COLL_ALLGATHER, s->tp);
@@ -76,15 +93,7 @@ static int check_algorithms(const struct job_spec *s, const struct config *cfg, 
 			USE(COLL_ALLGATHER, n);
 	}
 #undef USE
-	for (int i = 0; i < k; i++) {
-		const char *why = coll_check(use[i].op, job_coll_alg(s, use[i].op), use[i].n);
-		if (why) {
-			*err = cfg_error_at(cfg, sec, alg_key(use[i].op), 0, "%s %s over %d GPUs: %s",
-					    coll_op_name(use[i].op), job_coll_alg(s, use[i].op), use[i].n, why);
-			return -1;
-		}
-	}
-	return 0;
+	return check_uses(s, cfg, sec, use, k, err);
 }
 
 static void job_destroy(struct job *j)

@@ -13,7 +13,9 @@
  * job_plan_totals.c (--check totals), workload_{tp,pp,dp,zero,ep}.c (one
  * parallelism strategy each), and job.c with job_exec.c and
  * job_exec_coll.c, which execute the programs and write the `iteration`
- * rows.
+ * rows. With `workload = simai` the programs come from a SimAI/AICB
+ * workload file instead: simai_parse.c reads it, workload_simai.c builds
+ * them (docs/workloads.md).
  */
 #ifndef ROCESIM_JOB_H
 #define ROCESIM_JOB_H
@@ -71,7 +73,13 @@ struct job_cfg {
 	simtime_t optimizer_step;      /* time of the optimizer step; derived when unset */
 	bool optimizer_step_set;       /* optimizer_step given (set by the rules) */
 	int cp;                        /* [1]: context parallelism (ring attention) */
+	/* Where the job's program comes from (workload_simai.c). */
+	int workload;                  /* enum job_workload [megatron] */
+	char *file;                    /* simai: the workload file (required then) */
 };
+/* [job] workload: megatron = the programs generated from the model and
+ * the layout; simai = a SimAI/AICB workload file. */
+enum job_workload { JOB_WL_MEGATRON, JOB_WL_SIMAI };
 enum { JOB_GRAD_FP32, JOB_GRAD_BF16 };
 /* Activation recompute (Megatron --recompute-granularity). */
 enum job_recompute { JOB_RECOMPUTE_NONE, JOB_RECOMPUTE_SELECTIVE, JOB_RECOMPUTE_FULL };
@@ -122,5 +130,34 @@ struct coll_spec;
 struct sim;
 typedef void (*job_coll_start_fn)(struct sim *sim, const struct coll_spec *s);
 void jobs_set_coll_start(job_coll_start_fn fn);
+
+/* ---- SimAI/AICB workload files (simai_parse.c, workload_simai.c) ---- */
+
+/* The group a phase's collective runs over (SimAI's MockNccl GroupType). */
+enum simai_group { SIMAI_NONE, SIMAI_TP, SIMAI_DP, SIMAI_EP, SIMAI_DP_EP };
+struct simai_comm {
+	uint8_t op;                    /* enum coll_op (not SENDRECV, BROADCAST) */
+	uint8_t group;                 /* enum simai_group; SIMAI_NONE: no collective */
+	uint64_t size_b;               /* the file's size (nccl-tests convention) */
+};
+/* One layer line: three phases and the update time, as written. */
+struct simai_line {
+	char name[64];                 /* layer name (embedding_layer starts a micro-batch) */
+	int line;                      /* its line in the file (messages) */
+	uint64_t fwd_ns, ig_ns, wg_ns; /* compute of the forward, input- and weight-gradient phases */
+	uint64_t upd_ns;               /* delay after each of the line's collectives ends */
+	struct simai_comm fwd, ig, wg;
+};
+struct simai_workload {
+	int tp, ep, pp, vpp, ga;       /* header: model_parallel_NPU_group, ep, pp, vpp, ga [1 but tp] */
+	int all_gpus;                  /* header: tp x pp x dp */
+	uint64_t pp_comm_b;            /* header: bytes each rank sends per pipeline hop [0] */
+	int n;                         /* layer lines */
+	struct simai_line *line;       /* [n] in file order */
+};
+/* Parses len bytes of text of a file called name (messages). 0, or -1
+ * with *err "NAME:LINE: ..." (malloc'd) and w empty. */
+int simai_parse(const char *name, const char *text, size_t len, struct simai_workload *w, char **err);
+void simai_free(struct simai_workload *w);
 
 #endif

@@ -60,6 +60,15 @@ static void group_start(struct job *j, struct job_rdv *g, const struct job_op *o
 {
 	const struct job_spec *s = &j->spec;
 	job_join_open(j, &g->join, false, group_has_ref(j, g), group_resume);
+	if (op->val) { /* a workload file's collective: op->coll of val bytes per tp index */
+		for (int t = 0; t < s->tp; t++) {
+			for (int e = 0; e < s->ep; e++)
+				j->tmp_gpus[e] = job_gpu_of(j, t, g->member[e]->d, stage);
+			job_start_coll(j, &g->join, (enum coll_op)op->coll, "ep", j->tmp_gpus, s->ep, op->val, NULL);
+		}
+		job_join_close(j, &g->join);
+		return;
+	}
 	for (int i = 0; i < wl_ep_unit_a2as(s); i++) {
 		int x, et, t, d;
 		wl_ep_unit_a2a(s, g->edp, i, &x, &et);

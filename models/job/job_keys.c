@@ -29,10 +29,31 @@ static const enum coll_op op_allreduce = COLL_ALLREDUCE, op_allgather = COLL_ALL
 /* grad_reduce_dtype, in the order of JOB_GRAD_FP32, JOB_GRAD_BF16. */
 static const char *const grad_dtypes[] = { "fp32", "bf16", NULL };
 static const char *const v_recompute[] = { "none", "selective", "full", NULL };
+/* workload, in the order of enum job_workload. */
+static const char *const v_workload[] = { "megatron", "simai", NULL };
+
+/* Keys a workload file decides: with workload = simai, giving one is an
+ * error rather than silently ignored. */
+static const char *const simai_owned[] = {
+	"model", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "seq_len", "vocab", "experts", "top_k",
+	"moe_every", "capacity_factor", "micro_batch", "global_batch", "tp", "pp", "dp", "ep", "zero",
+	"sequence_parallel", "virtual_pipeline_stages", "recompute", "pp_scatter_gather", "cp",
+	"expert_tensor_parallel_size", "moe_skew", "overlap_grad_reduce", "overlap_param_gather",
+	"grad_reduce_dtype", "dp_bucket", "zero3_prefetch", "grad_bytes", "optimizer_step",
+	"moe_pad_expert_input_to_capacity", "moe_shared_expert_intermediate_size", "moe_skew_correlation",
+	"vocab_divisible_by", "gpu", "mfu",
+};
+
+/* Fills the collective algorithm keys left unset (job_rules). */
+static int job_alg_rules(struct cfg_check *c, struct job_cfg *j);
 
 static const struct cfg_key job_keys[] = {
-	{ "model", KT_WORD, .required = true, .vocab_fn = job_model_name_at, .off = JOB(model),
-	  .help = "model preset or custom" },
+	{ "workload", KT_ENUM, "megatron", .vocab = v_workload, .off = JOB(workload),
+	  .help = "where the program comes from: megatron (generated from model and layout) or simai (a SimAI/AICB workload file)" },
+	{ "file", KT_PATH_IN, .def_doc = "none (required with workload = simai)", .off = JOB(file),
+	  .help = "workload = simai: the SimAI/AICB workload file" },
+	{ "model", KT_WORD, .def_doc = "none (required with workload = megatron)", .vocab_fn = job_model_name_at,
+	  .off = JOB(model), .help = "model preset or custom" },
 	MODEL_DIM(layers, "transformer layers"),
 	MODEL_DIM(hidden, "hidden size"),
 	MODEL_DIM(ffn_hidden, "feed-forward hidden size"),
@@ -46,7 +67,8 @@ static const struct cfg_key job_keys[] = {
 	{ "capacity_factor", KT_NUMBER, .def_doc = "none: dropless", CFG_POS, .off = JOB(capacity_factor),
 	  .help = "MoE capacity factor (tokens beyond capacity are dropped)" },
 	{ "micro_batch", KT_INT, "1", CFG_GE(1), .off = JOB(micro_batch), .help = "micro-batch size" },
-	{ "global_batch", KT_LLONG, .required = true, CFG_GE(1), .off = JOB(global_batch),
+	{ "global_batch", KT_LLONG, .def_doc = "none (required with workload = megatron)", CFG_GE(1),
+	  .off = JOB(global_batch),
 	  .help = "global batch size" },
 	{ "tp", KT_INT, "1", CFG_GE(1), .off = JOB(tp), .help = "tensor parallelism" },
 	{ "pp", KT_INT, "1", CFG_GE(1), .off = JOB(pp), .help = "pipeline parallelism" },
@@ -111,6 +133,21 @@ static int job_rules(struct cfg_check *c)
 {
 	struct job_cfg *j = c->data;
 	static const char *const custom_needs[] = { "layers", "hidden", "seq_len" };
+	if (j->workload == JOB_WL_SIMAI) {
+		if (!cfg_given(c, "file"))
+			return cfg_fail_missing(c, "file", " for workload simai");
+		for (size_t i = 0; i < sizeof simai_owned / sizeof *simai_owned; i++)
+			if (cfg_given(c, simai_owned[i]))
+				return cfg_fail(c, simai_owned[i], "unset with workload = simai: the workload file "
+						"sets the model, the layout, the schedule and the compute times");
+		return job_alg_rules(c, j);
+	}
+	if (cfg_given(c, "file"))
+		return cfg_fail(c, "file", "unset with workload = megatron (a file is read with workload = simai)");
+	if (!cfg_given(c, "model"))
+		return cfg_fail_missing(c, "model", "");
+	if (!cfg_given(c, "global_batch"))
+		return cfg_fail_missing(c, "global_batch", "");
 	if (strcmp(j->model, "custom") == 0)
 		for (int i = 0; i < 3; i++)
 			if (!cfg_given(c, custom_needs[i]))
@@ -157,6 +194,11 @@ static int job_rules(struct cfg_check *c)
 	long long per_step = (long long)j->micro_batch * j->dp;
 	if (j->global_batch % per_step != 0)
 		return cfg_fail(c, "global_batch", "a multiple of micro_batch x dp (%lld)", per_step);
+	return job_alg_rules(c, j);
+}
+
+static int job_alg_rules(struct cfg_check *c, struct job_cfg *j)
+{
 	/* The algorithm keys (ALG, found by their vocabulary): unset, the
 	 * op's first algorithm in the registry; a multicast one needs
 	 * [multicast] enabled and reliable. */

@@ -89,6 +89,8 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 {
 	char sec[160];
 	snprintf(sec, sizeof sec, "job.%s", name);
+	if (j->workload == JOB_WL_SIMAI)
+		return wl_simai_spec_init(s, cfg, sec, name, j, n_gpus, err);
 	memset(s, 0, sizeof *s);
 	s->name = name;
 	s->cfg = j;

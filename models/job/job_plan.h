@@ -70,7 +70,9 @@ struct job_op {
 	int32_t mb;            /* micro-batch (RECV, SEND, EP, GRAD, COMPUTE, expert) */
 	int32_t idx;           /* EP, expert: MoE layer index (0-based among MoE layers); GRAD,
 				* PARAM_WAIT: bucket; ZERO_AG, AG_WAIT: gather slot of the stage */
-	uint64_t val;          /* COMPUTE: ps; TP, ZERO_AG: size_b; SEND: bytes of the whole tensor */
+	uint64_t val;          /* COMPUTE: ps; TP, ZERO_AG: size_b; SEND: bytes of the whole tensor;
+				* EP: 0 = the routing's all-to-all, else a workload file's collective
+				* `coll` of this size_b over each EP group (workload_simai.c) */
 };
 
 struct job_prog {
@@ -90,6 +92,10 @@ struct job_bucket {
 	int stage;
 	bool expert;           /* expert gradients: over the edp group, one group per ep index */
 	uint64_t params;       /* per tp shard (expert: per ep rank) */
+	/* A workload file's weight-gradient collective (workload_simai.c):
+	 * its op and size replace the ZeRO rule's reduction of params. */
+	uint64_t file_b;       /* 0: none (the reduction of params) */
+	uint8_t file_op;       /* enum coll_op, with file_b */
 };
 
 /* Kinds of collective issued per iteration, for the plan (tags are the

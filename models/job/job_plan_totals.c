@@ -140,6 +140,11 @@ void job_plan_totals(const struct job_spec *s, struct job_plan_totals *t)
 				add(t, pc, JOB_PAR_CP, dp * (uint64_t)s->tp * cp, s, COLL_SENDRECV, 2, op->val, NULL, NULL);
 				break;
 			case JOP_EP:   /* each of the stage's edp ep groups: etp all-to-alls */
+				if (op->val) { /* a workload file's: one collective per tp index */
+					add(t, pc, JOB_PAR_EP, edp * (uint64_t)s->tp, s, op->coll, s->ep, op->val, NULL,
+					    NULL);
+					break;
+				}
 				for (int r = 0; r < s->etp; r++) {
 					wl_ep_shard(mat, s->ep, op->transpose, s->etp, r, shard);
 					add(t, pc, JOB_PAR_EP, edp, s, COLL_ALLTOALL, s->ep, 0, shard, NULL);

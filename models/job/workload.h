@@ -12,6 +12,7 @@
  *   workload_ep.c    MoE: the expert block (all-to-alls, expert TP, expert compute)
  *   moe_routing.c    MoE: popularity, capacity, token routing
  *   moe_layout.c     MoE: expert ranks (parallel folding)
+ *   workload_simai.c a SimAI/AICB workload file's layer lines as the programs
  */
 #ifndef ROCESIM_WORKLOAD_H
 #define ROCESIM_WORKLOAD_H
@@ -160,5 +161,23 @@ void wl_ep_unit_a2a(const struct job_spec *s, int u, int i, int *x, int *et);
 void wl_ep_worker_group(const struct job_spec *s, int d, int i, int *x, int *e);
 /* Tp rank t's share of a worker matrix (transposed when asked) into out. */
 void wl_ep_shard(const uint64_t *mat, int ep, bool transpose, int tp, int t, uint64_t *out);
+
+/* --- SimAI/AICB workload files --- */
+/* An (op, group size) a job's programs use (job.c checks each has an
+ * algorithm); at most WL_ALG_USES distinct ones. */
+struct wl_alg_use {
+	enum coll_op op;       /* the collective */
+	int n;                 /* its group size */
+};
+#define WL_ALG_USES 48
+/* The distinct (op, group size) pairs of a simai job's programs and
+ * buckets into use; returns their count. */
+int wl_simai_uses(const struct job_spec *s, struct wl_alg_use *use);
+/* job_spec_init for [job] workload = simai: reads j->file, takes the
+ * layout from its header and builds every stage's program from its layer
+ * lines (workload_simai.c). n_gpus: GPUs of the job's hosts. 0 or -1 with
+ * a located *err. */
+int wl_simai_spec_init(struct job_spec *s, const struct config *cfg, const char *sec, const char *name,
+		       const struct job_cfg *j, int n_gpus, char **err);
 
 #endif

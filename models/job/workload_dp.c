@@ -130,6 +130,11 @@ int wl_dp_group_size(const struct job_spec *s, const struct job_bucket *b)
 
 void wl_dp_reduce(const struct job_spec *s, const struct job_bucket *b, enum coll_op *op, uint64_t *size_b)
 {
+	if (b->file_b) {
+		*op = (enum coll_op)b->file_op;
+		*size_b = b->file_b;
+		return;
+	}
 	*op = wl_zero_grad_op(s->zero);
 	*size_b = b->params * (uint64_t)s->cfg->grad_bytes;
 }

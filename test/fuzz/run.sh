@@ -23,6 +23,7 @@ for bin in "$@"; do
 	case $name in
 	fuzz_scenario) opts="-max_len=8192 -dict=$dir/scenario.dict" ;;
 	fuzz_cdf) opts="-max_len=16384 -dict=$dir/cdf.dict" ;;
+	fuzz_simai) opts="-max_len=8192 -dict=$dir/simai.dict" ;;
 	*) opts="-max_len=8192" ;;
 	esac
 	mkdir -p "fuzz-work/$name"
