@@ -327,7 +327,7 @@ void jobs_warn_layout(const struct jobs *js)
 		 * leaves most of the fabric idle: the hosts it could have had, in
 		 * its rank order. Other policies take what the job needs. */
 		const struct job_cfg *c = j->spec.cfg;
-		bool lone_packed = js->n == 1 && c->place_policy == JOB_PLACE_PACKED && !c->n_hosts;
+		bool lone_packed = js->n == 1 && c->place_policy == JOB_PLACE_PACKED && !c->n_hosts && !c->place_given;
 		if (c->place_policy != JOB_PLACE_HOSTS && !lone_packed)
 			continue;
 		char *err = NULL;  /* none: place_jobs listed the same hosts */

@@ -51,6 +51,7 @@ struct job_cfg {
 	char **rank_order; size_t n_rank_order; /* [tp,ep,dp,pp], innermost first */
 	int priority;                  /* class of the job's RoCE data, 0..7 [[nic] priority] */
 	bool order_from_placement;     /* rank_order came from `placement` (the rules) */
+	bool place_given;              /* a policy was named (the rules) */
 	/* Algorithms of the collective registry [the op's first: ring;
 	 * direct for alltoall] (set by the rules when unset). */
 	char *allreduce, *allgather, *reduce_scatter, *broadcast, *alltoall;

@@ -143,6 +143,7 @@ static int placement_rules(struct cfg_check *c, struct job_cfg *j)
 		j->priority = nic_cfg_of(c->cfg)->priority;
 	j->place_policy = j->n_hosts ? JOB_PLACE_HOSTS : JOB_PLACE_PACKED;
 	j->order_from_placement = false;
+	j->place_given = j->n_placement > 0;
 	if (j->n_placement && is_rank_order(j->placement, j->n_placement)) {
 		if (cfg_given(c, "rank_order"))
 			return cfg_fail(c, "placement", "a policy (packed, spread, random, fragmented or hosts) "
@@ -152,6 +153,7 @@ static int placement_rules(struct cfg_check *c, struct job_cfg *j)
 		j->rank_order = j->placement, j->n_rank_order = j->n_placement;
 		j->placement = t, j->n_placement = tn; /* freed with the section either way */
 		j->order_from_placement = true;
+		j->place_given = false;
 	} else if (j->n_placement) {
 		int p = -1;
 		for (int k = 0; k < JOB_PLACE_N; k++)
@@ -169,8 +171,8 @@ static int placement_rules(struct cfg_check *c, struct job_cfg *j)
 			return cfg_fail_missing(c, "hosts", " for placement = hosts");
 	}
 	if (cfg_given(c, "busy") && j->place_policy != JOB_PLACE_FRAGMENTED)
-		return cfg_fail(c, "busy", "no busy fraction: it applies to placement = fragmented (placement is %s)",
-				job_place_names[j->place_policy]);
+		return cfg_fail(c, "busy", "placement = fragmented with busy (the fraction of free hosts it "
+				"marks occupied); placement is %s", job_place_names[j->place_policy]);
 	return 0;
 }
 
