@@ -220,21 +220,15 @@ global_batch = 8
 dp = 8
 " "bad.ini:12:" "[job.moe] dp = '8': the job needs tp x pp x dp = 8 GPUs; its hosts have 4"
 
-# Placement: a misspelt policy (with a suggestion), busy without
-# fragmented, explicit lists that share a host, too few hosts left.
+# Placement: a misspelt policy (with a suggestion), a rank order in both
+# placement and rank_order, explicit lists that share a host, too few
+# hosts left.
 bad "misspelt placement policy" "$good[job.a]
 model = bert-large
 global_batch = 2
 dp = 2
 placement = spraed
 " "bad.ini:13:" "[job.a] placement = 'spraed': expected one of packed, spread, random, fragmented, hosts, or a rank order (a permutation of tp, ep, dp, pp) (did you mean 'spread'?)"
-bad "busy without fragmented" "$good[job.a]
-model = bert-large
-global_batch = 2
-dp = 2
-placement = spread
-busy = 0.3
-" "bad.ini:14:" "[job.a] busy = '0.3': expected placement = fragmented with busy"
 bad "placement and rank_order both as rank orders" "$good[job.a]
 model = bert-large
 global_batch = 2

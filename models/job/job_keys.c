@@ -12,6 +12,7 @@
 #include "job_model.h"
 #include "job_place.h"
 #include "nic.h"
+#include "units.h"
 #include "workload.h"
 #include "xalloc.h"
 
@@ -70,7 +71,7 @@ static const struct cfg_key job_keys[] = {
 	  .help = "packed, spread, random, fragmented or hosts (the hosts the job gets among those "
 		  "earlier jobs left); a list of tp, ep, dp, pp is read as rank_order" },
 	{ "busy", KT_NUMBER, "0.5", CFG_IN(0, 1), .off = JOB(busy),
-	  .help = "placement fragmented: fraction of the free hosts occupied by jobs not simulated" },
+	  .help = "placement fragmented: fraction of the free hosts occupied by jobs not simulated (other policies ignore it)" },
 	{ "rank_order", KT_LIST, "tp,ep,dp,pp", .off = JOB(rank_order), .off2 = JOB(n_rank_order),
 	  .help = "rank order, innermost first" },
 	/* Unset, the rules take [nic] priority (whose default this is). */
@@ -135,8 +136,10 @@ static bool is_rank_order(char *const *v, size_t n)
 }
 
 /* placement: one policy word, or (as before policies) a rank order, which
- * then stands for rank_order; busy only with fragmented, hosts with the
- * hosts policy; priority -1 when unset. */
+ * then stands for rank_order; the hosts policy needs hosts; priority
+ * unset is [nic] priority. busy is read by fragmented only (and accepted
+ * with the others, so that --set placement=packed can compare a scenario
+ * that sets it). */
 static int placement_rules(struct cfg_check *c, struct job_cfg *j)
 {
 	if (!cfg_given(c, "priority"))
@@ -148,10 +151,11 @@ static int placement_rules(struct cfg_check *c, struct job_cfg *j)
 		if (cfg_given(c, "rank_order"))
 			return cfg_fail(c, "placement", "a policy (packed, spread, random, fragmented or hosts) "
 					"when rank_order is given");
-		char **t = j->rank_order;
-		size_t tn = j->n_rank_order;
+		/* The list moves to rank_order; placement is then unset (so the
+		 * resolved text reads back the same). */
+		units_list_free(j->rank_order, j->n_rank_order);
 		j->rank_order = j->placement, j->n_rank_order = j->n_placement;
-		j->placement = t, j->n_placement = tn; /* freed with the section either way */
+		j->placement = NULL, j->n_placement = 0;
 		j->order_from_placement = true;
 		j->place_given = false;
 	} else if (j->n_placement) {
@@ -170,9 +174,6 @@ static int placement_rules(struct cfg_check *c, struct job_cfg *j)
 		if (p == JOB_PLACE_HOSTS && !j->n_hosts)
 			return cfg_fail_missing(c, "hosts", " for placement = hosts");
 	}
-	if (cfg_given(c, "busy") && j->place_policy != JOB_PLACE_FRAGMENTED)
-		return cfg_fail(c, "busy", "placement = fragmented with busy (the fraction of free hosts it "
-				"marks occupied); placement is %s", job_place_names[j->place_policy]);
 	return 0;
 }
 
