@@ -125,6 +125,42 @@ SELECT run_id, job, iteration,
        exposed_cp_ps / 1e6 AS exposed_cp_us
   FROM iteration WHERE end_ps IS NOT NULL AND end_ps > start_ps;
 
+-- job_summary(run_id, job, iterations, unfinished, mean_iter_us, max_iter_us,
+--   mean_comm_us, mean_exposed_comm_us, span_us, network_bytes,
+--   nvlink_bytes, flows, priority, hosts): one row per job, for jobs that
+--   share a fabric to be read side by side: mean and longest time of its
+--   finished iterations, mean communication time (GPU 0 of stage 0,
+--   overlapped or not) and exposed communication per iteration, span_us
+--   from its first iteration's start to its last finished one's end, the
+--   bytes its messages moved over the network and over NVLink, its flow
+--   count, the traffic class of its network flows (the smallest if
+--   several) and how many hosts sent its network flows. A job's
+--   slowdown next to running alone is mean_iter_us over the same
+--   column of its solo run (analysis/report --solo).
+CREATE VIEW IF NOT EXISTS job_summary AS
+WITH it AS (
+	SELECT run_id, job, count(end_ps) AS iterations, count(*) - count(end_ps) AS unfinished,
+	       avg(CASE WHEN end_ps > start_ps THEN end_ps - start_ps END) / 1e6 AS mean_iter_us,
+	       max(CASE WHEN end_ps > start_ps THEN end_ps - start_ps END) / 1e6 AS max_iter_us,
+	       avg(CASE WHEN end_ps IS NOT NULL THEN comm_ps END) / 1e6 AS mean_comm_us,
+	       avg(CASE WHEN end_ps IS NOT NULL THEN exposed_comm_ps END) / 1e6 AS mean_exposed_comm_us,
+	       (max(end_ps) - min(start_ps)) / 1e6 AS span_us
+	  FROM iteration GROUP BY run_id, job
+), fl AS (
+	SELECT run_id, job,
+	       sum(CASE WHEN transport = 'network' THEN size_bytes ELSE 0 END) AS network_bytes,
+	       sum(CASE WHEN transport = 'nvlink' THEN size_bytes ELSE 0 END) AS nvlink_bytes,
+	       count(*) AS flows,
+	       min(CASE WHEN transport = 'network' THEN priority END) AS priority,
+	       count(DISTINCT CASE WHEN transport = 'network' THEN src END) AS hosts
+	  FROM flow WHERE job IS NOT NULL GROUP BY run_id, job
+)
+SELECT it.run_id, it.job, it.iterations, it.unfinished, it.mean_iter_us, it.max_iter_us, it.mean_comm_us,
+       it.mean_exposed_comm_us, it.span_us, coalesce(fl.network_bytes, 0) AS network_bytes,
+       coalesce(fl.nvlink_bytes, 0) AS nvlink_bytes, coalesce(fl.flows, 0) AS flows, fl.priority,
+       coalesce(fl.hosts, 0) AS hosts
+  FROM it LEFT JOIN fl USING (run_id, job);
+
 -- collective_busbw(run_id, collective_id, job, iteration, parallelism, op,
 --   algorithm, group_size, size_bytes, time_us, ideal_us, algbw_GB_s,
 --   busbw_factor, busbw_GB_s, busbw_Gbit_s, vs_ideal): one row per finished

@@ -259,6 +259,10 @@ const char *cfg_given_value(const struct cfg_check *c, const char *key);
  * WHAT" (or "[SECTION] KEY (default): ..." when it was not given).
  * Returns -1. */
 int cfg_fail(struct cfg_check *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* " (did you mean 'X'?)" into out when the word list ("a, b or c") has
+ * an X close enough to be a misspelling of word, else ""; returns out
+ * (config_suggest.c). For rules that check a vocabulary of their own. */
+const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
 /* Fails the load: "FILE:LINE: [SECTION] missing required key 'KEY'WHY". Returns -1. */
 int cfg_fail_missing(struct cfg_check *c, const char *key, const char *why);
 

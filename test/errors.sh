@@ -220,6 +220,44 @@ global_batch = 8
 dp = 8
 " "bad.ini:12:" "[job.moe] dp = '8': the job needs tp x pp x dp = 8 GPUs; its hosts have 4"
 
+# Placement: a misspelt policy (with a suggestion), a rank order in both
+# placement and rank_order, explicit lists that share a host, too few
+# hosts left.
+bad "misspelt placement policy" "$good[job.a]
+model = bert-large
+global_batch = 2
+dp = 2
+placement = spraed
+" "bad.ini:13:" "[job.a] placement = 'spraed': expected one of packed, spread, random, fragmented, hosts, or a rank order (a permutation of tp, ep, dp, pp) (did you mean 'spread'?)"
+bad "placement and rank_order both as rank orders" "$good[job.a]
+model = bert-large
+global_batch = 2
+dp = 2
+placement = tp,dp,ep,pp
+rank_order = tp,ep,dp,pp
+" "bad.ini:13:" "[job.a] placement = 'tp,dp,ep,pp': expected a policy (packed, spread, random, fragmented or hosts) when rank_order is given"
+bad "jobs sharing a host" "$good[job.a]
+model = bert-large
+global_batch = 2
+dp = 2
+hosts = host0 host1
+[job.b]
+model = bert-large
+global_batch = 2
+dp = 2
+hosts = host1 host2
+" "bad.ini:18:" "[job.b] hosts = 'host1 host2': host 'host1' is already used by [job.a]; jobs on one fabric share no GPU"
+bad "too few free hosts" "$good[job.a]
+model = bert-large
+global_batch = 3
+dp = 3
+[job.b]
+model = bert-large
+global_batch = 2
+dp = 2
+placement = spread
+" "bad.ini:17:" "[job.b] placement = 'spread': the job needs 2 hosts (tp x cp x pp x dp = 2 GPUs, 1 per host); of the fabric's 1 is free"
+
 # Findings of the fuzz targets (test/fuzz/regress/), through the real sim.
 # fuzz_scenario: a cdf path that is not readable and long enough that its
 # message outgrew the 160-byte buffer it was written into (stack overflow).

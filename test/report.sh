@@ -121,6 +121,18 @@ has "$tmp/out4.txt" '^ +j +0 +10\.000 +4\.000 +- +- +- +- +- +- +1\.000 +8\.000 
 has "$tmp/out4.txt" '^ +compute_timeline: compute_span is empty' "old database: no compute spans"
 [ "$(cksum <"$old")" = "$sum_old" ] || fail "the report changed the old database"
 
+# Jobs side by side with --solo: the fixture's job j has one finished
+# iteration of 10 ms (8 ms of communication, 5 exposed); a copy whose
+# iteration took 4 ms stands for its solo run, so j's slowdown is 2.5.
+solo=$tmp/solo.db
+cp "$fixture" "$solo"
+sqlite3 "$solo" "UPDATE iteration SET end_ps = 4000000000 WHERE job = 'j' AND iteration = 0"
+"$REPORT" --solo j="$solo" "$fixture" "$tmp/out5" >"$tmp/out5.txt" 2>"$tmp/err5" || fail "report --solo: exit $? $(cat "$tmp/err5")"
+has "$tmp/out5.txt" '^jobs side by side' "jobs table"
+has "$tmp/out5.txt" '^ +j +1 +1 +10\.000 +10\.000 +8\.000 +5\.000 +0\.004 +4\.000 +2\.500 *$' "jobs table with the solo slowdown"
+"$REPORT" "$fixture" "$tmp/out6" >"$tmp/out6.txt" 2>/dev/null
+has "$tmp/out6.txt" '^ +j +1 +1 +10\.000 +10\.000 +8\.000 +5\.000 +0\.004 +- +- *$' "jobs table without a solo run"
+
 # Bad input: exit 2, one clear line naming the file, nothing written.
 # bad NAME PATTERN ARGS...
 bad() {
@@ -146,6 +158,12 @@ bad "bad second database" "report: $tmp/none2.db: no such file" "$fixture" "$tmp
 bad "unknown option" "report: unknown option '-x'" -x "$fixture"
 bad "too many arguments" "expected 1 to 3 arguments, got 4" "$fixture" "$fixture" "$tmp/bad" extra
 bad "no argument" "expected 1 to 3 arguments, got 0"
+bad "--solo without =" "report: --solo 'j': expected JOB=SOLO_DB" --solo j "$fixture" "$tmp/bad"
+bad "--solo missing file" "report: --solo j=$tmp/none.db: no such readable file" --solo "j=$tmp/none.db" "$fixture" "$tmp/bad"
+noit=$tmp/noit.db
+cp "$fixture" "$noit"
+sqlite3 "$noit" "DELETE FROM iteration"
+bad "--solo without the job" "report: --solo zz=.*: its last run has no finished iteration of job 'zz'" --solo "zz=$noit" "$fixture" "$tmp/bad"
 
 echo "report.sh: $fails failed"
 [ "$fails" = 0 ]

@@ -80,6 +80,31 @@ for f in "$SRCDIR"/scenarios/*.ini; do
 	"$SIM" --check "$f" >/dev/null 2>>"$tmp/stderr" || fail "$(basename "$f") --check: exit $?"
 done
 
+# Several jobs on one fabric. two_jobs.ini packed: each job has pods of
+# its own, so both iterations take the same time; interleaved (spread),
+# both rings cross the same uplinks and both jobs are slower.
+db=$tmp/twop.db
+"$SIM" -q -o "$db" "$SRCDIR/scenarios/two_jobs.ini" >/dev/null 2>>"$tmp/stderr" || fail "two_jobs: exit $?"
+check "two_jobs packed: disjoint hosts" "SELECT count(*) = 0 FROM (SELECT src FROM flow WHERE job = 'a' INTERSECT SELECT src FROM flow WHERE job = 'b')"
+check "two_jobs packed: equal iterations" "SELECT max(end_ps - start_ps) = min(end_ps - start_ps) FROM iteration"
+sdb=$tmp/twos.db
+"$SIM" -q -o "$sdb" "$SRCDIR/scenarios/two_jobs.ini" --set job.a.placement=spread --set job.b.placement=spread >/dev/null 2>>"$tmp/stderr" ||
+	fail "two_jobs spread: exit $?"
+[ "$(sqlite3 "$sdb" "ATTACH '$db' AS p; SELECT min(i.end_ps - i.start_ps) > 1.5 * (SELECT max(end_ps - start_ps) FROM p.iteration) FROM main.iteration i")" = 1 ] ||
+	fail "two_jobs interleaved: an iteration not 1.5x slower than packed"
+# fragmented.ini: two of the ring's edges on 50 Gb/s uplinks, against a
+# ring on one leaf at 100 Gb/s: the all-reduce twice as long (within 7%),
+# and the report puts the two side by side (vs_solo).
+fdb=$tmp/frag.db pdb=$tmp/fragp.db
+"$SIM" -q -o "$fdb" "$SRCDIR/scenarios/fragmented.ini" >/dev/null 2>>"$tmp/stderr" || fail "fragmented: exit $?"
+"$SIM" -q -o "$pdb" "$SRCDIR/scenarios/fragmented.ini" --set job.train.placement=packed >/dev/null 2>>"$tmp/stderr" ||
+	fail "fragmented packed: exit $?"
+[ "$(sqlite3 "$fdb" "ATTACH '$pdb' AS p; SELECT abs((SELECT end_ps - start_ps FROM main.collective) * 1.0 /
+	(SELECT end_ps - start_ps FROM p.collective) - 2) <= 0.07 * 2")" = 1 ] || fail "fragmented: all-reduce not twice the packed one"
+"$SRCDIR/analysis/report" "$fdb" --solo train="$pdb" "$tmp/plots" >"$tmp/report.txt" 2>/dev/null
+grep -A3 '^jobs side by side' "$tmp/report.txt" | grep -Eq '^  train +3 +4 +1 .* 2\.0[0-9]{2} *$' ||
+	fail "fragmented: the report's jobs table lacks train's vs_solo ($(grep -A3 '^jobs side by side' "$tmp/report.txt" | tail -1))"
+
 # The headline: the MoE job runs to completion and its flows carry every
 # parallelism of its layout (TP x PP x DP with EP). Four layers instead of
 # 32, one per stage (an eighth of the traffic; test/golden.sh and CI's

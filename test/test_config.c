@@ -155,8 +155,10 @@ static void check_full(const struct config *c)
 	CU_ASSERT_EQUAL(j->mfu, 0.5);
 	CU_ASSERT_EQUAL(j->grad_bytes, 4); /* zero 0: grad_reduce_dtype fp32, Megatron-LM's */
 	CU_ASSERT_EQUAL(j->n_hosts, 2);
-	CU_ASSERT_EQUAL_FATAL(j->n_placement, 4);
-	CU_ASSERT_STRING_EQUAL(j->placement[1], "dp");
+	/* placement = tp,dp,ep,pp, a rank order: it becomes rank_order. */
+	CU_ASSERT_EQUAL_FATAL(j->n_rank_order, 4);
+	CU_ASSERT_STRING_EQUAL(j->rank_order[1], "dp");
+	CU_ASSERT_EQUAL(j->n_placement, 0);
 	CU_ASSERT_STRING_EQUAL(j->allreduce, "ring");
 	CU_ASSERT_STRING_EQUAL(j->alltoall, "direct");
 	CU_ASSERT_EQUAL(j->chunk_b, 512 * 1024);
@@ -170,7 +172,7 @@ static void check_full(const struct config *c)
 	CU_ASSERT_EQUAL(j->layers, 2);
 	CU_ASSERT_EQUAL(j->hidden, 1024);
 	CU_ASSERT_EQUAL(j->seq_len, 512);
-	CU_ASSERT_EQUAL(j->placement[0][0], 't');
+	CU_ASSERT_EQUAL(j->rank_order[0][0], 't');
 	CU_ASSERT_PTR_NULL(cfg_next(c, &job_section, ji));
 
 	/* Traffic: the sections in file order with their types; each type's

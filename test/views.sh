@@ -64,6 +64,11 @@ check "unfinished collective left out" "SELECT count(*) = 6 FROM collective_busb
 # exposed: 3 overlapped, 10 - 4 - 1 - 5 = 0 other, exposed share 1/2;
 # exposed per parallelism as written; unfinished left out.
 check "iteration breakdown" "SELECT count(*) = 1 AND $(near 'max(iter_us)' 10000) AND $(near 'max(compute_us)' 4000) AND $(near 'max(comm_us)' 8000) AND $(near 'max(exposed_comm_us)' 5000) AND $(near 'max(overlapped_comm_us)' 3000) AND $(near 'max(other_us)' 0) AND $(near 'max(exposed_frac)' 0.5) AND $(near 'max(bubble_us)' 1000) FROM iteration_breakdown"
+# job_summary: job j, one finished iteration (10 ms, 8 comm, 5 exposed)
+# and one unfinished; its span from the first start to the last end; its
+# flows split by transport agree with the flow table summed apart.
+check "job summary" "SELECT count(*) = 1 AND max(job) = 'j' AND max(iterations) = 1 AND max(unfinished) = 1 AND $(near 'max(mean_iter_us)' 10000) AND $(near 'max(max_iter_us)' 10000) AND $(near 'max(mean_comm_us)' 8000) AND $(near 'max(mean_exposed_comm_us)' 5000) AND $(near 'max(span_us)' 10000) FROM job_summary"
+check "job summary bytes" "SELECT network_bytes = (SELECT coalesce(sum(size_bytes), 0) FROM flow WHERE job = 'j' AND transport = 'network') AND nvlink_bytes = (SELECT coalesce(sum(size_bytes), 0) FROM flow WHERE job = 'j' AND transport = 'nvlink') AND flows = (SELECT count(*) FROM flow WHERE job = 'j') FROM job_summary"
 check "exposed per parallelism" "SELECT $(near exposed_tp_us 1000) AND $(near exposed_pp_us 1500) AND $(near exposed_dp_us 500) AND $(near exposed_ep_us 1500) AND $(near exposed_cp_us 500) AND $(near 'exposed_tp_us + exposed_pp_us + exposed_dp_us + exposed_ep_us + exposed_cp_us' exposed_comm_us) FROM iteration_breakdown"
 
 # traffic_matrix: GPU names for GPU traffic, node names otherwise; every

@@ -93,6 +93,7 @@ struct coll {
 	int plan_gph;               /* plans without a world: GPU g is on host g / plan_gph */
 	const char *source, *parallelism, *job;
 	int64_t iteration;
+	int prio;                   /* class of its unicast messages; -1: [nic] priority */
 	coll_done_fn on_done;
 	void *ctx;
 	int64_t id;

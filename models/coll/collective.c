@@ -188,6 +188,7 @@ static struct coll *coll_new(struct world *w, const struct coll_spec *s)
 	c->parallelism = s->parallelism;
 	c->job = s->job;
 	c->iteration = s->iteration;
+	c->prio = s->prio_set ? s->prio : -1;
 	c->on_done = s->on_done;
 	c->ctx = s->ctx;
 	c->id = -1;
@@ -296,7 +297,7 @@ static void real_send(struct coll *c, int src, int dst, struct coll_slot *s, uin
 		.src_gpu = c->gpus[src], .dst_gpu = c->gpus[dst], .size_b = size_b,
 		.source = c->source, .parallelism = c->parallelism, .job = c->job,
 		.iteration = c->iteration, .collective_id = c->id,
-		.on_recv = coll_flow_recv, .ctx = s,
+		.on_recv = coll_flow_recv, .ctx = s, .prio_set = c->prio >= 0, .prio = c->prio,
 	};
 	msg_send(c->w, &m);
 }

@@ -60,6 +60,8 @@ struct coll_spec {
 	int channels;               /* [job] channels */
 	const char *source, *parallelism, *job; /* static strings, kept by reference (flow rows) */
 	int64_t iteration;          /* -1 when none */
+	bool prio_set;              /* its messages ride class prio, else [nic] priority */
+	int prio;                   /* 0..7, when prio_set (a job's priority) */
 	coll_done_fn on_done;       /* may be NULL */
 	void *ctx;
 };

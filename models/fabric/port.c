@@ -163,7 +163,7 @@ static struct packet *port_pick(struct sim *sim, struct port *p)
 	if (strict)
 		return queue_pop(p, 31 - __builtin_clz(strict));
 	struct packet *pkt = dwrr_pick(p);
-	if (!pkt && p->pull_more && !(p->paused & (1u << p->pull_prio)))
+	if (!pkt && p->pull_more && (p->pull_classes & ~p->paused))
 		pkt = p->pull(sim, p->pull_ctx);
 	return pkt;
 }

@@ -86,7 +86,7 @@ struct port {
 	uint16_t idx;                  /* port number on its node */
 	uint8_t paused;                /* bit c: egress class c paused by the peer's PFC */
 	bool pull_more;                /* the pull source has data (kept by the source) */
-	uint8_t pull_prio;             /* class of what the pull source sends (paused with it) */
+	uint8_t pull_classes;          /* classes the pull source sends (bit c: class c; it skips paused ones) */
 	uint8_t xoff;                  /* classes this port keeps paused at its peer (refreshed) */
 	bool tx_hook;                  /* a frame sent calls port_tx_hook: tap != NULL or int_stamp */
 	uint64_t tx_bytes;

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "job.h"
 #include "job_exec.h"
+#include "job_place.h"
 #include "log.h"
 #include "rng.h"
 #include "workload.h"
@@ -103,13 +104,14 @@ static void job_destroy(struct job *j)
 	if (j->rng)
 		gsl_rng_free(j->rng);
 	free(j->gpu);
+	free(j->host);
 	free(j->source);
 }
 
-/* Resolves job number index, of section inst, onto the world's GPUs; 0
- * or -1 with *err. */
+/* Resolves job number index, of section inst, onto its hosts (placed by
+ * place_jobs, in rank order; taken over); 0 or -1 with *err. */
 static int job_create(struct world *w, struct colls *cs, const struct cfg_inst *inst, int index,
-		      struct job *j, char **err)
+		      int *hosts, int n_hosts, struct job *j, char **err)
 {
 	const struct config *cfg = w->cfg;
 	const struct job_cfg *c = inst->data;
@@ -118,25 +120,128 @@ static int job_create(struct world *w, struct colls *cs, const struct cfg_inst *
 	j->colls = cs;
 	j->index = index;
 	j->source = xstrdup(inst->title);
-	int *hosts;
-	int n_hosts = world_host_list(w, j->source, "hosts", c->hosts, c->n_hosts, &hosts, err);
-	if (n_hosts < 0)
-		return -1;
+	j->host = hosts;
+	j->n_host = n_hosts;
 	int n_gpus = n_hosts * w->gpus_per_host;
 	int rc = job_spec_init(&j->spec, cfg, inst->name, c, n_gpus, err);
 	if (rc == 0 && !coll_start_hook)
 		rc = check_algorithms(&j->spec, cfg, j->source, err);
-	if (rc < 0) {
-		free(hosts);
+	if (rc < 0)
 		return -1;
-	}
 	j->gpu = xcalloc((size_t)j->spec.layout.n_ranks, sizeof *j->gpu);
 	for (int r = 0; r < j->spec.layout.n_ranks; r++)
 		j->gpu[r] = hosts[r / w->gpus_per_host] * w->gpus_per_host + r % w->gpus_per_host;
-	free(hosts);
 	j->spec.layout.gpu = j->gpu;
 	j->fake_coll = coll_start_hook;
 	return 0;
+}
+
+/* The edge switch and pod of every host (job_place.h). */
+static void place_fabric(const struct world *w, struct job_place_fabric *f, int *edge, int *pod)
+{
+	const struct topo *t = &w->fab.topo;
+	f->n_hosts = t->n_hosts;
+	f->edge = edge;
+	f->pod = pod;
+	for (int h = 0; h < t->n_hosts; h++) {
+		int e = h;
+		if (t->port_off[h + 1] > t->port_off[h] && t->nodes[t->ports[t->port_off[h]].peer].kind == NODE_SWITCH)
+			e = t->ports[t->port_off[h]].peer;
+		int p = e;
+		if (e != h)
+			for (int i = t->port_off[e]; i < t->port_off[e + 1]; i++) {
+				int u = t->ports[i].peer;
+				if (t->nodes[u].kind == NODE_SWITCH && t->nodes[u].tier > t->nodes[e].tier &&
+				    (p == e || u < p))
+					p = u;
+			}
+		edge[h] = e;
+		pod[h] = p;
+	}
+}
+
+/* Places every job: those with an explicit host list first, then the
+ * others, each in declaration order (job_place.h). hosts[i], n_hosts[i]:
+ * job i's hosts in rank order (an explicit list whole, as given). */
+static int place_jobs(struct world *w, const struct cfg_inst *const *inst, int n_jobs, int **hosts,
+		      int *n_hosts, char **err)
+{
+	const struct config *cfg = w->cfg;
+	int nh = w->fab.topo.n_hosts, gph = w->gpus_per_host;
+	int *edge = xmalloc((size_t)(nh ? nh : 1) * sizeof *edge), *pod = xmalloc((size_t)(nh ? nh : 1) * sizeof *pod);
+	int *owner = xmalloc((size_t)(nh ? nh : 1) * sizeof *owner);
+	unsigned char *taken = xcalloc((size_t)(nh ? nh : 1), 1);
+	struct job_place_fabric f;
+	place_fabric(w, &f, edge, pod);
+	int rc = 0;
+	for (int pass = 0; pass < 2 && rc == 0; pass++)
+		for (int i = 0; i < n_jobs && rc == 0; i++) {
+			const struct job_cfg *c = inst[i]->data;
+			bool expl = c->place_policy == JOB_PLACE_HOSTS;
+			if (expl != (pass == 0))
+				continue;
+			int *pool, n_pool = world_host_list(w, inst[i]->title, "hosts", c->hosts, c->n_hosts, &pool, err);
+			if (n_pool < 0) {
+				rc = -1;
+				break;
+			}
+			long long ranks = (long long)c->tp * c->cp * c->pp * c->dp;
+			int need = (int)((ranks + gph - 1) / gph);
+			if (n_pool < need) { /* job_spec_init says the job does not fit its hosts */
+				hosts[i] = pool;
+				n_hosts[i] = n_pool;
+				continue;
+			}
+			int *out = xmalloc((size_t)(expl ? n_pool : need) * sizeof *out), avail, clash;
+			unsigned char *before = xmalloc((size_t)(nh ? nh : 1));
+			memcpy(before, taken, (size_t)nh);
+			gsl_rng *rng = rng_stream(w->sim->seed, RNG_PLACEMENT, (uint64_t)i);
+			rc = job_place(&f, (enum job_place_policy)c->place_policy, pool, n_pool, need, c->busy, rng,
+				       taken, out, &avail, &clash);
+			gsl_rng_free(rng);
+			if (rc < 0 && clash >= 0) {
+				*err = cfg_error_at(cfg, inst[i]->title, "hosts", 0,
+						    "host '%s' is %s [%s]; jobs on one fabric share no GPU",
+						    w->fab.topo.nodes[clash].name,
+						    taken[clash] == JOB_HOST_BUSY ? "held busy by the fragmented placement of"
+						    : "already used by", inst[owner[clash]]->title);
+			} else if (rc < 0) {
+				*err = cfg_error_at(cfg, inst[i]->title, "placement", 0,
+						    "the job needs %d host%s (tp x cp x pp x dp = %lld GPUs, %d per host); "
+						    "%s %d %s free%s", need, need == 1 ? "" : "s", ranks, gph,
+						    c->n_hosts ? "of its hosts" : "of the fabric's", avail,
+						    avail == 1 ? "is" : "are",
+						    c->place_policy == JOB_PLACE_FRAGMENTED ? " once busy ones are drawn"
+						    : " (earlier jobs hold the others)");
+			} else {
+				for (int h = 0; h < nh; h++)
+					if (taken[h] != before[h])
+						owner[h] = i;
+				if (expl) { /* the whole list: its first hosts run the ranks */
+					memcpy(out, pool, (size_t)n_pool * sizeof *out);
+					need = n_pool;
+				}
+				hosts[i] = out;
+				n_hosts[i] = need;
+				out = NULL;
+			}
+			free(out);
+			free(before);
+			free(pool);
+		}
+	free(edge);
+	free(pod);
+	free(owner);
+	free(taken);
+	return rc;
+}
+
+uint8_t jobs_classes(const struct config *cfg)
+{
+	uint8_t m = 0;
+	for (const struct cfg_inst *i = cfg_next(cfg, &job_section, NULL); i; i = cfg_next(cfg, &job_section, i))
+		m |= (uint8_t)(1u << ((const struct job_cfg *)i->data)->priority);
+	return m;
 }
 
 int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
@@ -145,20 +250,25 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
 	size_t n_jobs = cfg_count(w->cfg, &job_section);
 	if (!n_jobs)
 		return 0;
-	struct jobs *js = xcalloc(1, sizeof *js);
+	const struct cfg_inst **inst = xcalloc(n_jobs, sizeof *inst);
+	int **hosts = xcalloc(n_jobs, sizeof *hosts), *n_hosts = xcalloc(n_jobs, sizeof *n_hosts);
+	for (size_t i = 0; i < n_jobs; i++)
+		inst[i] = cfg_next(w->cfg, &job_section, i ? inst[i - 1] : NULL);
+	struct jobs *js = NULL;
+	if (place_jobs(w, inst, (int)n_jobs, hosts, n_hosts, err) < 0)
+		goto fail;
+	js = xcalloc(1, sizeof *js);
 	js->job = xcalloc(n_jobs, sizeof *js->job);
-	const struct cfg_inst *inst = NULL;
 	for (size_t i = 0; i < n_jobs; i++) {
-		inst = cfg_next(w->cfg, &job_section, inst);
-		if (job_create(w, cs, inst, (int)i, &js->job[i], err) < 0) {
-			for (size_t k = 0; k <= i; k++)
-				job_destroy(&js->job[k]);
-			free(js->job);
-			free(js);
-			return -1;
-		}
+		int rc = job_create(w, cs, inst[i], (int)i, hosts[i], n_hosts[i], &js->job[i], err);
+		hosts[i] = NULL; /* the job's now */
 		js->n++;
+		if (rc < 0)
+			goto fail;
 	}
+	free(inst);
+	free(hosts);
+	free(n_hosts);
 	*out = js;
 	for (int i = 0; i < js->n; i++) {
 		struct job *j = &js->job[i];
@@ -168,6 +278,18 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
 		job_exec_start(j);
 	}
 	return 0;
+fail:
+	for (int k = 0; js && k < js->n; k++)
+		job_destroy(&js->job[k]);
+	if (js)
+		free(js->job);
+	free(js);
+	for (size_t i = 0; i < n_jobs; i++)
+		free(hosts[i]);
+	free(inst);
+	free(hosts);
+	free(n_hosts);
+	return -1;
 }
 
 void jobs_print_plan(const struct jobs *js, FILE *out)
@@ -210,13 +332,29 @@ void jobs_warn_layout(const struct jobs *js)
 		const struct job *j = &js->job[i];
 		const struct world *w = j->w;
 		int gph = w->gpus_per_host, ranks = j->spec.layout.n_ranks;
-		/* The job's hosts, in its rank order: those listed, or every host. */
-		char *err = NULL;  /* none: job_create listed the same hosts */
-		int *hosts, n_hosts = world_host_list(j->w, j->source, "hosts", j->spec.cfg->hosts,
-						      j->spec.cfg->n_hosts, &hosts, &err);
+		/* An explicit list with hosts to spare, or a lone packed job that
+		 * leaves most of the fabric idle: the hosts it could have had, in
+		 * its rank order. Other policies take what the job needs. */
+		const struct job_cfg *c = j->spec.cfg;
+		bool lone_packed = js->n == 1 && c->place_policy == JOB_PLACE_PACKED && !c->n_hosts && !c->place_given;
+		if (c->place_policy != JOB_PLACE_HOSTS && !lone_packed)
+			continue;
+		char *err = NULL;  /* none: place_jobs listed the same hosts */
+		int *hosts, n_hosts = world_host_list(j->w, j->source, "hosts", c->hosts, c->n_hosts, &hosts, &err);
 		free(err);
 		if (n_hosts <= 0)
 			continue;
+		if (lone_packed) { /* its hosts first, then the idle ones in order */
+			int n = j->n_host;
+			memcpy(hosts, j->host, (size_t)n * sizeof *hosts);
+			for (int k = 0; k < n_hosts; k++) {
+				bool mine = false;
+				for (int u = 0; u < j->n_host; u++)
+					mine |= j->host[u] == k;
+				if (!mine)
+					hosts[n++] = k;
+			}
+		}
 		int gpus = n_hosts * gph;
 		if (ranks < gpus) {
 			int used = (ranks + gph - 1) / gph;
@@ -226,7 +364,7 @@ void jobs_warn_layout(const struct jobs *js)
 				host_span(w, hosts + used, n_hosts - used, idle, sizeof idle);
 			warnx_sim("[%s] uses %d of the %d GPUs of %s (tp x pp x dp = %d x %d x %d): its ranks run on "
 				  "%s%s%s%s; set hosts, or a layout that fills them, to make this explicit",
-				  j->source, ranks, gpus, j->spec.cfg->n_hosts ? "its hosts" : "the fabric",
+				  j->source, ranks, gpus, c->n_hosts ? "its hosts" : "the fabric",
 				  j->spec.tp, j->spec.pp, j->spec.dp, on,
 				  ranks % gph ? " (the last one partly)" : "",
 				  used < n_hosts ? ", idle: " : "", used < n_hosts ? idle : "");

@@ -44,7 +44,16 @@ struct job_cfg {
 	double mfu;                    /* (0,1] [0.5] */
 	int grad_bytes;                /* 2|4 [from grad_reduce_dtype] */
 	char **hosts; size_t n_hosts;  /* [all]: n_hosts = 0 */
-	char **placement; size_t n_placement; /* [tp,ep,dp,pp] */
+	/* Placement (job_place.h): the hosts the job gets, and its ranks'
+	 * order on them. The rules read `placement` (a policy word, or a rank
+	 * order as before policies existed, then moved to rank_order). */
+	char **placement; size_t n_placement; /* as given; unset: n_placement = 0 */
+	int place_policy;              /* enum job_place_policy [packed; hosts with `hosts`] (the rules) */
+	double busy;                   /* fragmented: fraction of the free hosts busy [0.5] */
+	char **rank_order; size_t n_rank_order; /* [tp,ep,dp,pp], innermost first */
+	int priority;                  /* class of the job's RoCE data, 0..7 [[nic] priority] */
+	bool order_from_placement;     /* rank_order came from `placement` (the rules) */
+	bool place_given;              /* a policy was named (the rules) */
 	/* Algorithms of the collective registry [the op's first: ring;
 	 * direct for alltoall] (set by the rules when unset). */
 	char *allreduce, *allgather, *reduce_scatter, *broadcast, *alltoall;
@@ -93,6 +102,9 @@ struct colls;
  * (malloc'd, located with cfg_error_at); nothing is left scheduled on
  * failure. */
 int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err);
+/* The traffic classes of the jobs' data (bit c: a job has priority c),
+ * for world_build_classes: PFC keeps each lossless. */
+uint8_t jobs_classes(const struct config *cfg);
 /* `plan: job=NAME parallelism=tp bytes=N messages=M` per job and
  * parallelism per iteration (docs/scenario.md "Command line", --check), from the same code
  * that drives the simulation. */

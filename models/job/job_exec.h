@@ -98,6 +98,8 @@ struct job {
 	char *source;               /* "job.NAME": flows keep it by reference */
 	int index;                  /* among the [job.NAME] sections: its RNG_WORKLOAD stream */
 	int *gpu;                   /* [ranks] rank -> global GPU id */
+	int *host;                  /* [n_host] its hosts in rank order (job_place.h) */
+	int n_host;
 	int n_workers;              /* pp x dp; worker stage x dp + d */
 	struct job_worker *wk;
 	struct job_rdv *ep_group; /* [pp x edp] */

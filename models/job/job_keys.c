@@ -10,6 +10,9 @@
 #include "collective.h"
 #include "job.h"
 #include "job_model.h"
+#include "job_place.h"
+#include "nic.h"
+#include "units.h"
 #include "workload.h"
 #include "xalloc.h"
 
@@ -84,8 +87,18 @@ static const struct cfg_key job_keys[] = {
 	  .off = JOB(grad_bytes), .help = "bytes per gradient element (2 or 4)" },
 	{ "hosts", KT_LIST, .def_doc = "all", .off = JOB(hosts), .off2 = JOB(n_hosts),
 	  .help = "hosts the job runs on" },
-	{ "placement", KT_LIST, "tp,ep,dp,pp", .off = JOB(placement), .off2 = JOB(n_placement),
+	/* Placement and priority (job_place.c; docs/protocol.md "Training jobs"). */
+	{ "placement", KT_LIST, .def_doc = "packed, or hosts when hosts is given",
+	  .off = JOB(placement), .off2 = JOB(n_placement),
+	  .help = "packed, spread, random, fragmented or hosts (the hosts the job gets among those "
+		  "earlier jobs left); a list of tp, ep, dp, pp is read as rank_order" },
+	{ "busy", KT_NUMBER, "0.5", CFG_IN(0, 1), .off = JOB(busy),
+	  .help = "placement fragmented: fraction of the free hosts occupied by jobs not simulated (other policies ignore it)" },
+	{ "rank_order", KT_LIST, "tp,ep,dp,pp", .off = JOB(rank_order), .off2 = JOB(n_rank_order),
 	  .help = "rank order, innermost first" },
+	/* Unset, the rules take [nic] priority (whose default this is). */
+	{ "priority", KT_INT, "3", CFG_IN(0, 7), .off = JOB(priority),
+	  .help = "traffic class of the job's RoCE data, lossless with PFC (unset: [nic] priority)" },
 	ALG(allreduce, "ring", "all-reduce algorithm"),
 	ALG(allgather, "ring", "all-gather algorithm"),
 	ALG(reduce_scatter, "ring", "reduce-scatter algorithm"),
@@ -128,6 +141,63 @@ static const struct cfg_key job_keys[] = {
 	{ "cp", KT_INT, "1", CFG_GE(1), .off = JOB(cp),
 	  .help = "context parallelism: the sequence split over cp GPUs, ring attention" },
 };
+
+/* Whether every word of the list names a rank dimension (a rank order
+ * as `placement` took before the policies). */
+static bool is_rank_order(char *const *v, size_t n)
+{
+	static const char *const dims[] = { "tp", "ep", "dp", "pp", "cp" };
+	for (size_t i = 0; i < n; i++) {
+		bool dim = false;
+		for (int d = 0; d < 5; d++)
+			dim |= strcmp(v[i], dims[d]) == 0;
+		if (!dim)
+			return false;
+	}
+	return n > 0;
+}
+
+/* placement: one policy word, or (as before policies) a rank order, which
+ * then stands for rank_order; the hosts policy needs hosts; priority
+ * unset is [nic] priority. busy is read by fragmented only (and accepted
+ * with the others, so that --set placement=packed can compare a scenario
+ * that sets it). */
+static int placement_rules(struct cfg_check *c, struct job_cfg *j)
+{
+	if (!cfg_given(c, "priority"))
+		j->priority = nic_cfg_of(c->cfg)->priority;
+	j->place_policy = j->n_hosts ? JOB_PLACE_HOSTS : JOB_PLACE_PACKED;
+	j->order_from_placement = false;
+	j->place_given = j->n_placement > 0;
+	if (j->n_placement && is_rank_order(j->placement, j->n_placement)) {
+		if (cfg_given(c, "rank_order"))
+			return cfg_fail(c, "placement", "a policy (packed, spread, random, fragmented or hosts) "
+					"when rank_order is given");
+		/* The list moves to rank_order; placement is then unset (so the
+		 * resolved text reads back the same). */
+		units_list_free(j->rank_order, j->n_rank_order);
+		j->rank_order = j->placement, j->n_rank_order = j->n_placement;
+		j->placement = NULL, j->n_placement = 0;
+		j->order_from_placement = true;
+		j->place_given = false;
+	} else if (j->n_placement) {
+		int p = -1;
+		for (int k = 0; k < JOB_PLACE_N; k++)
+			if (j->n_placement == 1 && strcmp(j->placement[0], job_place_names[k]) == 0)
+				p = k;
+		if (p < 0) {
+			char hint[80];
+			return cfg_fail(c, "placement", "one of packed, spread, random, fragmented, hosts, or a rank "
+					"order (a permutation of tp, ep, dp, pp)%s",
+					cfg_did_you_mean(j->placement[0], "packed, spread, random, fragmented, hosts",
+							 hint, sizeof hint));
+		}
+		j->place_policy = p;
+		if (p == JOB_PLACE_HOSTS && !j->n_hosts)
+			return cfg_fail_missing(c, "hosts", " for placement = hosts");
+	}
+	return 0;
+}
 
 static int job_rules(struct cfg_check *c)
 {
@@ -173,24 +243,27 @@ static int job_rules(struct cfg_check *c)
 	if (job_dp_rules(c, j) < 0)
 		return -1;
 	j->optimizer_step_set = cfg_given(c, "optimizer_step");
+	if (placement_rules(c, j) < 0)
+		return -1;
 	/* cp may be left out; when listed it must follow tp (Megatron's
 	 * tp-cp-ep-dp-pp: the layout folds tp and cp into one inner dimension). */
 	static const char *const dims[] = { "tp", "ep", "dp", "pp", "cp" };
 	bool has_cp = false;
-	for (size_t i = 0; i < j->n_placement; i++)
-		has_cp |= strcmp(j->placement[i], "cp") == 0;
-	bool ok = j->n_placement == (has_cp ? 5u : 4u);
+	for (size_t i = 0; i < j->n_rank_order; i++)
+		has_cp |= strcmp(j->rank_order[i], "cp") == 0;
+	bool ok = j->n_rank_order == (has_cp ? 5u : 4u);
 	for (int d = 0; d < (has_cp ? 5 : 4) && ok; d++) {
 		int seen = 0;
-		for (size_t i = 0; i < j->n_placement; i++)
-			seen += strcmp(j->placement[i], dims[d]) == 0;
+		for (size_t i = 0; i < j->n_rank_order; i++)
+			seen += strcmp(j->rank_order[i], dims[d]) == 0;
 		ok = seen == 1;
 	}
-	for (size_t i = 0; ok && has_cp && i < j->n_placement; i++)
-		if (strcmp(j->placement[i], "cp") == 0)
-			ok = i > 0 && strcmp(j->placement[i - 1], "tp") == 0;
+	for (size_t i = 0; ok && has_cp && i < j->n_rank_order; i++)
+		if (strcmp(j->rank_order[i], "cp") == 0)
+			ok = i > 0 && strcmp(j->rank_order[i - 1], "tp") == 0;
 	if (!ok)
-		return cfg_fail(c, "placement", "a permutation of tp, ep, dp, pp, with cp (optional) right after tp");
+		return cfg_fail(c, j->order_from_placement ? "placement" : "rank_order",
+				"a permutation of tp, ep, dp, pp, with cp (optional) right after tp");
 	long long per_step = (long long)j->micro_batch * j->dp;
 	if (j->global_batch % per_step != 0)
 		return cfg_fail(c, "global_batch", "a multiple of micro_batch x dp (%lld)", per_step);

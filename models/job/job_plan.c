@@ -195,11 +195,11 @@ int job_spec_init(struct job_spec *s, const struct config *cfg, const char *name
 	 * dense one and moe_layout.c places the experts. */
 	char *dims[JOB_NDIMS];
 	size_t nd = 0;
-	for (size_t i = 0; i < j->n_placement && nd < JOB_NDIMS; i++)
-		if (strcmp(j->placement[i], "cp") != 0)
-			dims[nd++] = j->placement[i];
+	for (size_t i = 0; i < j->n_rank_order && nd < JOB_NDIMS; i++)
+		if (strcmp(j->rank_order[i], "cp") != 0)
+			dims[nd++] = j->rank_order[i];
 	if (job_layout_init(&s->layout, s->tp * s->cp, s->pp, s->dp, s->etp == s->tp ? s->ep : 1, dims, nd) < 0)
-		die_internal("[%s] placement is not a permutation of tp, ep, dp, pp", sec); /* the rules' */
+		die_internal("[%s] rank_order is not a permutation of tp, ep, dp, pp", sec); /* the rules' */
 
 	int *bucket_end;
 	wl_dp_buckets(s, &bucket_end);

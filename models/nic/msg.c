@@ -19,8 +19,8 @@ struct flow *msg_send(struct world *w, const struct msg *m)
 	if (world_gpu_host(w, m->src_gpu) == world_gpu_host(w, m->dst_gpu))
 		f = nvlink_post(w, m->src_gpu, m->dst_gpu, m->size_b, m->source, m->parallelism);
 	else
-		f = nic_post(w, world_gpu_ep(w, m->src_gpu), world_gpu_ep(w, m->dst_gpu), m->size_b,
-			     m->source, m->parallelism);
+		f = nic_post_class(w, world_gpu_ep(w, m->src_gpu), world_gpu_ep(w, m->dst_gpu), m->size_b,
+				   m->source, m->parallelism, m->prio_set ? m->prio : -1);
 	f->src_gpu = m->src_gpu;
 	f->dst_gpu = m->dst_gpu;
 	f->job = m->job;

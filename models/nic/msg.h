@@ -12,6 +12,7 @@
 #ifndef ROCESIM_MSG_H
 #define ROCESIM_MSG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "flow.h"
 #include "sim.h"
@@ -28,6 +29,8 @@ struct msg {
 	int64_t collective_id;      /* -1 when none */
 	flow_done_fn on_recv;       /* last byte at the destination GPU; may be NULL */
 	void *ctx;                  /* passed to on_recv */
+	bool prio_set;              /* between hosts it rides class prio, else [nic] priority */
+	int prio;                   /* 0..7, when prio_set */
 };
 
 /* Sends m now (sim->now); the flow returned is the message's record

@@ -40,7 +40,7 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->mtu = w->nic_cfg->mtu;
 	n->cc = cc_lookup(w->nic_cfg->cc);
 	n->cc_params = cc_params(w->cfg, n->cc);
-	n->port->pull_prio = (uint8_t)w->nic_cfg->priority;
+	n->port->pull_classes = (uint8_t)(1u << w->nic_cfg->priority);
 	const struct nic_cfg *c = w->nic_cfg;
 	n->ctrl_prio = (uint8_t)(c->ack_priority == ACKP_DATA ? c->priority : PORT_CTRL_PRIO);
 	if (!c->rx_rate_off) {
@@ -319,12 +319,18 @@ void nic_rto_arm(struct sim *sim, struct qp *q)
 struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 		      const char *source, const char *parallelism)
 {
+	return nic_post_class(w, src, dst, size_b, source, parallelism, -1);
+}
+
+struct flow *nic_post_class(struct world *w, int src, int dst, uint64_t size_b,
+			    const char *source, const char *parallelism, int prio)
+{
 	struct sim *sim = w->sim;
 	SIM_ASSERT(sim, &sim->kernel, src != dst && src >= 0 && dst >= 0 && src < w->n_eps && dst < w->n_eps,
 		   "message from endpoint %d to endpoint %d", src, dst);
 	struct nic *n = w->eps[src].nic;
 	struct flow *f = flow_new(w, src, dst, size_b, source, parallelism);
-	struct qp *q = nic_qp_for(w, n, dst);
+	struct qp *q = nic_qp_for(w, n, dst, prio < 0 ? w->nic_cfg->priority : prio);
 	f->qp = q;
 	f->n_pkts = ideal_packets(size_b, n->mtu);
 	f->ideal = nic_flow_ideal(w, f, q->sport);
@@ -336,8 +342,19 @@ struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 struct packet *nic_pull(struct sim *sim, void *ctx)
 {
 	struct nic *n = ctx;
+	struct qp *skipped = NULL;
 	while (n->rr_tail) {
 		struct qp *q = n->rr_tail->rr_next;
+		if (__builtin_expect(n->port->paused & (1u << q->prio), 0)) {
+			/* Its class is paused (a job of another class has data): the
+			 * next one; all paused, nothing now (a resume kicks the port). */
+			if (q == skipped)
+				return NULL;
+			if (!skipped)
+				skipped = q;
+			n->rr_tail = q;
+			continue;
+		}
 		struct packet *p = qp_next_packet(sim, q);
 		if (!p) {
 			ring_pop(n);

@@ -66,6 +66,10 @@ struct nic;
  * ends; it is freed after on_done returns. */
 struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
 		      const char *source, const char *parallelism);
+/* The same on traffic class prio (0..7; -1: [nic] priority): its own
+ * queue pairs to dst, whose frames carry that class (a job's priority). */
+struct flow *nic_post_class(struct world *w, int src, int dst, uint64_t size_b,
+			    const char *source, const char *parallelism, int prio);
 
 /* The NIC behind port `port` of host, endpoint id ep (world.h). */
 struct nic *nic_create(struct world *w, struct node *host, int port, int ep);

@@ -43,7 +43,7 @@ struct nic {
 };
 
 /* The requester QP for the next message to `peer` (nic_qps.c). */
-struct qp *nic_qp_for(struct world *w, struct nic *n, int peer);
+struct qp *nic_qp_for(struct world *w, struct nic *n, int peer, int prio);
 /* Alone on the idle fabric: f's delivery over its path (source port sport)
  * and the last ACK's return (nic_ideal.c). */
 simtime_t nic_flow_ideal(const struct world *w, const struct flow *f, uint16_t sport);

@@ -26,7 +26,7 @@ static uint16_t roce_sport(uint32_t lqpn, uint32_t rqpn)
 }
 
 
-static struct qp *qp_new(struct nic *n, int peer)
+static struct qp *qp_new(struct nic *n, int peer, int prio)
 {
 	if (n->n_qps == n->cap_qps) {
 		uint32_t cap = n->cap_qps ? 2 * n->cap_qps : 16;
@@ -39,8 +39,8 @@ static struct qp *qp_new(struct nic *n, int peer)
 	q->nic = n;
 	q->qpn = QPN_BASE + n->n_qps;
 	q->peer = peer;
-	q->prio = (uint8_t)cfg->priority;
-	q->ctrl_prio = n->ctrl_prio;
+	q->prio = (uint8_t)prio;
+	q->ctrl_prio = cfg->ack_priority == ACKP_DATA ? (uint8_t)prio : n->ctrl_prio;
 	q->sr = cfg->loss_recovery == LR_SR;
 	q->last_cnp = -1;
 	q->mgroup = -1;
@@ -117,12 +117,13 @@ static struct qp **map_slot(struct nic *n, uint64_t key)
 	return &n->map[j].qp;
 }
 
-static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t idx)
+static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, int prio, uint32_t idx)
 {
-	struct qp **slot = map_slot(n, ((uint64_t)(peer + 1) << 8) | idx);
+	struct qp **slot = map_slot(n, ((((uint64_t)(peer + 1) << 8) | idx) << 3) | (uint64_t)prio);
 	if (!*slot) {
 		struct nic *rn = w->eps[peer].nic;
-		struct qp *req = qp_new(n, peer), *rsp = qp_new(rn, n->ep);
+		struct qp *req = qp_new(n, peer, prio), *rsp = qp_new(rn, n->ep, prio);
+		n->port->pull_classes |= (uint8_t)(1u << prio);
 		req->dqpn = rsp->qpn;
 		rsp->dqpn = req->qpn;
 		req->sport = rsp->sport = roce_sport(req->qpn, rsp->qpn);
@@ -138,17 +139,17 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, uint32_t
  * take its qps_per_pair QPs in turn (distinct QPNs, so distinct UDP source
  * ports, so ECMP can spread them). The pair's message count lives in its
  * first QP. */
-struct qp *nic_qp_for(struct world *w, struct nic *n, int peer)
+struct qp *nic_qp_for(struct world *w, struct nic *n, int peer, int prio)
 {
-	struct qp *first = qp_slot_get(w, n, peer, 0);
+	struct qp *first = qp_slot_get(w, n, peer, prio, 0);
 	uint32_t idx = (uint32_t)(first->pair_posts++ % (uint64_t)w->nic_cfg->qps_per_pair);
-	return idx ? qp_slot_get(w, n, peer, idx) : first;
+	return idx ? qp_slot_get(w, n, peer, prio, idx) : first;
 }
 
 struct qp *nic_qp_add(struct world *w, int ep, int peer, bool requester)
 {
 	struct nic *n = w->eps[ep].nic;
-	struct qp *q = qp_new(n, peer);
+	struct qp *q = qp_new(n, peer, n->w->nic_cfg->priority);
 	if (requester && n->cc) /* a multicast group's: no side records (its copies would share one) */
 		qp_cc_init(n, q, -1, w->sim->now);
 	return q;

@@ -26,6 +26,12 @@
 
 int world_build(struct world *w, struct sim *sim, const struct config *cfg, char **err)
 {
+	return world_build_classes(w, sim, cfg, 0, err);
+}
+
+int world_build_classes(struct world *w, struct sim *sim, const struct config *cfg, uint8_t classes,
+			char **err)
+{
 	memset(w, 0, sizeof *w);
 	w->sim = sim;
 	w->cfg = cfg;
@@ -34,7 +40,7 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 	w->post = world_post_host;
 	w->base_rtt[0] = w->base_rtt[1] = -1;
 	struct fabric_params fp = {
-		.lossless = (uint8_t)(1u << w->nic_cfg->priority),
+		.lossless = (uint8_t)(1u << w->nic_cfg->priority | classes),
 		.max_frame_b = pkt_data_frame_b((uint32_t)w->nic_cfg->mtu, 1) +
 			       (cc_lookup(w->nic_cfg->cc) && (cc_lookup(w->nic_cfg->cc)->needs & CC_NEEDS_INT) ? PKT_INT_B : 0),
 		.cnp_interval = cc_cnp_interval(cfg, w->nic_cfg->cc),

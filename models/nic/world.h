@@ -82,6 +82,10 @@ struct world {
  * Returns 0, or -1 with *err (malloc'd) for a topology, routing, buffer or
  * NIC error. */
 int world_build(struct world *w, struct sim *sim, const struct config *cfg, char **err);
+/* The same with more data classes than [nic] priority (bit c: class c,
+ * e.g. the jobs' priorities), all lossless when PFC is on. */
+int world_build_classes(struct world *w, struct sim *sim, const struct config *cfg, uint8_t classes,
+			char **err);
 void world_free(struct world *w);
 
 /* The endpoint of NIC `nic` of host `host`, and the endpoint GPU `gpu` sends

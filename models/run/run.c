@@ -279,7 +279,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	sim_init(&sim, sc->seed);
 	sim.cfg = cfg;
 	sim.stop_at = sc->stop;
-	if (world_build(&w, &sim, cfg, err) < 0) {
+	if (world_build_classes(&w, &sim, cfg, jobs_classes(cfg), err) < 0) {
 		rc = EXIT_INPUT;
 		goto out;
 	}
