@@ -276,6 +276,10 @@ bool cfg_rate_map_le(const struct cfg_rate_map *a, const struct cfg_rate_map *b,
  * line_override > 0 replaces the key's line (repeated keys such as `flow`). */
 char *cfg_error_at(const struct config *cfg, const char *section, const char *key,
 		   int line_override, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* " (did you mean 'X'?)" into out when list ("a, b, c") holds a word close
+ * enough to be a misspelling of word (config_suggest.c), else ""; returns
+ * out. For names known only once the world is built (node names). */
+const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
 
 /* A KT_DATA value (a built-in name of key k, or a path) to a readable
  * file: malloc'd, NULL when neither is found. */
