@@ -90,7 +90,7 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 		for (uint32_t i = h & g->slot_mask; g->slots[i]; i = (i + 1) & g->slot_mask) {
 			uint32_t id = g->slots[i] - 1;
 			if (g->set_hash[id] == h && rt->sets[id].n == n &&
-			    memcmp(rt->ports + rt->sets[id].off, p, (size_t)n * sizeof *p) == 0)
+			    (n == 0 || memcmp(rt->ports + rt->sets[id].off, p, (size_t)n * sizeof *p) == 0))
 				return (int)id;
 		}
 	}
@@ -126,7 +126,8 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 	g->set_hash[id] = h;
 	rt->sets[id] = (struct route_set){ .off = g->n_ports, .n = (uint16_t)n,
 					   .port0 = n ? p[0] : ROUTE_UNREACHABLE };
-	memcpy(rt->ports + g->n_ports, p, (size_t)n * sizeof *p);
+	if (n) /* the empty set (no route, after failures) may come first */
+		memcpy(rt->ports + g->n_ports, p, (size_t)n * sizeof *p);
 	g->n_ports += (uint32_t)n;
 	/* Keep the load factor at most one half so probes stay short; a
 	 * rehash places every set, the new one included. */
