@@ -274,6 +274,41 @@ static void test_errors(void)
 	}
 }
 
+/* --check names the schedule, one line per failure, as resolved. */
+static void test_check_prints_schedule(void)
+{
+	char text[2048], ini[256], out[256];
+	snprintf(text, sizeof text, "%s[failure]\nlink = spine2 leaf1 10us 2ms\nswitch = spine3 1ms\n"
+		 "detection = 5us\n[traffic.f]\ntype = flows\nflow = host0 host4 1KB 0us\n", leaf_spine);
+	snprintf(ini, sizeof ini, "%s/check.ini", run_tmpdir);
+	snprintf(out, sizeof out, "%s/check.out", run_tmpdir);
+	FILE *f = fopen(ini, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	struct config cfg;
+	char *err = NULL;
+	CU_ASSERT_FATAL(scenario_load(&cfg, ini, NULL, 0, &err) == 0);
+	struct run_opts o = { .scenario = ini, .check = true };
+	struct run_report rep;
+	fflush(stdout);
+	int saved = fd_to(STDOUT_FILENO, out);
+	int rc = run_scenario(&cfg, &o, &rep, &err);
+	fflush(stdout);
+	fd_restore(STDOUT_FILENO, saved);
+	CU_ASSERT_EQUAL(rc, 0);
+	free(err);
+	run_report_free(&rep);
+	config_free(&cfg);
+	char *got = slurp(out);
+	/* spine2's port 1 faces leaf1 (a spine's ports: leaf0, leaf1); leaf1's
+	 * uplinks follow its 4 host ports. */
+	CU_ASSERT(msg_has_all(got, (const char *const[]){ "failures: 2, routing reacts 5us after each change",
+		"failure 1: link spine2:p1 - leaf1:p6 down at 10us, up at 2ms",
+		"failure 2: switch spine3 (2 links) down at 1ms, down for good", NULL }));
+	free(got);
+}
+
 /* Without [failure], nothing of it shows: no failure rows, route codes on. */
 static void test_no_failures_no_rows(void)
 {
@@ -294,4 +329,5 @@ TEST_MAIN("failure",
 	  { "switch failure reroutes", test_switch_fails },
 	  { "random failures deterministic", test_random_deterministic },
 	  { "errors located", test_errors },
+	  { "--check prints the schedule", test_check_prints_schedule },
 	  { "no failures, no rows", test_no_failures_no_rows })
