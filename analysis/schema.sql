@@ -26,7 +26,8 @@
 -- while a million flows arrive in completion order. Views (times in
 -- microseconds, percentiles, breakdowns) live in analysis/views.sql:
 -- slowdown_by_size, iteration_breakdown, collective_busbw, traffic_matrix,
--- pfc_pause_time, port_link, congested_ports, link_util_sample.
+-- pfc_pause_time, port_link, congested_ports, link_util_sample, failure_impact,
+-- failure_collective.
 
 -- One row per simulation run. Inserted with status 'running' before the
 -- simulation starts; counters and the final status are written last, so a
