@@ -196,7 +196,7 @@ static const struct cfg_key failure_keys[] = {
 		  "(host: host links; fabric: links between switches); exponential, per-link streams" },
 	{ "mttr", KT_CUSTOM, .custom = &class_line, .off = FC(mttr_ps),
 	  .help = "repeated: CLASS TIME: mean time to repair of a random failure of the class "
-		  "(exponential); required with its mtbf" },
+		  "(exponential), given with its mtbf" },
 	{ "horizon", KT_TIME, "0s", CFG_GE(0), .off = FC(horizon_ps),
 	  .help = "random failures start before this time; 0: [simulation] stop" },
 };
