@@ -129,10 +129,11 @@ static void draw_random(struct fabric *f, const struct failure_cfg *c, simtime_t
 			if (at >= (double)horizon)
 				break;
 			double len = gsl_ran_exponential(r, (double)c->mttr_ps[cls]);
-			simtime_t down = (simtime_t)llround(at);
-			simtime_t up = (simtime_t)llround(at + len);
+			/* Whole nanoseconds: readable schedules, nothing lost. */
+			simtime_t down = (simtime_t)(at / 1000) * 1000;   /* before the horizon still */
+			simtime_t up = (simtime_t)llround((at + len) / 1000) * 1000;
 			if (up <= down)
-				up = down + 1;
+				up = down + 1000;
 			add_failure(fm, link_failure(f, l, down, up, true), cap);
 			at += len;
 		}
