@@ -26,7 +26,8 @@
 -- while a million flows arrive in completion order. Views (times in
 -- microseconds, percentiles, breakdowns) live in analysis/views.sql:
 -- slowdown_by_size, iteration_breakdown, collective_busbw, traffic_matrix,
--- pfc_pause_time, port_link, congested_ports, link_util_sample.
+-- pfc_pause_time, port_link, congested_ports, link_util_sample, failure_impact,
+-- failure_collective.
 
 -- One row per simulation run. Inserted with status 'running' before the
 -- simulation starts; counters and the final status are written last, so a
@@ -179,6 +180,34 @@ CREATE TABLE IF NOT EXISTS pfc_pause (
 	priority INTEGER NOT NULL,  -- paused priority 0-7
 	start_ps INTEGER NOT NULL,  -- pause began, ps
 	end_ps   INTEGER            -- pause ended, ps; NULL if still paused when the run ended
+);
+
+-- Link and switch failures ([failure]): one row per failure interval.
+-- While down, frames put on the link (either direction) or on the wire
+-- when it failed are lost; routing drops the link detection_ps after
+-- down_ps and restores it detection_ps after up_ps.
+CREATE TABLE IF NOT EXISTS failure (
+	run_id       INTEGER NOT NULL,  -- run.run_id
+	failure_id   INTEGER NOT NULL,  -- 1, 2, ...: scheduled links, switches, then random ones
+	kind         TEXT NOT NULL,     -- 'link' or 'switch' (every link of the switch)
+	node_a       TEXT NOT NULL,     -- link: the first end; switch: the switch
+	port_a       INTEGER,           -- its port; NULL for a switch
+	node_b       TEXT,              -- link: the other end; NULL for a switch
+	port_b       INTEGER,           -- its port; NULL for a switch
+	down_ps      INTEGER NOT NULL,  -- went down, ps
+	up_ps        INTEGER,           -- came back, ps; NULL: down for good
+	detection_ps INTEGER NOT NULL,  -- [failure] detection: delay of routing's reaction
+	random       INTEGER NOT NULL,  -- 1: drawn from [failure] mtbf/mttr
+	frames_lost  INTEGER NOT NULL   -- frames (data and control) lost on its links, or dropped
+	                                -- at a switch left without a route after its detection
+);
+
+-- Data frames of each flow that a failure lost (only flows that lost any).
+CREATE TABLE IF NOT EXISTS failure_flow (
+	run_id      INTEGER NOT NULL,   -- run.run_id
+	failure_id  INTEGER NOT NULL,   -- failure.failure_id
+	flow_id     INTEGER NOT NULL,   -- flow.flow_id
+	frames_lost INTEGER NOT NULL    -- its data frames (first sends and retransmissions) lost
 );
 
 -- Counters of every port of every node (hosts included), at the end of the run.

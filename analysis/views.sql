@@ -258,3 +258,34 @@ SELECT s.run_id, s.node, s.port, s.t_ps / 1e6 AS t_us,
          / nullif(s.t_ps - lag(s.t_ps, 1, 0) OVER (PARTITION BY s.run_id, s.node, s.port ORDER BY s.t_ps), 0)
          AS util
   FROM link_sample s LEFT JOIN port_link pl ON pl.run_id = s.run_id AND pl.node = s.node AND pl.port = s.port;
+
+-- failure_impact(run_id, failure_id, kind, node_a, node_b, down_us, up_us,
+--   frames_lost, flows_hit, flows_unfinished, data_frames_lost,
+--   collectives_hit): each failure ([failure]) with what it touched: the
+--   flows that lost data frames to it (failure_flow), how many of them
+--   never finished (end_ps NULL), and the collectives those flows belong
+--   to. up_us NULL: down for good.
+CREATE VIEW IF NOT EXISTS failure_impact AS
+SELECT f.run_id, f.failure_id, f.kind, f.node_a, f.node_b, f.down_ps / 1e6 AS down_us,
+       f.up_ps / 1e6 AS up_us, f.frames_lost,
+       count(ff.flow_id) AS flows_hit,
+       count(ff.flow_id) - count(fl.end_ps) AS flows_unfinished,
+       coalesce(sum(ff.frames_lost), 0) AS data_frames_lost,
+       count(DISTINCT fl.collective_id) AS collectives_hit
+  FROM failure f
+  LEFT JOIN failure_flow ff ON ff.run_id = f.run_id AND ff.failure_id = f.failure_id
+  LEFT JOIN flow fl ON fl.run_id = ff.run_id AND fl.flow_id = ff.flow_id
+ GROUP BY f.run_id, f.failure_id;
+
+-- failure_collective(run_id, failure_id, collective_id, job, iteration, op,
+--   flows_hit, frames_lost, coll_us, ideal_us): the collectives a failure
+--   touched (one of their flows lost data frames to it), with their time
+--   (NULL when unfinished) against their time alone on the intact fabric.
+CREATE VIEW IF NOT EXISTS failure_collective AS
+SELECT ff.run_id, ff.failure_id, c.collective_id, c.job, c.iteration, c.op,
+       count(*) AS flows_hit, sum(ff.frames_lost) AS frames_lost,
+       (c.end_ps - c.start_ps) / 1e6 AS coll_us, c.ideal_ps / 1e6 AS ideal_us
+  FROM failure_flow ff
+  JOIN flow fl ON fl.run_id = ff.run_id AND fl.flow_id = ff.flow_id
+  JOIN collective c ON c.run_id = fl.run_id AND c.collective_id = fl.collective_id
+ GROUP BY ff.run_id, ff.failure_id, c.collective_id;

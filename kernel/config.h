@@ -259,10 +259,6 @@ const char *cfg_given_value(const struct cfg_check *c, const char *key);
  * WHAT" (or "[SECTION] KEY (default): ..." when it was not given).
  * Returns -1. */
 int cfg_fail(struct cfg_check *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* " (did you mean 'X'?)" into out when the word list ("a, b or c") has
- * an X close enough to be a misspelling of word, else ""; returns out
- * (config_suggest.c). For rules that check a vocabulary of their own. */
-const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
 /* Fails the load: "FILE:LINE: [SECTION] missing required key 'KEY'WHY". Returns -1. */
 int cfg_fail_missing(struct cfg_check *c, const char *key, const char *why);
 
@@ -280,6 +276,11 @@ bool cfg_rate_map_le(const struct cfg_rate_map *a, const struct cfg_rate_map *b,
  * line_override > 0 replaces the key's line (repeated keys such as `flow`). */
 char *cfg_error_at(const struct config *cfg, const char *section, const char *key,
 		   int line_override, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* " (did you mean 'X'?)" into out when list ("a, b, c") holds a word close
+ * enough to be a misspelling of word (config_suggest.c), else ""; returns
+ * out. For names known only once the world is built (node names) and
+ * rules that check a vocabulary of their own. */
+const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
 
 /* A KT_DATA value (a built-in name of key k, or a path) to a readable
  * file: malloc'd, NULL when neither is found. */

@@ -19,6 +19,7 @@ enum rng_purpose {
 	RNG_ECN = 4,         /* per port: RED marking draws */
 	RNG_WORKLOAD = 5,    /* per job: MoE routing and similar */
 	RNG_PLACEMENT = 6,   /* per job: hosts drawn by placement random and fragmented */
+	RNG_FAILURE = 8,     /* per link: random failure and repair times */
 };
 
 /* A 64-bit value unique to (seed, purpose, element). */

@@ -49,6 +49,8 @@ static void test_roundtrip_paths(void)
 /* Every section of the schema given with keys of its own, and every type of
  * [traffic.NAME]. */
 static const char every[] = FULL "\n"
+	"[failure]\nlink = tor0 agg0:p1 1ms 2ms\nswitch = agg1 3ms\ndetection = 10us\n"
+	"mtbf = fabric 10ms\nmttr = fabric 1ms\nhorizon = 5ms\n"
 	"[pcap]\ntaps = sw0:1 host0\nsnaplen = 128B\ndir = caps\n"
 	"[hpcc]\neta = 0.9\nrai = 20Mbps\nfast_react = off\n"
 	"[swift]\nbase_target = 15us\nfs_range = 40us\nmax_mdf = 0.25\n"
@@ -96,6 +98,10 @@ static void test_roundtrip_every(void)
 	CU_ASSERT(resolved_has(&c, "traffic.in", "receiver = host0"));
 	CU_ASSERT(resolved_has(&c, "traffic.a2a", "size = 1KiB"));
 	CU_ASSERT(resolved_has(&c, "traffic.p2", "hosts = host0, host3"));
+	CU_ASSERT(resolved_has(&c, "failure", "link = tor0 agg0:p1 1ms 2ms"));
+	CU_ASSERT(resolved_has(&c, "failure", "switch = agg1 3ms"));
+	CU_ASSERT(resolved_has(&c, "failure", "mtbf = fabric 10ms"));
+	CU_ASSERT(resolved_has(&c, "failure", "mttr = fabric 1ms"));
 	config_free(&c);
 }
 

@@ -284,6 +284,9 @@ static const char *const schema_tables[][28] = {
 	{ "link_sample", "run_id", "node", "port", "t_ps", "tx_bytes" },
 	{ "cc_sample", "run_id", "flow_id", "t_ps", "rate_bps", "target_bps", "alpha", "window_b", "rtt_ps", "util" },
 	{ "flow_path", "run_id", "flow_id", "hop", "node", "port" },
+	{ "failure", "run_id", "failure_id", "kind", "node_a", "port_a", "node_b", "port_b", "down_ps",
+	  "up_ps", "detection_ps", "random", "frames_lost" },
+	{ "failure_flow", "run_id", "failure_id", "flow_id", "frames_lost" },
 };
 
 static void test_schema(void)

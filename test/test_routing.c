@@ -382,6 +382,72 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The link id at port `port` of node u. */
+static int link_at(const struct topo *t, int u, int port)
+{
+	return t->ports[t->port_off[u] + port].link;
+}
+
+/* Routing over the links that are up (failures): leaf-spine, 2 leaves, 3
+ * spines, 2 hosts per leaf. leaf0's uplink to spine1 down: leaf0 sends
+ * leaf1's hosts over spines 0 and 2 only, spine1 reaches leaf0's hosts
+ * through nobody (every other way is longer: spine1 - leaf1 - spine -
+ * leaf0, 3 links, still a path), and leaf1 no longer uses spine1 toward
+ * leaf0. Then host0's link down too: leaf0 has no route to it (the empty
+ * set), others still send toward leaf0. Then every link of spine0, 2 and
+ * leaf1-spine1: leaf1's hosts unreachable from leaf0. */
+static void test_masked(void)
+{
+	struct net n;
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = leaf_spine\nleaves = 2\nspines = 3\nhosts_per_leaf = 2"), 0);
+	const struct topo *t = &n.t;
+	int leaf0 = topo_find(t, "leaf0"), leaf1 = topo_find(t, "leaf1"), spine1 = topo_find(t, "spine1");
+	uint8_t *down = calloc((size_t)t->n_links, 1);
+	struct route_table *rt = calloc((size_t)t->n_nodes, sizeof *rt);
+	char *err = NULL;
+	/* leaf ports: 2 hosts, then spines 0..2; spine ports: leaf0, leaf1. */
+	down[link_at(t, leaf0, 3)] = 1;
+	CU_ASSERT_EQUAL_FATAL(routing_build_masked(t, rt, down, &err), 0);
+	for (int d = 2; d < 4; d++) {   /* leaf1's hosts */
+		CU_ASSERT_EQUAL_FATAL(route_n(&rt[leaf0], d), 2);
+		CU_ASSERT_EQUAL(route_ports(&rt[leaf0], d)[0], 2);
+		CU_ASSERT_EQUAL(route_ports(&rt[leaf0], d)[1], 4);
+	}
+	for (int d = 0; d < 2; d++) {   /* leaf0's hosts */
+		CU_ASSERT_EQUAL_FATAL(route_n(&rt[leaf1], d), 2);
+		CU_ASSERT_EQUAL(route_ports(&rt[leaf1], d)[0], 2);
+		CU_ASSERT_EQUAL(route_ports(&rt[leaf1], d)[1], 4);
+		CU_ASSERT_EQUAL_FATAL(route_n(&rt[spine1], d), 1);   /* the detour via leaf1 */
+		CU_ASSERT_EQUAL(route_ports(&rt[spine1], d)[0], 1);
+	}
+	routing_free(rt, t->n_nodes);
+	down[link_at(t, 0, 0)] = 1;     /* host0's only link */
+	CU_ASSERT_EQUAL_FATAL(routing_build_masked(t, rt, down, &err), 0);
+	CU_ASSERT_EQUAL(route_n(&rt[leaf0], 0), 0);
+	CU_ASSERT_EQUAL(rt[leaf0].sets[rt[leaf0].set_of_dst[0]].port0, ROUTE_UNREACHABLE);
+	CU_ASSERT_EQUAL(route_n(&rt[leaf0], 1), 1);
+	CU_ASSERT_EQUAL(route_n(&rt[leaf1], 0), 2);  /* toward leaf0: it drops there */
+	routing_free(rt, t->n_nodes);
+	memset(down, 0, (size_t)t->n_links);
+	for (int p = 2; p < 5; p++)     /* leaf0 cut from every spine */
+		down[link_at(t, leaf0, p)] = 1;
+	CU_ASSERT_EQUAL_FATAL(routing_build_masked(t, rt, down, &err), 0);
+	for (int d = 2; d < 4; d++) {
+		CU_ASSERT_EQUAL(route_n(&rt[leaf0], d), 0);
+		CU_ASSERT_EQUAL(route_n(&rt[spine1], d), 1);
+	}
+	for (int d = 0; d < 2; d++) {
+		CU_ASSERT_EQUAL(route_n(&rt[leaf1], d), 0);
+		CU_ASSERT_EQUAL(route_n(&rt[spine1], d), 0);
+		CU_ASSERT_EQUAL(route_n(&rt[leaf0], d), 1);
+	}
+	routing_free(rt, t->n_nodes);
+	free(rt);
+	free(down);
+	free(err);
+	net_free(&n);
+}
+
 static void test_fat_tree_k16(void)
 {
 	struct net n;
@@ -423,6 +489,7 @@ static void test_rail_large(void)
 }
 
 TEST_MAIN("routing",
+	  { "masked links (failures)", test_masked },
 	  { "fat_tree k=4 next hops and paths", test_fat_tree_k4 },
 	  { "dumbbell bottleneck", test_dumbbell },
 	  { "leaf_spine next hops", test_leaf_spine },

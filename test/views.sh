@@ -33,6 +33,14 @@ db=$tmp/fixture.db
 cat "$SRCDIR/analysis/schema.sql" "$SRCDIR/analysis/views.sql" "$SRCDIR/test/views_fixture.sql" |
 	sqlite3 -bail "$db" || fail "the fixture database does not load"
 
+# failure_impact: failure 1 hit 4 flows (one unfinished, 300) with 5 + 3
+# + 4 + 1 = 13 data frames, of one collective (400 has none); failure 2
+# none, down for good.
+check "failure_impact link" "SELECT kind = 'link' AND node_b = 'host1' AND down_us = 10 AND up_us = 30 AND frames_lost = 50 AND flows_hit = 4 AND flows_unfinished = 1 AND data_frames_lost = 13 AND collectives_hit = 1 FROM failure_impact WHERE failure_id = 1"
+check "failure_impact switch" "SELECT kind = 'switch' AND node_b IS NULL AND up_us IS NULL AND down_us = 100 AND flows_hit = 0 AND flows_unfinished = 0 AND data_frames_lost = 0 AND collectives_hit = 0 FROM failure_impact WHERE failure_id = 2"
+# failure_collective: collective 1 (100 ms, ideal 50 ms) through 3 flows, 12 frames.
+check "failure_collective" "SELECT count(*) = 1 AND max(collective_id) = 1 AND max(flows_hit) = 3 AND max(frames_lost) = 12 AND max(coll_us) = 100000 AND max(ideal_us) = 50000 AND max(op) = 'allreduce' FROM failure_collective"
+
 # slowdown_by_size. 1KB-10KB holds slowdowns 1..100: the p-th nearest-rank
 # percentile of 1..100 is p itself (rank ceil(p·100/100) = p).
 check "1KB-10KB percentiles" "SELECT transport = 'network' AND flows = 100 AND unfinished = 0 AND p50 = 50 AND p95 = 95 AND p99 = 99 AND max = 100 AND $(near mean 50.5) FROM slowdown_by_size WHERE bucket = '1KB-10KB'"

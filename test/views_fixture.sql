@@ -105,3 +105,14 @@ INSERT INTO link_sample (run_id, node, port, t_ps, tx_bytes) VALUES
 INSERT INTO queue_sample (run_id, node, port, t_ps, bytes) VALUES
 	(1, 'sw0', 3, 10000000, 300000), (1, 'sw0', 3, 20000000, 900000), (1, 'sw0', 3, 30000000, 0),
 	(1, 'sw0', 1, 10000000, 500000), (1, 'sw0', 1, 20000000, 0);
+
+-- Failures: the link sw0:1 - host1 down during [10, 30] us, losing 50
+-- frames, 13 of them data frames of four flows: 5, 3 and 4 of the dp
+-- flows 201, 202 and 300 (unfinished) of collective 1, 1 of flow 400 (no
+-- collective); sw0 down from 100 us for good, losing 7 control frames.
+INSERT INTO failure (run_id, failure_id, kind, node_a, port_a, node_b, port_b, down_ps, up_ps,
+                     detection_ps, random, frames_lost) VALUES
+	(1, 1, 'link', 'sw0', 1, 'host1', 0, 10000000, 30000000, 50000000, 0, 50),
+	(1, 2, 'switch', 'sw0', NULL, NULL, NULL, 100000000, NULL, 50000000, 0, 7);
+INSERT INTO failure_flow (run_id, failure_id, flow_id, frames_lost) VALUES
+	(1, 1, 201, 5), (1, 1, 202, 3), (1, 1, 300, 4), (1, 1, 400, 1);

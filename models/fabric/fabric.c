@@ -81,11 +81,17 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 			return -1;
 		}
 	}
+	/* Last: its element after every node's and port's. */
+	if (failure_build(f, err) < 0) {
+		fabric_free(f);
+		return -1;
+	}
 	return 0;
 }
 
 void fabric_free(struct fabric *f)
 {
+	failure_free(f);
 	mcast_fabric_free(f);
 	for (int u = 0; f->nodes && u < f->n_nodes; u++)
 		switch_free(&f->nodes[u]);
@@ -119,7 +125,7 @@ uint32_t fabric_port_headroom(const struct port *p, uint32_t max_frame_b)
 int fabric_results_prepare(struct fabric *f, struct results *res)
 {
 	f->pfc_pause = results_table(res, "pfc_pause", "node, port, priority, start_ps, end_ps");
-	return f->pfc_pause ? 0 : -1;
+	return f->pfc_pause && failure_results_prepare(f, res) == 0 ? 0 : -1;
 }
 
 void fabric_check_drained(struct fabric *f)

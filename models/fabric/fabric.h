@@ -28,8 +28,10 @@
 #include "sim.h"
 #include "switch.h"
 #include "topology.h"
+#include "failure.h"
 
 struct config;
+struct fail_model;
 struct mcast_fabric;
 struct results;
 struct results_table;
@@ -87,6 +89,7 @@ struct fabric {
 	bool int_on;               /* switch egresses stamp telemetry (fabric_enable_int) */
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
 	struct results_table *pfc_pause; /* insert of pfc_pause rows (fabric_results_prepare) */
+	struct fail_model *fail;   /* [failure]'s links and switches (failure.h); NULL: none */
 };
 
 /* Builds the fabric of cfg's [topology] and [switch] into f (sim must be

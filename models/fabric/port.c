@@ -14,6 +14,8 @@
 #include "sim_loop.h"
 #include "switch_fwd.h"
 #include "fabric.h"
+#include "failure.h"
+#include "mmu.h"
 
 static void port_tx_done(struct sim *sim, void *obj, uintptr_t arg);
 
@@ -23,7 +25,8 @@ _Static_assert(offsetof(struct port, queued_bytes) == 128, "line 1 of a port hol
 void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 	       uint64_t rate_bps, simtime_t delay_ps)
 {
-	*p = (struct port){ .node = node, .idx = idx, .rate_bps = rate_bps, .delay_ps = delay_ps };
+	*p = (struct port){ .node = node, .idx = idx, .rate_bps = rate_bps, .delay_ps = delay_ps,
+			    .fail_id = -1 };
 	snprintf(p->name, sizeof p->name, "%s:p%d", node->name, idx);
 	sim_elem_register(sim, &p->elem, p->name);
 	/* 100 Gb/s = 80 ps per byte: exact whenever the rate divides 8e12. */
@@ -181,6 +184,11 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 		sched_at(sim, pkt->next_at, &src->elem, port_land, src, (uintptr_t)src->fly_head);
 	else
 		src->fly_tail = NULL;
+	if (__builtin_expect(src->fly_doomed, 0)) { /* on the wire when the link failed */
+		src->fly_doomed--;
+		failure_lose(sim, src, pkt);
+		return;
+	}
 	if (__builtin_expect(src->peer_tapped, 0)) /* its last bit arrived; the switch latency is after */
 		src->peer->tap->rx(src->peer->tap, sim->now - src->peer_latency_ps, pkt);
 	struct node *nd = src->peer_node;
@@ -227,6 +235,12 @@ static __attribute__((noinline, cold)) void port_tx_hook(struct sim *sim, struct
 static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 {
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
+	if (__builtin_expect(p->down, 0)) { /* the link is down: the frame is lost */
+		failure_lose(sim, p, pkt);
+		if (p->busy | p->pull_more)
+			tx_done_at_end(sim, p, &p->node);
+		return;
+	}
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
 	if (__builtin_expect(p->tx_hook, 0)) /* telemetry, capture */
@@ -415,4 +429,46 @@ void port_pfc_close(struct sim *sim, struct port *p)
 	for (int c = 0; c < PORT_PRIOS; c++)
 		if (p->paused & (1u << c))
 			pause_end(sim, p, c, -1);
+}
+
+/* ---- Link failures (failure.h) ---- */
+
+void port_link_down(struct sim *sim, struct port *p, int fail_id)
+{
+	p->down = true;
+	p->fail_id = fail_id;
+	uint32_t n = 0;
+	for (const struct packet *k = p->fly_head; k; k = k->next)
+		n++;
+	p->fly_doomed = n;
+	/* Its queues empty at once; at a switch each frame's buffer is
+	 * released as if it had left, which may resume its ingress. */
+	struct node *nd = p->node;
+	for (int c = 0; c < PORT_PRIOS; c++)
+		while (p->q[c].head) {
+			struct packet *pkt = queue_pop(p, c);
+			if (nd->kind == NODE_SWITCH && pkt->type != PKT_PFC) {
+				struct mmu *m = nd->mmu;
+				mmu_release(m, pkt->in_port, c, pkt->frame_b);
+				if (m->port[pkt->in_port].xoff && mmu_resume_check(m, pkt->in_port, c))
+					port_pfc_request(sim, &nd->ports[pkt->in_port], c, false);
+			}
+			failure_lose(sim, p, pkt);
+		}
+	for (int c = 0; c < PORT_DATA_CLASSES; c++)
+		p->deficit[c] = 0;
+	/* Pauses received over the dead link are void; so are PFC frames owed. */
+	p->pfc_pend_off = p->pfc_pend_on = 0;
+	for (int c = 0; c < PORT_PRIOS; c++)
+		if (p->paused & (1u << c))
+			pause_end(sim, p, c, sim->now);
+}
+
+void port_link_up(struct sim *sim, struct port *p)
+{
+	p->down = false;
+	/* The classes this end still holds paused (its buffer is still full)
+	 * are paused again at the peer by the next refresh. */
+	p->pfc_pend_off |= p->xoff;
+	port_kick(sim, p);
 }

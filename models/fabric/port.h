@@ -69,7 +69,10 @@ struct port {
 	bool peer_tapped;              /* peer->tap != NULL */
 	uint8_t peer_pass;             /* at a switch peer, its ingress's pass summary
 				       * (mmu_pass_sync keeps this copy) */
-	/* (8 bytes free.) Line 1: sending. */
+	bool down;                     /* the link is down (failure.h): frames put on it are lost */
+	uint32_t fly_doomed;           /* frames at the head of the FIFO that were on the
+				       * wire when the link last went down: lost on landing */
+	/* Line 1: sending. */
 	struct node *node __attribute__((aligned(64)));
 	simtime_t busy_until;          /* end of the frame being serialised */
 	simtime_t flight_ps;           /* propagation and the peer's switch latency */
@@ -113,6 +116,9 @@ struct port {
 	uint64_t drops, ecn_marked;
 	uint64_t pause_tx, pause_rx;
 	simtime_t paused_ps;
+	uint64_t fail_lost;            /* frames lost on this port's link while down or in flight
+				       * when it went down (failure.h); not in tx_packets */
+	int32_t fail_id;               /* the failure that last took the link down, -1: none */
 	char name[40];                 /* "tor3:p5" */
 } __attribute__((aligned(64)));
 
@@ -163,6 +169,14 @@ void port_pfc_request(struct sim *sim, struct port *p, int c, bool off);
 void port_pfc_receive(struct sim *sim, struct port *p, const struct packet *pkt);
 /* Ends every pause still open (the run is over): records the intervals. */
 void port_pfc_close(struct sim *sim, struct port *p);
+/* The link of p went down (failure fail_id): frames on the wire toward
+ * the peer are lost as they land, queued frames now (a switch's buffer
+ * released), pauses received lifted, PFC frames owed forgotten; frames
+ * sent while down are lost (port_start). Called for both ends. */
+void port_link_down(struct sim *sim, struct port *p, int fail_id);
+/* The link of p carries frames again. */
+void port_link_up(struct sim *sim, struct port *p);
+
 /* The pause time of `quanta` at this port's rate. */
 static inline simtime_t port_quanta_ps(const struct port *p, uint32_t quanta)
 {

@@ -90,7 +90,7 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 		for (uint32_t i = h & g->slot_mask; g->slots[i]; i = (i + 1) & g->slot_mask) {
 			uint32_t id = g->slots[i] - 1;
 			if (g->set_hash[id] == h && rt->sets[id].n == n &&
-			    memcmp(rt->ports + rt->sets[id].off, p, (size_t)n * sizeof *p) == 0)
+			    (n == 0 || memcmp(rt->ports + rt->sets[id].off, p, (size_t)n * sizeof *p) == 0))
 				return (int)id;
 		}
 	}
@@ -124,8 +124,10 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 	}
 	int id = rt->n_sets++;
 	g->set_hash[id] = h;
-	rt->sets[id] = (struct route_set){ .off = g->n_ports, .n = (uint16_t)n, .port0 = p[0] };
-	memcpy(rt->ports + g->n_ports, p, (size_t)n * sizeof *p);
+	rt->sets[id] = (struct route_set){ .off = g->n_ports, .n = (uint16_t)n,
+					   .port0 = n ? p[0] : ROUTE_UNREACHABLE };
+	if (n) /* the empty set (no route, after failures) may come first */
+		memcpy(rt->ports + g->n_ports, p, (size_t)n * sizeof *p);
 	g->n_ports += (uint32_t)n;
 	/* Keep the load factor at most one half so probes stay short; a
 	 * rehash places every set, the new one included. */
@@ -175,12 +177,19 @@ static int rt_set(const struct topo *t, struct route_table *tables, struct rt_gr
  * (TOPO_MAX_COST + 1), doubly linked through next and prev. */
 struct rt_search {
 	int *dist, *links, *next, *prev;
+	const uint8_t *down;    /* [n_links]: links to leave out (failures), or NULL */
 	int head[TOPO_MAX_COST + 1];
 };
 
 static int link_cost(const struct topo *t, int port)
 {
 	return t->links[t->ports[port].link].cost;
+}
+
+/* Whether the link at port is left out of routing (down). */
+static int link_out(const struct rt_search *s, const struct topo *t, int port)
+{
+	return s->down && s->down[t->ports[port].link];
 }
 
 static void rt_unlink(struct rt_search *s, int v)
@@ -230,6 +239,8 @@ static void rt_search(const struct topo *t, int src, struct rt_search *s)
 			if (v < t->n_hosts && v != src)
 				continue;          /* hosts do not forward */
 			for (int i = t->port_off[v]; i < t->port_off[v + 1]; i++) {
+				if (link_out(s, t, i))
+					continue;
 				int q = t->ports[i].peer, dq = d + link_cost(t, i);
 				if (s->dist[q] >= 0 && s->dist[q] <= dq) {
 					/* Another least-cost way in: its predecessors are
@@ -257,6 +268,8 @@ static void rt_search(const struct topo *t, int src, struct rt_search *s)
 static int rt_check_length(const struct topo *t, const struct rt_search *s, int root, int ends, char **err)
 {
 	int far = -1;
+	if (s->down)
+		return 0;   /* detours after failures: walks stop at IDEAL_MAX_HOPS (path.h) */
 	for (int u = t->n_hosts; u < t->n_nodes; u++)
 		if (s->dist[u] >= 0 && (far < 0 || s->links[u] > s->links[far]))
 			far = u;
@@ -279,16 +292,19 @@ static int rt_build_hosts(const struct topo *t, struct route_table *tables, stru
 		if (rt_check_length(t, s, d, 1, err) < 0)
 			return -1;
 		for (int u = nh; u < n; u++) {
-			if (dist[u] < 0)
+			if (dist[u] < 0 && !s->down)
 				return err_printf(err, "routing: switch %s cannot reach host %s",
 						  t->nodes[u].name, t->nodes[d].name);
 			int m = 0, base = t->port_off[u];
-			for (int i = base; i < t->port_off[u + 1]; i++) {
+			for (int i = base; dist[u] >= 0 && i < t->port_off[u + 1]; i++) {
 				int q = t->ports[i].peer;
+				if (link_out(s, t, i))
+					continue;
 				if (dist[q] >= 0 && dist[q] + link_cost(t, i) == dist[u] && (q >= nh || q == d))
 					buf[m++] = (uint16_t)(i - base);
 			}
-			/* The search reached u from d or a switch, so m >= 1. */
+			/* The search reached u from d or a switch, so m >= 1;
+			 * m == 0 only after failures: no route (ROUTE_UNREACHABLE). */
 			if (rt_set(t, tables, grow, u, d, buf, m, err) < 0)
 				return -1;
 		}
@@ -337,7 +353,7 @@ static int rt_build_eps(const struct topo *t, struct route_table *tables, struct
 		if (rt_check_length(t, s, a, 2, err) < 0)
 			goto out;
 		for (int u = nh; u < n; u++) {
-			if (dist[u] < 0) {
+			if (dist[u] < 0 && !s->down) {
 				int e = order[first[a]];
 				if (nics > 1)
 					err_printf(err, "routing: switch %s cannot reach host %s NIC %d",
@@ -350,21 +366,24 @@ static int rt_build_eps(const struct topo *t, struct route_table *tables, struct
 			if (u == a)
 				continue;
 			int m = 0, base = t->port_off[u];
-			for (int i = base; i < t->port_off[u + 1]; i++) {
+			for (int i = base; dist[u] >= 0 && i < t->port_off[u + 1]; i++) {
 				int q = t->ports[i].peer;
-				if (q >= nh && dist[q] >= 0 && dist[q] + link_cost(t, i) == dist[u])
+				if (q >= nh && !link_out(s, t, i) && dist[q] >= 0 &&
+				    dist[q] + link_cost(t, i) == dist[u])
 					buf[m++] = (uint16_t)(i - base);
 			}
-			/* u was reached from a switch, so m >= 1. */
+			/* u was reached from a switch, so m >= 1; m == 0 only after
+			 * failures: no route (ROUTE_UNREACHABLE). */
 			if (rt_set(t, tables, grow, u, order[first[a]], buf, m, err) < 0)
 				goto out;
 			gid[u] = tables[u].set_of_dst[order[first[a]]];
 		}
 		for (int k = first[a]; k < first[a + 1]; k++) {
 			int e = order[k];
-			const struct topo_port *last = &t->ports[t->port_off[e / nics] + e % nics];
+			int hp = t->port_off[e / nics] + e % nics;
+			const struct topo_port *last = &t->ports[hp];
 			buf[0] = (uint16_t)last->peer_port;
-			if (rt_set(t, tables, grow, a, e, buf, 1, err) < 0)
+			if (rt_set(t, tables, grow, a, e, buf, link_out(s, t, hp) ? 0 : 1, err) < 0)
 				goto out;
 			for (int u = nh; u < n; u++)
 				if (u != a)
@@ -381,6 +400,11 @@ out:
 
 int routing_build(const struct topo *t, struct route_table *tables, char **err)
 {
+	return routing_build_masked(t, tables, NULL, err);
+}
+
+int routing_build_masked(const struct topo *t, struct route_table *tables, const uint8_t *down, char **err)
+{
 	int n = t->n_nodes, nh = t->n_hosts, n_eps = topo_n_eps(t), rc = -1;
 	memset(tables, 0, (size_t)n * sizeof *tables);
 	struct rt_search s = {
@@ -388,6 +412,7 @@ int routing_build(const struct topo *t, struct route_table *tables, char **err)
 		.links = malloc(((size_t)n + 1) * sizeof *s.links),
 		.next = malloc(((size_t)n + 1) * sizeof *s.next),
 		.prev = malloc(((size_t)n + 1) * sizeof *s.prev),
+		.down = down,
 	};
 	struct rt_grow *grow = calloc((size_t)n + 1, sizeof *grow);
 	uint16_t *buf = malloc((TOPO_MAX_PORTS + 1) * sizeof *buf);

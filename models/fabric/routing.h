@@ -21,9 +21,12 @@
 /* A set as forwarding reads it: one load answers a single-port set. */
 struct route_set {
 	uint32_t off;           /* first entry in ports */
-	uint16_t n;             /* ports in the set (>= 1) */
-	uint16_t port0;         /* ports[off] */
+	uint16_t n;             /* ports in the set (>= 1; 0 only after failures: no route) */
+	uint16_t port0;         /* ports[off]; ROUTE_UNREACHABLE when n == 0 */
 };
+/* The port of the empty set: past any switch's ports, so forwarding drops
+ * the frame (switch_fwd.h). */
+#define ROUTE_UNREACHABLE 0xFFFF
 
 struct route_table {
 	int n_eps;              /* destinations: topo_n_eps */
@@ -37,6 +40,11 @@ struct route_table {
  * or -1 with *err (malloc'd) naming a switch and a host (and NIC) it cannot
  * reach. */
 int routing_build(const struct topo *t, struct route_table *tables, char **err);
+/* The same over the links that are up: down[l] != 0 leaves link l out
+ * (failure.h). A switch that cannot reach an endpoint gets the empty set
+ * toward it (n 0, port0 ROUTE_UNREACHABLE) instead of an error, and routes
+ * longer than IDEAL_MAX_HOPS are allowed (walks give up on them). */
+int routing_build_masked(const struct topo *t, struct route_table *tables, const uint8_t *down, char **err);
 void routing_free(struct route_table *tables, int n_nodes);
 
 static inline int route_n(const struct route_table *rt, int dst_ep)

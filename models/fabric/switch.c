@@ -70,7 +70,10 @@ int switch_path_ports(const struct fabric *f, int src, int dst, uint16_t sport, 
 		const struct node *next = p->peer->node;
 		if (next->kind != NODE_SWITCH)
 			return p->peer == fabric_ep_port(f, dst) ? n : -1;
-		p = &next->ports[route_port(next, src, dst, sport, psn)];
+		int i = route_port(next, src, dst, sport, psn);
+		if (i >= next->n_ports)
+			return -1;   /* no route after failures */
+		p = &next->ports[i];
 	}
 	return -1;
 }

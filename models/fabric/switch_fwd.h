@@ -20,6 +20,7 @@
 #include "routing.h"
 #include "switch.h"
 #include "fabric.h"
+#include "failure.h"
 
 /* The ECMP hash a switch with this seed computes for a packet (psn < 0:
  * flow mode, the 5-tuple only; else packet spraying, the PSN too). */
@@ -38,7 +39,7 @@ static inline int route_port(const struct node *sw, int src, int dst, uint16_t s
 {
 	struct route_set rs = sw->sets[sw->set_of_dst[dst]];
 	uint32_t n = rs.n;
-	if (n == 1)
+	if (n <= 1) /* n == 0 after failures: ROUTE_UNREACHABLE */
 		return rs.port0;
 	uint32_t h = ecmp_hash(sw->ecmp_seed, src, dst, sport, psn);
 	/* A mask where the fan-out is a power of two (fat-trees): the same
@@ -73,6 +74,10 @@ static inline void switch_forward(struct sim *sim, struct node *sw, int in, uint
 		}
 		int64_t psn = (sw->ecmp_packet && pkt->type == PKT_DATA) ? (int64_t)pkt->psn : -1;
 		i = route_port(sw, pkt->src, pkt->dst, pkt->sport, psn);
+		if (__builtin_expect(i >= sw->n_ports, 0)) { /* no route left (failure.h) */
+			failure_unreachable(sim, sw, pkt);
+			return;
+		}
 	}
 	struct port *out = &sw->ports[i];
 	pkt->ttl--;

@@ -76,6 +76,7 @@ int world_build_classes(struct world *w, struct sim *sim, const struct config *c
 	}
 	if (w->gpus_per_host > 1)
 		w->nvlink = nvlink_create(w);
+	world_fail_attach(w);
 	return 0;
 }
 
@@ -88,6 +89,7 @@ void world_free(struct world *w)
 		nic_destroy(w->eps[e].nic);
 	free(w->eps);
 	pool_destroy(&w->flow_pool);
+	world_fail_free(w);
 	fabric_free(&w->fab);
 	free(w->setup_err);
 	memset(w, 0, sizeof *w);
@@ -121,8 +123,8 @@ static const char port_cols[] = "node, port, tx_bytes, tx_packets, rx_bytes, dro
 int world_results_prepare(struct world *w, struct results *res)
 {
 	return results_table(res, "node", node_cols) && results_table(res, "link", link_cols) &&
-	       results_table(res, "port_stats", port_cols) && fabric_results_prepare(&w->fab, res) == 0
-	       ? 0 : -1;
+	       results_table(res, "port_stats", port_cols) && fabric_results_prepare(&w->fab, res) == 0 &&
+	       world_fail_prepare(w, res) == 0 ? 0 : -1;
 }
 
 void world_write_topology(const struct world *w, struct results *res)
@@ -182,6 +184,7 @@ void world_write_final(struct world *w, struct results *res)
 	if (w->nvlink)
 		nvlink_write_unfinished(w);
 	mcast_write_unfinished(w);
+	world_fail_write(w, res);
 }
 
 char *world_gpu_name(const struct world *w, int gpu, char *buf, size_t size)

@@ -76,6 +76,8 @@ struct world {
 	/* What is told of every flow record at its end (world_flow_report). */
 	struct world_sink { world_flow_fn fn; void *ctx; } sinks[WORLD_MAX_SINKS];
 	int n_sinks;
+	struct world_fail *fail_flows; /* data frames each failure lost, per flow
+				    * (world_fail.c); NULL without failures */
 };
 
 /* Builds the fabric of cfg and its NICs into w (sim must be initialised).
@@ -87,6 +89,14 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 int world_build_classes(struct world *w, struct sim *sim, const struct config *cfg, uint8_t classes,
 			char **err);
 void world_free(struct world *w);
+
+/* The `failure_flow` rows (world_fail.c): from the fabric's lost-frame
+ * hook, counted per (failure, flow); all no-ops without failures. */
+void world_fail_attach(struct world *w);
+int world_fail_prepare(struct world *w, struct results *res);
+/* The `failure` and `failure_flow` rows, at the end of the run. */
+void world_fail_write(struct world *w, struct results *res);
+void world_fail_free(struct world *w);
 
 /* The endpoint of NIC `nic` of host `host`, and the endpoint GPU `gpu` sends
  * through (GPU i of a host uses NIC i mod nics_per_host, docs/protocol.md "Addresses and names"). */

@@ -293,6 +293,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	rep->flows_expected = traffic_flows_expected(traffic);
 	if (o->check) {
 		warn_choices(cfg, &w, jobs);
+		failure_print(&w.fab, stdout);
 		jobs_print_plan(jobs, stdout);
 		estimate_cost(cfg, &w, jobs, o, false);
 		goto out;
