@@ -185,9 +185,10 @@ static int place_jobs(struct world *w, const struct cfg_inst *const *inst, int n
 				rc = -1;
 				break;
 			}
-			long long ranks = (long long)c->tp * c->cp * c->pp * c->dp;
+			long long ranks = c->workload == JOB_WL_SIMAI ? wl_simai_ranks(c->file)
+					  : (long long)c->tp * c->cp * c->pp * c->dp;
 			int need = (int)((ranks + gph - 1) / gph);
-			if (n_pool < need) { /* job_spec_init says the job does not fit its hosts */
+			if (ranks < 0 || n_pool < need) { /* job_spec_init says why: the job does not fit its hosts, or its file */
 				hosts[i] = pool;
 				n_hosts[i] = n_pool;
 				continue;

@@ -179,5 +179,8 @@ int wl_simai_uses(const struct job_spec *s, struct wl_alg_use *use);
  * a located *err. */
 int wl_simai_spec_init(struct job_spec *s, const struct config *cfg, const char *sec, const char *name,
 		       const struct job_cfg *j, int n_gpus, char **err);
+/* GPUs the workload file's job runs on (its all_gpus), for placement; -1
+ * when the file cannot be read (wl_simai_spec_init then says why). */
+long long wl_simai_ranks(const char *file);
 
 #endif

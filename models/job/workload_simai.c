@@ -4,7 +4,7 @@
  * the timeline, `--check` plans and the results run unchanged.
  *
  * Layout from the header: tp = model_parallel_NPU_group, pp, ep, and
- * dp = all_gpus / (tp x pp); ranks in the placement order (tp, ep, dp, pp
+ * dp = all_gpus / (tp x pp); ranks in the rank_order (tp, ep, dp, pp
  * by default, innermost first, which is also how SimAI numbers its TP, EP,
  * DP and DP_EP groups). Every worker (a TP group) of every stage runs the
  * file's lines: the file is one rank's view and all ranks run it (SimAI
@@ -153,6 +153,26 @@ static int fail_file(const struct config *cfg, const char *sec, char **err, cons
 	return -1;
 }
 
+long long wl_simai_ranks(const char *file)
+{
+	char *text, *msg = NULL;
+	size_t len;
+	struct simai_workload w;
+	if (lex_read_file(file, &text, &len, &msg) < 0) {
+		free(msg);
+		return -1;
+	}
+	int rc = simai_parse(file, text, len, &w, &msg);
+	free(text);
+	if (rc < 0) {
+		free(msg);
+		return -1;
+	}
+	long long n = w.all_gpus;
+	simai_free(&w);
+	return n;
+}
+
 int wl_simai_spec_init(struct job_spec *s, const struct config *cfg, const char *sec, const char *name,
 		       const struct job_cfg *j, int n_gpus, char **err)
 {
@@ -223,11 +243,11 @@ int wl_simai_spec_init(struct job_spec *s, const struct config *cfg, const char 
 	s->tokens = 1;
 	char *dims[JOB_NDIMS];
 	size_t nd = 0;
-	for (size_t i = 0; i < j->n_placement && nd < JOB_NDIMS; i++)
-		if (strcmp(j->placement[i], "cp") != 0)
-			dims[nd++] = j->placement[i];
+	for (size_t i = 0; i < j->n_rank_order && nd < JOB_NDIMS; i++)
+		if (strcmp(j->rank_order[i], "cp") != 0)
+			dims[nd++] = j->rank_order[i];
 	if (job_layout_init(&s->layout, s->tp, s->pp, s->dp, s->ep, dims, nd) < 0)
-		die_internal("[%s] placement is not a permutation of tp, ep, dp, pp", sec); /* the rules' */
+		die_internal("[%s] rank_order is not a permutation of tp, ep, dp, pp", sec); /* the rules' */
 
 	/* Buckets: one per weight-gradient collective that runs, per stage. */
 	int *bucket_of = xmalloc((size_t)w.n * sizeof *bucket_of);
