@@ -71,6 +71,15 @@ struct job_cfg {
 	simtime_t optimizer_step;      /* time of the optimizer step; derived when unset */
 	bool optimizer_step_set;       /* optimizer_step given (set by the rules) */
 	int cp;                        /* [1]: context parallelism (ring attention) */
+	/* Where the job's work comes from: the section's type (job_keys.c),
+	 * the model above or per-rank Chakra execution traces (chakra.h,
+	 * its keys in chakra_keys.c). */
+	int workload;                  /* enum job_workload [megatron] */
+};
+enum job_workload { JOB_WORKLOAD_MEGATRON, JOB_WORKLOAD_CHAKRA };
+/* [job.NAME] workload = chakra: the type's own keys (chakra_keys.c). */
+struct job_chakra_cfg {
+	char *trace;                   /* required: %d pattern, folder or PREFIX; absolute */
 };
 enum { JOB_GRAD_FP32, JOB_GRAD_BF16 };
 /* Activation recompute (Megatron --recompute-granularity). */

@@ -31,6 +31,8 @@ static const char *const grad_dtypes[] = { "fp32", "bf16", NULL };
 static const char *const v_recompute[] = { "none", "selective", "full", NULL };
 
 static const struct cfg_key job_keys[] = {
+	{ "workload", KT_TYPE, "megatron", .off = JOB(workload),
+	  .help = "where the job's work comes from: its model and layout (megatron) or traces (chakra)" },
 	{ "model", KT_WORD, .required = true, .vocab_fn = job_model_name_at, .off = JOB(model),
 	  .help = "model preset or custom" },
 	MODEL_DIM(layers, "transformer layers"),
@@ -107,9 +109,48 @@ static const struct cfg_key job_keys[] = {
 	  .help = "context parallelism: the sequence split over cp GPUs, ring attention" },
 };
 
+/* The algorithm keys (ALG, found by their vocabulary): unset, the op's
+ * first algorithm in the registry; a multicast one needs [multicast]
+ * enabled and reliable. */
+static int algorithm_rules(struct cfg_check *c, struct job_cfg *j)
+{
+	for (size_t k = 0; k < sizeof job_keys / sizeof *job_keys; k++) {
+		const struct cfg_key *key = &job_keys[k];
+		if (key->vocab_fn != coll_alg_name_at)
+			continue;
+		char **alg = CFG_FIELD(j, key->off, char *);
+		if (!*alg)
+			*alg = xstrdup(coll_alg_name_at(key->vocab_arg, 0));
+		if (coll_rule_multicast(c, key->name, *alg) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* workload = chakra: the trace gives the ranks and their work, so the
+ * model's and the layout's keys have no meaning; the job's collectives
+ * still take its algorithm, chunk and channels keys. */
+static int chakra_rules(struct cfg_check *c, struct job_cfg *j)
+{
+	static const char *const allowed[] = { "workload", "iterations", "hosts", "start", "chunk", "channels",
+					       "allreduce", "allgather", "reduce_scatter", "broadcast", "alltoall" };
+	for (size_t k = 0; k < sizeof job_keys / sizeof *job_keys; k++) {
+		bool ok = false;
+		for (size_t a = 0; a < sizeof allowed / sizeof *allowed; a++)
+			ok |= strcmp(job_keys[k].name, allowed[a]) == 0;
+		if (!ok && cfg_given(c, job_keys[k].name))
+			return cfg_fail(c, job_keys[k].name, "unset with workload = chakra: the trace gives the ranks "
+					"and their work (the keys that apply: trace, iterations, hosts, start, chunk, "
+					"channels and the algorithm keys)");
+	}
+	return algorithm_rules(c, j);
+}
+
 static int job_rules(struct cfg_check *c)
 {
 	struct job_cfg *j = c->data;
+	if (j->workload == JOB_WORKLOAD_CHAKRA)
+		return chakra_rules(c, j);
 	static const char *const custom_needs[] = { "layers", "hidden", "seq_len" };
 	if (strcmp(j->model, "custom") == 0)
 		for (int i = 0; i < 3; i++)
@@ -157,23 +198,22 @@ static int job_rules(struct cfg_check *c)
 	long long per_step = (long long)j->micro_batch * j->dp;
 	if (j->global_batch % per_step != 0)
 		return cfg_fail(c, "global_batch", "a multiple of micro_batch x dp (%lld)", per_step);
-	/* The algorithm keys (ALG, found by their vocabulary): unset, the
-	 * op's first algorithm in the registry; a multicast one needs
-	 * [multicast] enabled and reliable. */
-	for (size_t k = 0; k < sizeof job_keys / sizeof *job_keys; k++) {
-		const struct cfg_key *key = &job_keys[k];
-		if (key->vocab_fn != coll_alg_name_at)
-			continue;
-		char **alg = CFG_FIELD(j, key->off, char *);
-		if (!*alg)
-			*alg = xstrdup(coll_alg_name_at(key->vocab_arg, 0));
-		if (coll_rule_multicast(c, key->name, *alg) < 0)
-			return -1;
-	}
-	return 0;
+	return algorithm_rules(c, j);
+}
+
+/* The workloads, in the order of enum job_workload: the section's types. */
+static const struct cfg_type job_type_megatron = {
+	.name = "megatron", .help = "a model trained with a Megatron-LM/DeepSpeed layout (the keys above)",
+};
+extern const struct cfg_type job_type_chakra;   /* chakra_keys.c */
+
+static const struct cfg_type *job_type_at(size_t i)
+{
+	static const struct cfg_type *const types[] = { &job_type_megatron, &job_type_chakra };
+	return i < sizeof types / sizeof *types ? types[i] : NULL;
 }
 
 const struct cfg_section job_section = {
 	.name = "job", .named = true, .help = "a training job: model, parallelism, GPUs, collectives",
-	CFG_KEYS(job_keys), .size = sizeof(struct job_cfg), .rules = job_rules,
+	CFG_KEYS(job_keys), .size = sizeof(struct job_cfg), .type_at = job_type_at, .rules = job_rules,
 };
