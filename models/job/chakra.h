@@ -1,7 +1,7 @@
 /*
  * chakra.h — jobs read from Chakra execution traces (`[job.NAME] workload
  * = chakra`): one trace file per rank, a dependency graph of compute,
- * memory and communication nodes (docs/workloads.md "Chakra traces").
+ * memory and communication nodes (docs/chakra.md).
  * Internal to models/job: job.c creates, starts, plans and frees such a
  * job through the chakra_job_* functions; the rest of the project sees
  * only job.h.
