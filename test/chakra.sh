@@ -10,6 +10,8 @@
 #       after the first ends, the iteration ends C after it); the iteration
 #       time equals 3 C + 2 T exactly, T the same all-reduce run alone as
 #       [traffic] type = collective; compute_ps = 3 C, exposed_dp_ps = 2 T.
+#   astra: one all-reduce per rank laid out as ASTRA-sim's microbenchmark
+#       traces (Chakra's et_generator): the iteration is T exactly.
 #   pg: the dp trace with pg_name on 4 GPUs of one host: tagged tp.
 #   pp: 4 stages, 3 micro-batches, forward only; stage s receives micro-
 #       batch m from s-1, computes C, sends S to s+1. Checked: every send
@@ -93,6 +95,15 @@ T=$(q "$tmp/ar.db" "SELECT end_ps - start_ps FROM collective")
 "$SIM" -q --set job.dp.iterations=2 "$tmp/dp.ini" -o "$tmp/dp2.db" >/dev/null 2>&1 || fail "dp x2: exit $?"
 it=$(q "$tmp/dp2.db" "SELECT group_concat(end_ps - start_ps), max(start_ps) FROM iteration")
 [ "$it" = "$((ie - is)),$((ie - is))|$ie" ] || fail "dp x2: iterations $it, expected $((ie - is)),$((ie - is))|$ie"
+
+# ---- astra: a trace laid out as ASTRA-sim's all-reduce microbenchmark
+# (Chakra's et_generator: one COMM_COLL node per rank, id 0): the same
+# all-reduce alone, so exactly T.
+"$GEN" astra "$tmp/astra" 4 "$S" || exit 1
+{ fabric 1; printf '[job.mb]\nworkload = chakra\ntrace = astra\n'; } >"$tmp/astra.ini"
+"$SIM" -q "$tmp/astra.ini" -o "$tmp/astra.db" >"$tmp/astra.out" 2>&1 || fail "astra run: exit $? ($(cat "$tmp/astra.out"))"
+mb=$(q "$tmp/astra.db" "SELECT end_ps - start_ps, compute_ps, exposed_dp_ps FROM iteration")
+[ "$mb" = "$T|0|$T" ] || fail "astra microbenchmark: iteration, compute, exposed dp $mb, expected $T|0|$T"
 
 # ---- pg: a named process group within one host is tensor-parallel ----
 "$GEN" dp "$tmp/pg" 4 "$C_US" "$S" 7 || exit 1

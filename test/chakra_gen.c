@@ -15,6 +15,12 @@
  *       0), COMP (COMP_US) after it and after the stage's previous COMP,
  *       SEND of SIZE_B to s+1 (tag m; not on the last stage) after it: a
  *       forward pipeline.
+ *   chakra_gen astra PREFIX RANKS SIZE_B
+ *       one ALL_REDUCE node per rank laid out as Chakra's et_generator
+ *       writes ASTRA-sim's microbenchmarks (generate_comm_coll_node: node
+ *       id 0 named ALL_REDUCE, attributes is_cpu_op (bool), comm_type and
+ *       comm_size (int64), GlobalMetadata version 0.0.4), with the
+ *       involved_dim bool list of its older variant, which rocesim ignores.
  *   chakra_gen bad PREFIX WHAT
  *       one rank with a defect: WHAT = dep (a dependency on an unknown
  *       id), cycle, dup (a repeated id), type (COMM_COLL without
@@ -196,6 +202,27 @@ static void gen_pp(const char *prefix, int stages, int micro, uint64_t us, int64
 	}
 }
 
+static void gen_astra(const char *prefix, int ranks, int64_t size)
+{
+	for (int r = 0; r < ranks; r++) {
+		struct gnode g;
+		open_rank(prefix, r);
+		node_init(&g, 0, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, "ALL_REDUCE");
+		attr_bool(&g, "is_cpu_op", 0);
+		attr_i64(&g, "comm_type", CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE);
+		attr_i64(&g, "comm_size", size);
+		ChakraProtoMsg__BoolList dims = CHAKRA_PROTO_MSG__BOOL_LIST__INIT;
+		protobuf_c_boolean v[2] = { 1, 1 };
+		dims.n_values = 2;
+		dims.values = v;
+		ChakraProtoMsg__AttributeProto *a = attr_new(&g, "involved_dim");
+		a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
+		a->bool_list = &dims;
+		emit(&g);
+		fclose(out);
+	}
+}
+
 static int gen_bad(const char *prefix, const char *what)
 {
 	struct gnode g;
@@ -245,9 +272,13 @@ int main(int argc, char **argv)
 		gen_pp(argv[2], atoi(argv[3]), atoi(argv[4]), strtoull(argv[5], NULL, 10), strtoll(argv[6], NULL, 10));
 		return 0;
 	}
+	if (argc == 5 && strcmp(argv[1], "astra") == 0) {
+		gen_astra(argv[2], atoi(argv[3]), strtoll(argv[4], NULL, 10));
+		return 0;
+	}
 	if (argc == 4 && strcmp(argv[1], "bad") == 0)
 		return gen_bad(argv[2], argv[3]);
 	fprintf(stderr, "usage: chakra_gen dp PREFIX RANKS COMP_US SIZE_B [PG] | pp PREFIX STAGES MICRO COMP_US SIZE_B"
-		" | bad PREFIX dep|cycle|dup|type|reduce|garbage|unmatched\n");
+		" | astra PREFIX RANKS SIZE_B | bad PREFIX dep|cycle|dup|type|reduce|garbage|unmatched\n");
 	return 1;
 }
