@@ -24,7 +24,8 @@
 #       [traffic] sendrecv), within 0.5% (ACKs of one hop share links
 #       with the next hop's data).
 #   errors: malformed, truncated, inconsistent traces and keys: exit 2, a
-#       message naming the file and the node or byte.
+#       message naming the file and the node or byte; ranks that wait on
+#       each other: exit 3, run status stalled.
 #
 # Run by `make check` with SIM, SRCDIR and BUILDDIR set. POSIX sh.
 set -u
@@ -211,6 +212,17 @@ rc=$?
 "$SIM" --check "$tmp/bad.ini" >"$tmp/bad.out" 2>&1
 rc=$?
 [ "$rc" = 2 ] && grep -q "did you mean 'chakra'" "$tmp/bad.out" || fail "misspelt workload: exit $rc, $(cat "$tmp/bad.out")"
+
+# Ranks that wait on each other: the run ends stalled (exit 3), the
+# iteration unfinished.
+mkdir "$tmp/dl" && "$GEN" bad "$tmp/dl/t" deadlock || exit 1
+{ fabric 1; printf '[job.dl]\nworkload = chakra\ntrace = dl/t\n'; } >"$tmp/dl.ini"
+"$SIM" -q "$tmp/dl.ini" -o "$tmp/dl.db" >"$tmp/dl.out" 2>&1
+rc=$?
+dl=$(q "$tmp/dl.db" "SELECT status FROM run; SELECT count(*), count(end_ps) FROM iteration")
+[ "$rc" = 3 ] && [ "$dl" = "stalled
+1|0" ] && grep -q "job 'dl' finished 0 of 1 iterations" "$tmp/dl.out" ||
+	fail "ranks waiting on each other: exit $rc, $dl, $(cat "$tmp/dl.out")"
 
 [ "$fails" -eq 0 ] || { echo "chakra.sh: $fails failure(s)"; exit 1; }
 echo "chakra.sh: all checks passed"

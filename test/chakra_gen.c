@@ -25,7 +25,9 @@
  *       one rank with a defect: WHAT = dep (a dependency on an unknown
  *       id), cycle, dup (a repeated id), type (COMM_COLL without
  *       comm_type), reduce (comm_type REDUCE), garbage (a node that is not
- *       a Node message), unmatched (a send without its receive: 2 ranks).
+ *       a Node message), unmatched (a send without its receive: 2 ranks),
+ *       deadlock (2 ranks, each receives from the other before sending
+ *       to it: the traces load and the run cannot finish).
  *
  * Files: PREFIX.R.et for each rank R. Exit 0, or 1 with a message.
  */
@@ -253,6 +255,23 @@ static int gen_bad(const char *prefix, const char *what)
 		fclose(out);
 		open_rank(prefix, 1);
 		comp(&g, 1, 5); emit(&g);
+	} else if (strcmp(what, "deadlock") == 0) {
+		for (int r = 0; r < 2; r++) {
+			if (r) {
+				fclose(out);
+				open_rank(prefix, 1);
+				comp(&g, 1, 5); emit(&g);
+			}
+			node_init(&g, 2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE, "recv");
+			attr_i32(&g, "comm_src", 1 - r);
+			attr_i64(&g, "comm_size", 64);
+			emit(&g);
+			node_init(&g, 3, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, "send");
+			attr_i32(&g, "comm_dst", 1 - r);
+			attr_i64(&g, "comm_size", 64);
+			dep_data(&g, 2);
+			emit(&g);
+		}
 	} else {
 		fprintf(stderr, "chakra_gen: bad: unknown defect %s\n", what);
 		return 1;
@@ -279,6 +298,6 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "bad") == 0)
 		return gen_bad(argv[2], argv[3]);
 	fprintf(stderr, "usage: chakra_gen dp PREFIX RANKS COMP_US SIZE_B [PG] | pp PREFIX STAGES MICRO COMP_US SIZE_B"
-		" | astra PREFIX RANKS SIZE_B | bad PREFIX dep|cycle|dup|type|reduce|garbage|unmatched\n");
+		" | astra PREFIX RANKS SIZE_B | bad PREFIX dep|cycle|dup|type|reduce|garbage|unmatched|deadlock\n");
 	return 1;
 }
