@@ -1,8 +1,6 @@
 /*
- * chakra_gen.c — writes small Chakra execution traces for the tests, with
- * the protobuf-c code of models/job/chakra_et_def.proto and Chakra's
- * framing (protolib encodeMessage: each message preceded by its length
- * as a varint; a GlobalMetadata first).
+ * chakra_gen.c — writes small Chakra execution traces for the tests
+ * (chakra_build.h: the schema's protobuf-c code, Chakra's framing).
  *
  *   chakra_gen dp PREFIX RANKS COMP_US SIZE_B [PG]
  *       per rank: COMP (COMP_US) -> ALL_REDUCE of SIZE_B (pg_name PG when
@@ -34,124 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "chakra_et_def.pb-c.h"
-
-static FILE *out;
-
-static void put_varint(uint64_t v)
-{
-	do {
-		uint8_t b = v & 0x7f;
-		v >>= 7;
-		fputc(b | (v ? 0x80 : 0), out);
-	} while (v);
-}
-
-static void put_message(const ProtobufCMessage *m)
-{
-	size_t n = protobuf_c_message_get_packed_size(m);
-	uint8_t *buf = malloc(n ? n : 1);
-	protobuf_c_message_pack(m, buf);
-	put_varint(n);
-	fwrite(buf, 1, n, out);
-	free(buf);
-}
-
-static void open_rank(const char *prefix, int r)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s.%d.et", prefix, r);
-	out = fopen(path, "wb");
-	if (!out) {
-		perror(path);
-		exit(1);
-	}
-	ChakraProtoMsg__GlobalMetadata gm = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
-	gm.version = "0.0.4";
-	put_message(&gm.base);
-}
-
-/* A node under construction: up to 8 attributes and 4 dependencies. */
-struct gnode {
-	ChakraProtoMsg__Node n;
-	ChakraProtoMsg__AttributeProto a[8];
-	ChakraProtoMsg__AttributeProto *ap[8];
-	uint64_t ctrl[4], data[4];
-};
-
-static void node_init(struct gnode *g, uint64_t id, ChakraProtoMsg__NodeType type, const char *name)
-{
-	memset(g, 0, sizeof *g);
-	ChakraProtoMsg__Node init = CHAKRA_PROTO_MSG__NODE__INIT;
-	g->n = init;
-	g->n.id = id;
-	g->n.type = type;
-	g->n.name = (char *)name;
-	g->n.attr = g->ap;
-	g->n.ctrl_deps = g->ctrl;
-	g->n.data_deps = g->data;
-}
-
-static ChakraProtoMsg__AttributeProto *attr_new(struct gnode *g, const char *name)
-{
-	ChakraProtoMsg__AttributeProto init = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-	ChakraProtoMsg__AttributeProto *a = &g->a[g->n.n_attr];
-	*a = init;
-	a->name = (char *)name;
-	g->ap[g->n.n_attr++] = a;
-	return a;
-}
-
-/* Integer attributes as Chakra's converters write them: comm_type and
- * comm_size int64, the ranks and tag int32 (the reader takes any). */
-static void attr_i64(struct gnode *g, const char *name, int64_t v)
-{
-	ChakraProtoMsg__AttributeProto *a = attr_new(g, name);
-	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
-	a->int64_val = v;
-}
-
-static void attr_i32(struct gnode *g, const char *name, int32_t v)
-{
-	ChakraProtoMsg__AttributeProto *a = attr_new(g, name);
-	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
-	a->int32_val = v;
-}
-
-static void attr_str(struct gnode *g, const char *name, const char *v)
-{
-	ChakraProtoMsg__AttributeProto *a = attr_new(g, name);
-	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
-	a->string_val = (char *)v;
-}
-
-static void attr_bool(struct gnode *g, const char *name, int v)
-{
-	ChakraProtoMsg__AttributeProto *a = attr_new(g, name);
-	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
-	a->bool_val = v;
-}
-
-static void dep_data(struct gnode *g, uint64_t id) { g->data[g->n.n_data_deps++] = id; }
-static void dep_ctrl(struct gnode *g, uint64_t id) { g->ctrl[g->n.n_ctrl_deps++] = id; }
-
-static void comp(struct gnode *g, uint64_t id, uint64_t us)
-{
-	node_init(g, id, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE, "aten::mm");
-	g->n.duration_micros = us;
-	attr_bool(g, "is_cpu_op", 0);
-}
-
-static void coll(struct gnode *g, uint64_t id, int64_t type, int64_t size, const char *pg)
-{
-	node_init(g, id, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE, "nccl:all_reduce");
-	attr_i64(g, "comm_type", type);
-	attr_i64(g, "comm_size", size);
-	if (pg)
-		attr_str(g, "pg_name", pg);
-}
-
-static void emit(struct gnode *g) { put_message(&g->n.base); }
+#include "chakra_build.h"
 
 static void gen_dp(const char *prefix, int ranks, uint64_t us, int64_t size, const char *pg)
 {
@@ -165,7 +46,7 @@ static void gen_dp(const char *prefix, int ranks, uint64_t us, int64_t size, con
 		comp(&g, 12, us); dep_ctrl(&g, 11); emit(&g);
 		coll(&g, 13, CHAKRA_PROTO_MSG__COLLECTIVE_COMM_TYPE__ALL_REDUCE, size, pg); dep_data(&g, 12); emit(&g);
 		comp(&g, 14, us); dep_data(&g, 13); emit(&g);
-		fclose(out);
+		close_rank();
 	}
 }
 
@@ -200,7 +81,7 @@ static void gen_pp(const char *prefix, int stages, int micro, uint64_t us, int64
 				emit(&g);
 			}
 		}
-		fclose(out);
+		close_rank();
 	}
 }
 
@@ -221,7 +102,7 @@ static void gen_astra(const char *prefix, int ranks, int64_t size)
 		a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
 		a->bool_list = &dims;
 		emit(&g);
-		fclose(out);
+		close_rank();
 	}
 }
 
@@ -246,19 +127,19 @@ static int gen_bad(const char *prefix, const char *what)
 	} else if (strcmp(what, "garbage") == 0) {
 		static const uint8_t junk[] = { 0xff, 0xff, 0xff, 0x07, 0x01 };
 		put_varint(sizeof junk);
-		fwrite(junk, 1, sizeof junk, out);
+		fwrite(junk, 1, sizeof junk, ck_out);
 	} else if (strcmp(what, "unmatched") == 0) {
 		node_init(&g, 2, CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE, "send");
 		attr_i32(&g, "comm_dst", 1);
 		attr_i64(&g, "comm_size", 64);
 		emit(&g);
-		fclose(out);
+		close_rank();
 		open_rank(prefix, 1);
 		comp(&g, 1, 5); emit(&g);
 	} else if (strcmp(what, "deadlock") == 0) {
 		for (int r = 0; r < 2; r++) {
 			if (r) {
-				fclose(out);
+				close_rank();
 				open_rank(prefix, 1);
 				comp(&g, 1, 5); emit(&g);
 			}
@@ -276,7 +157,7 @@ static int gen_bad(const char *prefix, const char *what)
 		fprintf(stderr, "chakra_gen: bad: unknown defect %s\n", what);
 		return 1;
 	}
-	fclose(out);
+	close_rank();
 	return 0;
 }
 
