@@ -16,8 +16,8 @@ int chakra_job_create(struct world *w, struct job *j, const struct job_cfg *c, c
 {
 	(void)c; (void)trace; (void)hosts; (void)n_hosts;
 	*err = cfg_error_at(w->cfg, j->source, "workload", 0,
-			    "this rocesim was built without Chakra traces (configured --without-chakra: "
-			    "install protobuf-c, libprotobuf-c-dev and protobuf-c-compiler on Debian, and configure again)");
+			    "this rocesim was built without Chakra traces (configured --without-chakra); "
+			    "install libprotobuf-c-dev and protobuf-c-compiler (Debian) and configure without it");
 	return -1;
 }
 
