@@ -134,12 +134,11 @@ static const char *op_text(uint8_t op)
 	return op == CHAKRA_OP_BARRIER ? "barrier" : coll_op_name(op);
 }
 
-static int par_of(const struct chakra_job *ck, const struct world *w, const struct chakra_group *g, uint8_t op)
+static int par_of(const struct world *w, const struct chakra_group *g, uint8_t op)
 {
 	for (int p = 0; p < JOB_NPAR; p++)
 		if (strcmp(g->name, job_par_name[p]) == 0)
 			return p;
-	(void)ck;
 	if (op == COLL_ALLTOALL)
 		return JOB_PAR_EP;
 	for (int i = 1; i < g->n; i++)
@@ -236,7 +235,7 @@ static int match_groups(struct chakra_job *ck, const struct world *w, char **why
 			}
 		}
 		for (uint32_t k = 0; k < count0; k++)
-			g->inst[k].par = (uint8_t)par_of(ck, w, g, g->inst[k].op);
+			g->inst[k].par = (uint8_t)par_of(w, g, g->inst[k].op);
 	}
 	return 0;
 }
