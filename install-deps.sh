@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what rocesim needs to build, test and analyse, on Debian or Ubuntu.
 # Other systems: install a C compiler, autoconf, automake, pkg-config and the
-# development files of SQLite 3, libpcap, GSL, CUnit, inih and zlib, and the sqlite3
+# development files of SQLite 3, libpcap, GSL, CUnit, inih, zlib and protobuf-c (with
+# its compiler protoc-c), and the sqlite3
 # shell, gnuplot and tshark that the tests and analysis use (e.g. Fedora: sqlite-devel
 # libpcap-devel gsl-devel CUnit-devel inih-devel zlib-devel sqlite gnuplot wireshark-cli;
 # macOS with Homebrew: sqlite libpcap gsl cunit inih zlib gnuplot wireshark autoconf
@@ -14,5 +15,6 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake pkg-config \
 	libsqlite3-dev libpcap-dev libgsl-dev libcunit1-dev libinih-dev \
+	libprotobuf-c-dev protobuf-c-compiler \
 	zlib1g-dev sqlite3 gnuplot-nox tshark >/dev/null
 echo "install-deps: build, test and analysis dependencies installed"

@@ -152,13 +152,18 @@ static int section_type(struct loader *L, struct cfg_raw_section *s, struct cfg_
 	if (!tk)
 		return 0;
 	struct cfg_raw_entry *e = cfg_raw_find(s, tk->name);
-	if (!e) {
+	if (!e && !tk->def) {
 		missing(L, s, tk->name, NULL);
 		return -1;
 	}
+	/* A type key with a default ([job] workload) takes it when unset. */
 	struct cfg_store_ctx ctx = ctx_of(L, e, inst);
-	if (cfg_key_store(tk, inst->data, e->value, &ctx, exp) < 0) {
-		err_value(&L->err, s, e, exp);
+	if (cfg_key_store(tk, inst->data, e ? e->value : tk->def, &ctx, exp) < 0) {
+		if (e)
+			err_value(&L->err, s, e, exp);
+		else
+			cfg_set_err(&L->err, "%s: [%s] %s = '%s' (default): expected %s", L->cfg->path,
+				    inst->title, tk->name, tk->def, exp);
 		return -1;
 	}
 	inst->type = cfg_type_at(inst->sec, (size_t)*CFG_FIELD(inst->data, tk->off, int));

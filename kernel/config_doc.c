@@ -104,9 +104,13 @@ void config_print_keys(const struct cfg_schema *schema, FILE *out)
 			sec->help ? sec->help : "");
 		for (size_t i = 0; i < sec->n_keys; i++)
 			print_key(out, &sec->keys[i], "  ");
+		const char *type_key = "type";
+		for (size_t i = 0; i < sec->n_keys; i++)
+			if (sec->keys[i].type == KT_TYPE)
+				type_key = sec->keys[i].name;
 		for (size_t t = 0; cfg_type_at(sec, t); t++) {
 			const struct cfg_type *ty = cfg_type_at(sec, t);
-			fprintf(out, "  type = %s -- %s\n", ty->name, ty->help);
+			fprintf(out, "  %s = %s -- %s\n", type_key, ty->name, ty->help);
 			for (size_t i = 0; ty->not_required && ty->not_required[i]; i++)
 				fprintf(out, "    (%s: not needed)\n", ty->not_required[i]);
 			for (size_t i = 0; i < ty->n_keys; i++)

@@ -141,6 +141,8 @@ int cfg_keys_defaults(const struct cfg_key *keys, size_t n, void *base,
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct cfg_key *k = &keys[i];
+		if (k->type == KT_TYPE)
+			continue; /* set with the section's type (its default too) */
 		if (k->type == KT_TIME && !k->def)
 			*CFG_FIELD(base, k->off, simtime_t) = SIMTIME_NEVER;
 		if (k->def && cfg_key_store(k, base, k->def, ctx, expected) < 0) {

@@ -191,8 +191,14 @@ static void test_print_keys(void)
 	for (size_t s = 0; s < n_sec; s++) {
 		const struct cfg_section *sec = rocesim_schema.section_at(s);
 		const char *end = sec_at[s + 1];
-		/* The section's own keys, before its types. */
-		const char *types = strstr(sec_at[s], "\n  type = ");
+		/* The section's own keys, before its types (listed as "  KEY = NAME",
+		 * KEY its type key: `type`, [job]'s `workload`). */
+		char type_line[64];
+		snprintf(type_line, sizeof type_line, "\n  type = ");
+		for (size_t i = 0; i < sec->n_keys; i++)
+			if (sec->keys[i].type == KT_TYPE)
+				snprintf(type_line, sizeof type_line, "\n  %s = ", sec->keys[i].name);
+		const char *types = strstr(sec_at[s], type_line);
 		if (!types || types > end)
 			types = end;
 		for (size_t i = 0; i < sec->n_keys; i++)
@@ -202,8 +208,8 @@ static void test_print_keys(void)
 		const char *tprev = sec_at[s];
 		for (size_t t = 0; sec->type_at && sec->type_at(t); t++) {
 			const struct cfg_type *ty = sec->type_at(t);
-			char head[96], where[128];
-			snprintf(head, sizeof head, "\n  type = %s -- %s\n", ty->name, ty->help);
+			char head[256], where[128];
+			snprintf(head, sizeof head, "%s%s -- %s\n", type_line, ty->name, ty->help);
 			snprintf(where, sizeof where, "[%s] type %s", sec->name, ty->name);
 			const char *at = strstr(sec_at[s], head);
 			CU_ASSERT(at && at < end && at >= tprev);
@@ -212,7 +218,7 @@ static void test_print_keys(void)
 				continue;
 			}
 			tprev = at;
-			const char *tend = strstr(at + 1, "\n  type = ");
+			const char *tend = strstr(at + 1, type_line);
 			if (!tend || tend > end)
 				tend = end;
 			for (size_t i = 0; ty->not_required && ty->not_required[i]; i++) {
@@ -230,8 +236,9 @@ static void test_print_keys(void)
 	size_t lines = 0;
 	for (const char *l = strchr(text, '\n'); l; l = strchr(l + 1, '\n')) {
 		const char *p = l + 1;
-		if (strncmp(p, "  type = ", 9) == 0)
-			continue;
+		size_t w = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz_");
+		if (strncmp(p, "  ", 2) == 0 && w && strncmp(p + 2 + w, " = ", 3) == 0)
+			continue; /* a type's line */
 		if ((strncmp(p, "  ", 2) == 0 && p[2] >= 'a' && p[2] <= 'z') ||
 		    (strncmp(p, "    ", 4) == 0 && p[4] >= 'a' && p[4] <= 'z'))
 			lines++;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "chakra.h"
 #include "collective.h"
 #include "config.h"
 #include "job.h"
@@ -99,6 +100,7 @@ static int check_algorithms(const struct job_spec *s, const struct config *cfg, 
 
 static void job_destroy(struct job *j)
 {
+	chakra_job_free(j);
 	job_exec_free(j);
 	job_spec_free(&j->spec);
 	if (j->rng)
@@ -122,6 +124,13 @@ static int job_create(struct world *w, struct colls *cs, const struct cfg_inst *
 	j->source = xstrdup(inst->title);
 	j->host = hosts;
 	j->n_host = n_hosts;
+	if (c->workload == JOB_WL_CHAKRA) {
+		j->spec.name = inst->name;
+		j->spec.cfg = c;
+		j->fake_coll = coll_start_hook;
+		const struct job_chakra_cfg *ct = inst->type_data;
+		return chakra_job_create(w, j, c, ct->trace, hosts, n_hosts, err);
+	}
 	int n_gpus = n_hosts * w->gpus_per_host;
 	int rc = job_spec_init(&j->spec, cfg, inst->name, c, n_gpus, err);
 	if (rc == 0 && !coll_start_hook)
@@ -186,6 +195,8 @@ static int place_jobs(struct world *w, const struct cfg_inst *const *inst, int n
 				break;
 			}
 			long long ranks = c->workload == JOB_WL_SIMAI ? wl_simai_ranks(c->file)
+					  : c->workload == JOB_WL_CHAKRA
+					  ? chakra_ranks(((const struct job_chakra_cfg *)inst[i]->type_data)->trace)
 					  : (long long)c->tp * c->cp * c->pp * c->dp;
 			int need = (int)((ranks + gph - 1) / gph);
 			if (ranks < 0 || n_pool < need) { /* job_spec_init says why: the job does not fit its hosts, or its file */
@@ -275,6 +286,10 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
 		struct job *j = &js->job[i];
 		sim_elem_register(w->sim, &j->elem, j->source);
 		j->rng = rng_stream(w->sim->seed, RNG_WORKLOAD, (uint64_t)i);
+		if (j->ck) {
+			chakra_job_start(j);
+			continue;
+		}
 		job_exec_init(j);
 		job_exec_start(j);
 	}
@@ -297,6 +312,10 @@ void jobs_print_plan(const struct jobs *js, FILE *out)
 {
 	for (int i = 0; js && i < js->n; i++) {
 		const struct job *j = &js->job[i];
+		if (j->ck) {
+			chakra_job_print_plan(j, out);
+			continue;
+		}
 		struct job_plan_totals t;
 		job_plan_totals(&j->spec, &t);
 		for (int p = 0; p < JOB_NPAR; p++)
@@ -332,6 +351,8 @@ void jobs_warn_layout(const struct jobs *js)
 	for (int i = 0; js && i < js->n; i++) {
 		const struct job *j = &js->job[i];
 		const struct world *w = j->w;
+		if (j->ck)
+			continue; /* its ranks are its trace files */
 		int gph = w->gpus_per_host, ranks = j->spec.layout.n_ranks;
 		/* An explicit list with hosts to spare, or a lone packed job that
 		 * leaves most of the fabric idle: the hosts it could have had, in
@@ -382,7 +403,7 @@ int jobs_write_unfinished(const struct jobs *js, char *buf, size_t len)
 		buf[0] = '\0';
 	for (int i = 0; js && i < js->n; i++) {
 		struct job *j = &js->job[i];
-		if (!job_exec_write_unfinished(j))
+		if (!(j->ck ? chakra_job_write_unfinished(j) : job_exec_write_unfinished(j)))
 			continue;
 		if (at < len) {
 			int w = snprintf(buf + at, len - at, "%sjob '%s' finished %lld of %d iterations",

@@ -82,13 +82,21 @@ struct job_cfg {
 	simtime_t optimizer_step;      /* time of the optimizer step; derived when unset */
 	bool optimizer_step_set;       /* optimizer_step given (set by the rules) */
 	int cp;                        /* [1]: context parallelism (ring attention) */
-	/* Where the job's program comes from (workload_simai.c). */
+	/* Where the job's work comes from: the section's type (job_keys.c):
+	 * the model above, a SimAI/AICB workload file (workload_simai.c) or
+	 * per-rank Chakra execution traces (chakra.h, its keys in
+	 * chakra_keys.c). */
 	int workload;                  /* enum job_workload [megatron] */
 	char *file;                    /* simai: the workload file (required then) */
 };
-/* [job] workload: megatron = the programs generated from the model and
- * the layout; simai = a SimAI/AICB workload file. */
-enum job_workload { JOB_WL_MEGATRON, JOB_WL_SIMAI };
+/* [job] workload, in the order of the section's types (job_type_at):
+ * megatron = the programs generated from the model and the layout; simai
+ * = a SimAI/AICB workload file; chakra = per-rank execution traces. */
+enum job_workload { JOB_WL_MEGATRON, JOB_WL_SIMAI, JOB_WL_CHAKRA };
+/* [job.NAME] workload = chakra: the type's own keys (chakra_keys.c). */
+struct job_chakra_cfg {
+	char *trace;                   /* required: %d pattern, folder or PREFIX; absolute */
+};
 enum { JOB_GRAD_FP32, JOB_GRAD_BF16 };
 /* Activation recompute (Megatron --recompute-granularity). */
 enum job_recompute { JOB_RECOMPUTE_NONE, JOB_RECOMPUTE_SELECTIVE, JOB_RECOMPUTE_FULL };

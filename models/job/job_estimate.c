@@ -23,6 +23,7 @@
  * magnitude, refined by the first iteration's measured time at run time.
  */
 #include <stdlib.h>
+#include "chakra.h"
 #include "job.h"
 #include "job_exec.h"
 #include "nic.h"
@@ -53,6 +54,10 @@ static double pair_share(const struct job *j, const int *r, int n)
 
 static void job_estimate(const struct job *j, struct jobs_estimate *e)
 {
+	if (j->ck) {
+		chakra_job_estimate(j, e);
+		return;
+	}
 	const struct job_spec *s = &j->spec;
 	int *r = xmalloc((size_t)s->layout.n_ranks * sizeof *r);
 	double share[JOB_NPAR];

@@ -141,6 +141,8 @@ struct job {
 	bool stepping, stepped;     /* the optimizer step is running / has run this iteration */
 	simtime_t opt_start;        /* when the running optimizer step began */
 	simtime_t opt_ps;           /* the optimizer step's time this iteration (job_timeline.c) */
+	struct chakra_job *ck;      /* workload = chakra: the trace job (chakra.h); its spec holds
+				     * only name and cfg, and no worker runs */
 };
 
 struct jobs {

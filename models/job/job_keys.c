@@ -32,8 +32,6 @@ static const enum coll_op op_allreduce = COLL_ALLREDUCE, op_allgather = COLL_ALL
 /* grad_reduce_dtype, in the order of JOB_GRAD_FP32, JOB_GRAD_BF16. */
 static const char *const grad_dtypes[] = { "fp32", "bf16", NULL };
 static const char *const v_recompute[] = { "none", "selective", "full", NULL };
-/* workload, in the order of enum job_workload. */
-static const char *const v_workload[] = { "megatron", "simai", NULL };
 
 /* Keys a workload file decides: with workload = simai, giving one is an
  * error rather than silently ignored. */
@@ -51,8 +49,9 @@ static const char *const simai_owned[] = {
 static int job_alg_rules(struct cfg_check *c, struct job_cfg *j);
 
 static const struct cfg_key job_keys[] = {
-	{ "workload", KT_ENUM, "megatron", .vocab = v_workload, .off = JOB(workload),
-	  .help = "where the program comes from: megatron (generated from model and layout) or simai (a SimAI/AICB workload file)" },
+	{ "workload", KT_TYPE, "megatron", .off = JOB(workload),
+	  .help = "where the job's work comes from: its model and layout (megatron), a SimAI/AICB workload file "
+		  "(simai) or per-rank execution traces (chakra)" },
 	{ "file", KT_PATH_IN, .def_doc = "none (required with workload = simai)", .off = JOB(file),
 	  .help = "workload = simai: the SimAI/AICB workload file" },
 	{ "model", KT_WORD, .def_doc = "none (required with workload = megatron)", .vocab_fn = job_model_name_at,
@@ -199,10 +198,62 @@ static int placement_rules(struct cfg_check *c, struct job_cfg *j)
 	return 0;
 }
 
+/* workload = chakra: the trace gives the ranks and their work, so the
+ * model's and the layout's keys have no meaning; the job's collectives
+ * still take its algorithm, chunk and channels keys. */
+static int chakra_rules(struct cfg_check *c, struct job_cfg *j)
+{
+	static const char *const allowed[] = { "workload", "iterations", "hosts", "placement", "busy", "priority",
+					       "start", "chunk", "channels", "allreduce", "allgather",
+					       "reduce_scatter", "broadcast", "alltoall" };
+	for (size_t k = 0; k < sizeof job_keys / sizeof *job_keys; k++) {
+		bool ok = false;
+		for (size_t a = 0; a < sizeof allowed / sizeof *allowed; a++)
+			ok |= strcmp(job_keys[k].name, allowed[a]) == 0;
+		if (!ok && cfg_given(c, job_keys[k].name))
+			return cfg_fail(c, job_keys[k].name, "unset with workload = chakra: the trace gives the ranks "
+					"and their work (the keys that apply: trace, iterations, hosts, placement, busy, "
+					"priority, start, chunk, channels and the algorithm keys)");
+	}
+	if (placement_rules(c, j) < 0)
+		return -1;
+	if (j->order_from_placement)
+		return cfg_fail(c, "placement", "a policy (packed, spread, random, fragmented or hosts): "
+				"the trace gives the ranks, so there is no rank order");
+	return job_alg_rules(c, j);
+}
+
+/* rank_order: a permutation of tp, ep, dp, pp, cp optional. */
+static int rank_order_rules(struct cfg_check *c, struct job_cfg *j)
+{
+	/* cp may be left out; when listed it must follow tp (Megatron's
+	 * tp-cp-ep-dp-pp: the layout folds tp and cp into one inner dimension). */
+	static const char *const dims[] = { "tp", "ep", "dp", "pp", "cp" };
+	bool has_cp = false;
+	for (size_t i = 0; i < j->n_rank_order; i++)
+		has_cp |= strcmp(j->rank_order[i], "cp") == 0;
+	bool ok = j->n_rank_order == (has_cp ? 5u : 4u);
+	for (int d = 0; d < (has_cp ? 5 : 4) && ok; d++) {
+		int seen = 0;
+		for (size_t i = 0; i < j->n_rank_order; i++)
+			seen += strcmp(j->rank_order[i], dims[d]) == 0;
+		ok = seen == 1;
+	}
+	for (size_t i = 0; ok && has_cp && i < j->n_rank_order; i++)
+		if (strcmp(j->rank_order[i], "cp") == 0)
+			ok = i > 0 && strcmp(j->rank_order[i - 1], "tp") == 0;
+	if (!ok)
+		return cfg_fail(c, j->order_from_placement ? "placement" : "rank_order",
+				"a permutation of tp, ep, dp, pp, with cp (optional) right after tp");
+	return 0;
+}
+
 static int job_rules(struct cfg_check *c)
 {
 	struct job_cfg *j = c->data;
 	static const char *const custom_needs[] = { "layers", "hidden", "seq_len" };
+	if (j->workload == JOB_WL_CHAKRA)
+		return chakra_rules(c, j);
 	if (j->workload == JOB_WL_SIMAI) {
 		if (!cfg_given(c, "file"))
 			return cfg_fail_missing(c, "file", " for workload simai");
@@ -210,6 +261,8 @@ static int job_rules(struct cfg_check *c)
 			if (cfg_given(c, simai_owned[i]))
 				return cfg_fail(c, simai_owned[i], "unset with workload = simai: the workload file "
 						"sets the model, the layout, the schedule and the compute times");
+		if (placement_rules(c, j) < 0 || rank_order_rules(c, j) < 0)
+			return -1;
 		return job_alg_rules(c, j);
 	}
 	if (cfg_given(c, "file"))
@@ -245,25 +298,8 @@ static int job_rules(struct cfg_check *c)
 	j->optimizer_step_set = cfg_given(c, "optimizer_step");
 	if (placement_rules(c, j) < 0)
 		return -1;
-	/* cp may be left out; when listed it must follow tp (Megatron's
-	 * tp-cp-ep-dp-pp: the layout folds tp and cp into one inner dimension). */
-	static const char *const dims[] = { "tp", "ep", "dp", "pp", "cp" };
-	bool has_cp = false;
-	for (size_t i = 0; i < j->n_rank_order; i++)
-		has_cp |= strcmp(j->rank_order[i], "cp") == 0;
-	bool ok = j->n_rank_order == (has_cp ? 5u : 4u);
-	for (int d = 0; d < (has_cp ? 5 : 4) && ok; d++) {
-		int seen = 0;
-		for (size_t i = 0; i < j->n_rank_order; i++)
-			seen += strcmp(j->rank_order[i], dims[d]) == 0;
-		ok = seen == 1;
-	}
-	for (size_t i = 0; ok && has_cp && i < j->n_rank_order; i++)
-		if (strcmp(j->rank_order[i], "cp") == 0)
-			ok = i > 0 && strcmp(j->rank_order[i - 1], "tp") == 0;
-	if (!ok)
-		return cfg_fail(c, j->order_from_placement ? "placement" : "rank_order",
-				"a permutation of tp, ep, dp, pp, with cp (optional) right after tp");
+	if (rank_order_rules(c, j) < 0)
+		return -1;
 	long long per_step = (long long)j->micro_batch * j->dp;
 	if (j->global_batch % per_step != 0)
 		return cfg_fail(c, "global_batch", "a multiple of micro_batch x dp (%lld)", per_step);
@@ -288,7 +324,25 @@ static int job_alg_rules(struct cfg_check *c, struct job_cfg *j)
 	return 0;
 }
 
+/* The workloads, in the order of enum job_workload: the section's types. */
+static const struct cfg_type job_type_megatron = {
+	.name = "megatron", .help = "a model trained with a Megatron-LM/DeepSpeed layout (the keys above)",
+};
+/* The file gives the model, the layout and the compute times (job_rules
+ * refuses the keys it decides). */
+static const char *const simai_not_required[] = { "model", "global_batch", NULL };
+static const struct cfg_type job_type_simai = {
+	.name = "simai", .help = "a SimAI/AICB workload file (the file key)", .not_required = simai_not_required,
+};
+extern const struct cfg_type job_type_chakra;   /* chakra_keys.c */
+
+static const struct cfg_type *job_type_at(size_t i)
+{
+	static const struct cfg_type *const types[] = { &job_type_megatron, &job_type_simai, &job_type_chakra };
+	return i < sizeof types / sizeof *types ? types[i] : NULL;
+}
+
 const struct cfg_section job_section = {
 	.name = "job", .named = true, .help = "a training job: model, parallelism, GPUs, collectives",
-	CFG_KEYS(job_keys), .size = sizeof(struct job_cfg), .rules = job_rules,
+	CFG_KEYS(job_keys), .size = sizeof(struct job_cfg), .type_at = job_type_at, .rules = job_rules,
 };

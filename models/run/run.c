@@ -401,7 +401,7 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 
 	colls_write_unfinished(colls);
 	char unfinished_jobs[256];
-	jobs_write_unfinished(jobs, unfinished_jobs, sizeof unfinished_jobs);
+	int jobs_left = jobs_write_unfinished(jobs, unfinished_jobs, sizeof unfinished_jobs);
 	world_write_final(&w, res);
 	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&wd);
 	if (wd_status) {
@@ -414,8 +414,16 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	bool cut_short = stopped == SIM_STOP_TIME && !wd_status && !world_done(&sim, &w);
 	if (cut_short)
 		warn_stopped(&w, sim.now, unfinished_jobs);
+	/* Nothing left to happen and a job still waiting (a trace whose
+	 * ranks wait on each other, chakra.h): it can never finish. */
+	bool stuck = (stopped == SIM_RAN_DRY || stopped == SIM_DONE) && !wd_status && jobs_left > 0;
+	if (stuck) {
+		warnx_sim("nothing is left to happen but a job is waiting: %s (run.status 'stalled'; "
+			  "unfinished rows have end_ps NULL)", unfinished_jobs);
+		rc = EXIT_STALLED;
+	}
 	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status
-		    : cut_short ? "stopped" : "complete";
+		    : cut_short ? "stopped" : stuck ? "stalled" : "complete";
 	rep->sim_end_ps = sim.now;
 	rep->events = sim.events;
 	rep->packet_hops = port_tx_packets_sum(w.fab.ports, w.fab.n_ports);

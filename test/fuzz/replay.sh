@@ -8,7 +8,7 @@
 set -u
 B=${BUILDDIR:-.} S=${SRCDIR:-.}
 status=0 ran=0
-for name in fuzz_scenario fuzz_cdf fuzz_hpcc_topology fuzz_hpcc_flows fuzz_simai; do
+for name in fuzz_scenario fuzz_cdf fuzz_hpcc_topology fuzz_hpcc_flows fuzz_simai fuzz_chakra; do
 	bin=$B/test/fuzz/$name
 	[ -x "$bin" ] || continue
 	files=$(find "$S/test/fuzz/corpus/$name" "$S/test/fuzz/regress/$name" -type f 2>/dev/null | sort)
