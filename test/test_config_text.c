@@ -50,6 +50,7 @@ static void test_roundtrip_paths(void)
  * [traffic.NAME]. */
 static const char every[] = FULL "\n"
 	"[pcap]\ntaps = sw0:1 host0\nsnaplen = 128B\ndir = caps\n"
+	"[failure]\nloss = tor0 agg0 1e-4\nloss = all 0.000001\nloss = host1 tor0 0\n"
 	"[hpcc]\neta = 0.9\nrai = 20Mbps\nfast_react = off\n"
 	"[swift]\nbase_target = 15us\nfs_range = 40us\nmax_mdf = 0.25\n"
 	"[output]\nqueue_sample_interval = 10us\nlink_sample_interval = 20us\ncc_sample_interval = 5us\n"

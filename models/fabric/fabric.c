@@ -81,12 +81,17 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 			return -1;
 		}
 	}
+	if (link_loss_build(f, &((const struct failure_cfg *)cfg_get(cfg, &failure_section))->loss, err) < 0) {
+		fabric_free(f);
+		return -1;
+	}
 	return 0;
 }
 
 void fabric_free(struct fabric *f)
 {
 	mcast_fabric_free(f);
+	link_loss_free(f);
 	for (int u = 0; f->nodes && u < f->n_nodes; u++)
 		switch_free(&f->nodes[u]);
 	if (f->routes)

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "link_loss.h"
 #include "packet.h"
 #include "path.h"
 #include "pkt_tel.h"
@@ -87,9 +88,17 @@ struct fabric {
 	bool int_on;               /* switch egresses stamp telemetry (fabric_enable_int) */
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
 	struct results_table *pfc_pause; /* insert of pfc_pause rows (fabric_results_prepare) */
+	struct link_loss *loss;    /* [n_loss] lossy link directions; ports point into it */
+	int n_loss;
 };
 
-/* Builds the fabric of cfg's [topology] and [switch] into f (sim must be
+/* [failure] (failure_keys.c): faults of the fabric. */
+struct failure_cfg {
+	struct link_loss_cfg loss; /* loss = ... lines (link_loss.h) */
+};
+extern const struct cfg_section failure_section;
+
+/* Builds the fabric of cfg's [topology], [switch] and [failure] into f (sim must be
  * initialised). Returns 0, or -1 with *err (malloc'd) for a topology,
  * routing or buffer error; f is then freed. */
 int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,

@@ -168,6 +168,17 @@ static struct packet *port_pick(struct sim *sim, struct port *p)
 	return pkt;
 }
 
+/* A frame landed corrupted (its link is lossy): the receiver's FCS check
+ * drops it, whatever it is; a data frame counts as dropped in the
+ * network. */
+static __attribute__((noinline, cold)) void port_corrupt(struct sim *sim, struct port *src, struct packet *pkt)
+{
+	src->peer->rx_corrupt++;
+	if (pkt->type == PKT_DATA)
+		sim->packets_dropped++;
+	fabric_pkt_put(src->peer_node->fab, pkt);
+}
+
 /* The head of the link's FIFO (arg) reaches the peer; the next one is
  * scheduled before the delivery, which may make the peer send. Reads line 0
  * of the sending port, not the peer's lines. */
@@ -181,6 +192,10 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 		sched_at(sim, pkt->next_at, &src->elem, port_land, src, (uintptr_t)src->fly_head);
 	else
 		src->fly_tail = NULL;
+	if (__builtin_expect(src->loss != NULL, 0) && link_loss_hit(src->loss)) {
+		port_corrupt(sim, src, pkt); /* never reaches the peer's capture nor its pipeline */
+		return;
+	}
 	if (__builtin_expect(src->peer_tapped, 0)) /* its last bit arrived; the switch latency is after */
 		src->peer->tap->rx(src->peer->tap, sim->now - src->peer_latency_ps, pkt);
 	struct node *nd = src->peer_node;

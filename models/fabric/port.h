@@ -34,6 +34,7 @@
 #define PORT_DWRR_QUANTUM_B 9300      /* >= largest frame, so a visit always sends */
 
 struct node;
+struct link_loss;
 
 /* A capture hook on a port (the observers' packet capture): told of each
  * frame the port sends, when its first bit goes on the wire, and of each
@@ -69,7 +70,9 @@ struct port {
 	bool peer_tapped;              /* peer->tap != NULL */
 	uint8_t peer_pass;             /* at a switch peer, its ingress's pass summary
 				       * (mmu_pass_sync keeps this copy) */
-	/* (8 bytes free.) Line 1: sending. */
+	struct link_loss *loss;        /* frames sent here may be corrupted on the wire
+				       * (link_loss.h); NULL: a lossless direction */
+	/* Line 1: sending. */
 	struct node *node __attribute__((aligned(64)));
 	simtime_t busy_until;          /* end of the frame being serialised */
 	simtime_t flight_ps;           /* propagation and the peer's switch latency */
@@ -111,6 +114,7 @@ struct port {
 	simtime_t paused_until[PORT_PRIOS]; /* end of the pause of each paused class */
 	simtime_t paused_since[PORT_PRIOS]; /* start of the current pause interval */
 	uint64_t drops, ecn_marked;
+	uint64_t rx_corrupt;           /* frames landed here corrupted, dropped (link_loss.h) */
 	uint64_t pause_tx, pause_rx;
 	simtime_t paused_ps;
 	char name[40];                 /* "tor3:p5" */

@@ -41,7 +41,7 @@ static const struct cfg_section sim_section = {
 
 /* The sections, in documentation order; the controllers' after [nic]. */
 static const struct cfg_section *const before_cc[] = {
-	&sim_section, &topo_section, &switch_section, &nic_section,
+	&sim_section, &topo_section, &switch_section, &failure_section, &nic_section,
 };
 static const struct cfg_section *const after_cc[] = {
 	&mcast_section, &pcap_section, &output_section, &job_section, &traffic_section,
