@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS run (
 	events            INTEGER,               -- events executed
 	packets_sent      INTEGER,               -- data packets NICs put on the wire (retransmissions included)
 	packets_delivered INTEGER,               -- data packets that reached their receiving NIC (duplicates and out-of-order ones included)
-	packets_dropped   INTEGER,               -- data packets lost in the network (switch buffer); sent = delivered + dropped once drained
+	packets_dropped   INTEGER,               -- data packets lost in the network (switch or NIC buffer, corrupted on a lossy link); sent = delivered + dropped once drained
 	                                         -- (sent = delivered + dropped + in flight when the run ended)
 	status            TEXT NOT NULL          -- running | complete | stopped | interrupted | deadlock | stalled | failed
 );
@@ -217,13 +217,14 @@ CREATE TABLE IF NOT EXISTS port_stats (
 	port            INTEGER NOT NULL,  -- port number
 	tx_bytes        INTEGER,           -- frame bytes sent (headers, ICRC, FCS; no preamble or gap)
 	tx_packets      INTEGER,           -- frames put on the link, data and control
-	rx_bytes        INTEGER,           -- frame bytes received
+	rx_bytes        INTEGER,           -- frame bytes received (corrupted frames included)
 	drops           INTEGER,           -- packets dropped at this port
 	ecn_marked      INTEGER,           -- packets CE-marked at this egress
 	pause_frames_tx INTEGER,           -- PFC frames sent
 	pause_frames_rx INTEGER,           -- PFC frames received
 	paused_ps       INTEGER,           -- total time this egress was paused (any priority), ps
 	max_queue_bytes INTEGER,           -- largest egress queue seen, bytes
+	rx_corrupt      INTEGER,           -- frames (any kind: data, ACK/NAK, CNP, PFC) that landed here corrupted by a lossy link ([failure] loss) and were dropped by the FCS/ICRC check
 	PRIMARY KEY (run_id, node, port)
 );
 

@@ -282,6 +282,11 @@ char *cfg_error_at(const struct config *cfg, const char *section, const char *ke
  * rules that check a vocabulary of their own. */
 const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
 
+/* " (did you mean 'X'?)" into out when list ("a, b or c") has a word X
+ * close enough to word to be a misspelling of it, else ""; returns out.
+ * For models that check names only the built world knows (node names). */
+const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
+
 /* A KT_DATA value (a built-in name of key k, or a path) to a readable
  * file: malloc'd, NULL when neither is found. */
 char *cfg_find_data(const struct config *cfg, const struct cfg_key *k, const char *name_or_path);

@@ -18,7 +18,8 @@ enum rng_purpose {
 	RNG_PERMUTATION = 3, /* per traffic source: the permutation drawn */
 	RNG_ECN = 4,         /* per port: RED marking draws */
 	RNG_WORKLOAD = 5,    /* per job: MoE routing and similar */
-	RNG_PLACEMENT = 6,   /* per job: hosts drawn by placement random and fragmented */
+	RNG_LINK_LOSS = 6,   /* per port (one direction of a link): frame corruption draws */
+	RNG_PLACEMENT = 7,   /* per job: hosts drawn by placement random and fragmented */
 	RNG_FAILURE = 8,     /* per link: random failure and repair times */
 };
 

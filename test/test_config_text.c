@@ -51,6 +51,7 @@ static void test_roundtrip_paths(void)
 static const char every[] = FULL "\n"
 	"[failure]\nlink = tor0 agg0:p1 1ms 2ms\nswitch = agg1 3ms\ndetection = 10us\n"
 	"mtbf = fabric 10ms\nmttr = fabric 1ms\nhorizon = 5ms\n"
+	"loss = tor0 agg0 1e-4\nloss = all 0.000001\nloss = host1 tor0 0\n"
 	"[pcap]\ntaps = sw0:1 host0\nsnaplen = 128B\ndir = caps\n"
 	"[hpcc]\neta = 0.9\nrai = 20Mbps\nfast_react = off\n"
 	"[swift]\nbase_target = 15us\nfs_range = 40us\nmax_mdf = 0.25\n"

@@ -277,7 +277,7 @@ static const char *const schema_tables[][28] = {
 	  "start_ps", "end_ps", "compute_ps" },
 	{ "pfc_pause", "run_id", "node", "port", "priority", "start_ps", "end_ps" },
 	{ "port_stats", "run_id", "node", "port", "tx_bytes", "tx_packets", "rx_bytes", "drops",
-	  "ecn_marked", "pause_frames_tx", "pause_frames_rx", "paused_ps", "max_queue_bytes" },
+	  "ecn_marked", "pause_frames_tx", "pause_frames_rx", "paused_ps", "max_queue_bytes", "rx_corrupt" },
 	{ "multicast_group", "run_id", "group_id", "name", "source", "members", "tree_links" },
 	{ "deadlock", "run_id", "cycle", "position", "node", "port", "priority" },
 	{ "queue_sample", "run_id", "node", "port", "t_ps", "bytes" },

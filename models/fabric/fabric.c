@@ -81,6 +81,10 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 			return -1;
 		}
 	}
+	if (link_loss_build(f, &((const struct failure_cfg *)cfg_get(cfg, &failure_section))->loss, err) < 0) {
+		fabric_free(f);
+		return -1;
+	}
 	/* Last: its element after every node's and port's. */
 	if (failure_build(f, err) < 0) {
 		fabric_free(f);
@@ -93,6 +97,7 @@ void fabric_free(struct fabric *f)
 {
 	failure_free(f);
 	mcast_fabric_free(f);
+	link_loss_free(f);
 	for (int u = 0; f->nodes && u < f->n_nodes; u++)
 		switch_free(&f->nodes[u]);
 	if (f->routes)

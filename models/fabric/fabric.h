@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "link_loss.h"
 #include "packet.h"
 #include "path.h"
 #include "pkt_tel.h"
@@ -90,9 +91,11 @@ struct fabric {
 	struct mcast_fabric *mcast; /* multicast trees (mcast_tree.h); NULL when none */
 	struct results_table *pfc_pause; /* insert of pfc_pause rows (fabric_results_prepare) */
 	struct fail_model *fail;   /* [failure]'s links and switches (failure.h); NULL: none */
+	struct link_loss *loss;    /* [n_loss] lossy link directions; ports point into it */
+	int n_loss;
 };
 
-/* Builds the fabric of cfg's [topology] and [switch] into f (sim must be
+/* Builds the fabric of cfg's [topology], [switch] and [failure] into f (sim must be
  * initialised). Returns 0, or -1 with *err (malloc'd) for a topology,
  * routing or buffer error; f is then freed. */
 int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,

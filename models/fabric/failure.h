@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "config.h"
+#include "link_loss.h"
 #include "sim.h"
 
 struct fabric;
@@ -61,6 +62,7 @@ struct failure_cfg {
 	simtime_t mtbf_ps[FAIL_CLASSES]; /* 0: no random failures of that class */
 	simtime_t mttr_ps[FAIL_CLASSES];
 	simtime_t horizon_ps;          /* random failures start before this; 0: [simulation] stop */
+	struct link_loss_cfg loss;     /* repeated `loss` (link_loss.h) */
 };
 extern const struct cfg_section failure_section;
 

@@ -1,7 +1,9 @@
 /*
- * failure_keys.c — the [failure] section's link and switch failure keys
- * (failure.h): scheduled failures (`link`, `switch`), routing's detection
- * delay, and random failures per link class (`mtbf`, `mttr`, `horizon`).
+ * failure_keys.c — the [failure] section: what goes wrong with the fabric.
+ * Link and switch failures (failure.h): scheduled failures (`link`,
+ * `switch`), routing's detection delay, and random failures per link
+ * class (`mtbf`, `mttr`, `horizon`); frame loss (`loss`, link_loss.c,
+ * which parses its own lines).
  *
  * Names are checked against the built fabric in failure.c (they are not
  * known while the scenario is read); here only the form of each line and
@@ -12,6 +14,7 @@
 #include <string.h>
 #include "config.h"
 #include "failure.h"
+#include "link_loss.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -199,6 +202,10 @@ static const struct cfg_key failure_keys[] = {
 		  "(exponential), given with its mtbf" },
 	{ "horizon", KT_TIME, "0s", CFG_GE(0), .off = FC(horizon_ps),
 	  .help = "random failures start before this time; 0: [simulation] stop" },
+	{ "loss", KT_CUSTOM, .def_doc = "none", .custom = &link_loss_key, .off = FC(loss),
+	  .help = "repeated: NODE NODE RATE (that link, both directions) or all RATE (every link; a "
+		  "link's own line wins): probability that a frame crossing it is corrupted and "
+		  "dropped by the receiver" },
 };
 
 static int failure_rules(struct cfg_check *c)
@@ -216,6 +223,6 @@ static int failure_rules(struct cfg_check *c)
 }
 
 const struct cfg_section failure_section = {
-	.name = "failure", .help = "link and switch failures and routing's reaction",
+	.name = "failure", .help = "faults of the fabric: link and switch failures and routing's reaction, lossy links",
 	CFG_KEYS(failure_keys), .size = sizeof(struct failure_cfg), .rules = failure_rules,
 };

@@ -171,6 +171,17 @@ static struct packet *port_pick(struct sim *sim, struct port *p)
 	return pkt;
 }
 
+/* A frame landed corrupted (its link is lossy): the receiver's FCS check
+ * drops it, whatever it is; a data frame counts as dropped in the
+ * network. */
+static __attribute__((noinline, cold)) void port_corrupt(struct sim *sim, struct port *src, struct packet *pkt)
+{
+	src->peer->rx_corrupt++;
+	if (pkt->type == PKT_DATA)
+		sim->packets_dropped++;
+	fabric_pkt_put(src->peer_node->fab, pkt);
+}
+
 /* The head of the link's FIFO (arg) reaches the peer; the next one is
  * scheduled before the delivery, which may make the peer send. Reads line 0
  * of the sending port, not the peer's lines. */
@@ -187,6 +198,10 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 	if (__builtin_expect(src->fly_doomed, 0)) { /* on the wire when the link failed */
 		src->fly_doomed--;
 		failure_lose(sim, src, pkt);
+		return;
+	}
+	if (__builtin_expect(src->lossy, 0) && link_loss_hit(src->loss)) {
+		port_corrupt(sim, src, pkt); /* never reaches the peer's capture nor its pipeline */
 		return;
 	}
 	if (__builtin_expect(src->peer_tapped, 0)) /* its last bit arrived; the switch latency is after */

@@ -34,6 +34,7 @@
 #define PORT_DWRR_QUANTUM_B 9300      /* >= largest frame, so a visit always sends */
 
 struct node;
+struct link_loss;
 
 /* A capture hook on a port (the observers' packet capture): told of each
  * frame the port sends, when its first bit goes on the wire, and of each
@@ -70,6 +71,8 @@ struct port {
 	uint8_t peer_pass;             /* at a switch peer, its ingress's pass summary
 				       * (mmu_pass_sync keeps this copy) */
 	bool down;                     /* the link is down (failure.h): frames put on it are lost */
+	bool lossy;                    /* frames sent here may be corrupted on the wire (loss,
+				       * link_loss.h); false: a lossless direction */
 	uint32_t fly_doomed;           /* frames at the head of the FIFO that were on the
 				       * wire when the link last went down: lost on landing */
 	/* Line 1: sending. */
@@ -114,6 +117,8 @@ struct port {
 	simtime_t paused_until[PORT_PRIOS]; /* end of the pause of each paused class */
 	simtime_t paused_since[PORT_PRIOS]; /* start of the current pause interval */
 	uint64_t drops, ecn_marked;
+	uint64_t rx_corrupt;           /* frames landed here corrupted, dropped (link_loss.h) */
+	struct link_loss *loss;        /* lossy: the draws of this direction (link_loss.h) */
 	uint64_t pause_tx, pause_rx;
 	simtime_t paused_ps;
 	uint64_t fail_lost;            /* frames lost on this port's link while down or in flight

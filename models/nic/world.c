@@ -118,7 +118,7 @@ void world_check_drained(struct world *w)
 static const char node_cols[] = "node_id, name, kind, tier";
 static const char link_cols[] = "link_id, node_a, port_a, node_b, port_b, rate_bps, delay_ps";
 static const char port_cols[] = "node, port, tx_bytes, tx_packets, rx_bytes, drops, ecn_marked,"
-				" pause_frames_tx, pause_frames_rx, paused_ps, max_queue_bytes";
+				" pause_frames_tx, pause_frames_rx, paused_ps, max_queue_bytes, rx_corrupt";
 
 int world_results_prepare(struct world *w, struct results *res)
 {
@@ -175,9 +175,9 @@ void world_write_final(struct world *w, struct results *res)
 	struct results_table *t = results_table(res, "port_stats", port_cols);
 	for (int i = 0; t && i < w->fab.n_ports; i++) {
 		const struct port *p = &w->fab.ports[i];
-		results_row(res, t, "siuuuuuuulu", p->node->name, (int)p->idx, p->tx_bytes, p->tx_packets,
+		results_row(res, t, "siuuuuuuuluu", p->node->name, (int)p->idx, p->tx_bytes, p->tx_packets,
 			    port_rx_bytes(p), p->drops, p->ecn_marked, p->pause_tx, p->pause_rx,
-			    (int64_t)p->paused_ps, p->max_queue_bytes);
+			    (int64_t)p->paused_ps, p->max_queue_bytes, p->rx_corrupt);
 	}
 	for (int e = 0; e < w->n_eps; e++)
 		nic_foreach_flow(w->eps[e].nic, write_unfinished, w);

@@ -193,12 +193,19 @@ static bool run_quiet(struct sim *sim, void *ctx)
 }
 
 /* A lossless-class drop is a modelled outcome of a too small explicit
- * headroom (docs/architecture.md "Kernel contracts"): reported, never hidden. */
+ * headroom, or of PFC frames lost on lossy links (docs/architecture.md
+ * "Kernel contracts"): reported, never hidden. */
 static void warn_lossless_drops(const struct world *w)
 {
 	int switches;
 	uint64_t drops = fabric_lossless_drops(&w->fab, &switches);
-	if (drops)
+	/* With lossy links a corrupted PFC XOFF lets the upstream port send on
+	 * past the headroom: the headroom need not be at fault. */
+	if (drops && w->fab.n_loss)
+		warnx_sim("%llu frames of the lossless class dropped at %d switch%s: PFC frames "
+			  "corrupted on lossy links ([failure] loss), or [switch] pfc_headroom too small",
+			  (unsigned long long)drops, switches, switches == 1 ? "" : "es");
+	else if (drops)
 		warnx_sim("%llu frames of the lossless class dropped at %d switch%s: "
 			  "[switch] pfc_headroom is too small for the links' rate and delay (try auto)",
 			  (unsigned long long)drops, switches, switches == 1 ? "" : "es");
