@@ -103,9 +103,6 @@ int cfg_edit_distance(const char *a, size_t la, const char *b, size_t lb);
 /* The word of list ("a, b or c") closest to word, when close enough to be a
  * misspelling of it, into out; false when none is. */
 bool cfg_suggest(const char *word, const char *list, char *out, size_t n);
-/* " (did you mean 'X'?)" into out when list has such an X, else "";
- * returns out. */
-const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
 /* The same for a section header ("topolgy", "jobb.gpt"). */
 const char *cfg_section_did_you_mean(const struct cfg_schema *s, const char *header, char *out, size_t n);
 

@@ -18,6 +18,7 @@ enum rng_purpose {
 	RNG_PERMUTATION = 3, /* per traffic source: the permutation drawn */
 	RNG_ECN = 4,         /* per port: RED marking draws */
 	RNG_WORKLOAD = 5,    /* per job: MoE routing and similar */
+	RNG_STRAGGLER = 6,   /* per job: random compute slow-downs of its GPUs */
 };
 
 /* A 64-bit value unique to (seed, purpose, element). */

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "job.h"
 #include "job_exec.h"
+#include "job_slow.h"
 #include "log.h"
 #include "rng.h"
 #include "workload.h"
@@ -90,6 +91,7 @@ static int check_algorithms(const struct job_spec *s, const struct config *cfg, 
 static void job_destroy(struct job *j)
 {
 	job_exec_free(j);
+	job_slow_free(j);
 	job_spec_free(&j->spec);
 	if (j->rng)
 		gsl_rng_free(j->rng);
@@ -127,7 +129,7 @@ static int job_create(struct world *w, struct colls *cs, const struct cfg_inst *
 	free(hosts);
 	j->spec.layout.gpu = j->gpu;
 	j->fake_coll = coll_start_hook;
-	return 0;
+	return job_slow_setup(j, err);
 }
 
 int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)

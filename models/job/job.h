@@ -25,6 +25,7 @@
 #include "config.h"
 
 struct world;
+struct job_slow_cfg;
 
 /* [job.NAME] (job_keys.c) */
 struct job_cfg {
@@ -71,6 +72,9 @@ struct job_cfg {
 	simtime_t optimizer_step;      /* time of the optimizer step; derived when unset */
 	bool optimizer_step_set;       /* optimizer_step given (set by the rules) */
 	int cp;                        /* [1]: context parallelism (ring attention) */
+	/* Stragglers (job_slow.c) */
+	struct job_slow_cfg *slow; size_t n_slow; /* repeated `slow = GPU FACTOR` */
+	double slow_sigma;             /* slow_random = lognormal SIGMA; 0 = off [off] */
 };
 enum { JOB_GRAD_FP32, JOB_GRAD_BF16 };
 /* Activation recompute (Megatron --recompute-granularity). */
