@@ -348,7 +348,9 @@ static void test_errors(void)
 	snprintf(text, sizeof text, dp_fmt, "0.02", "slow = host2.gpu3 1.5\n");
 	run_expect_error(text, "[job.dp] slow", "unknown GPU 'host2.gpu3'");
 	snprintf(text, sizeof text, dp_fmt, "0.02", "slow = host2.gpu0 0.5\n");
-	run_expect_error(text, "slow = 'host2.gpu0 0.5'", "FACTOR >= 1");
+	run_expect_error(text, "slow = 'host2.gpu0 0.5'", "1 <= FACTOR <= 1000");
+	snprintf(text, sizeof text, dp_fmt, "0.02", "slow = host2.gpu0 1e300\n");
+	run_expect_error(text, "slow = 'host2.gpu0 1e300'", "1 <= FACTOR <= 1000");
 	snprintf(text, sizeof text, dp_fmt, "0.02", "slow = host2.gpu0 fast\n");
 	run_expect_error(text, "slow = 'host2.gpu0 fast'", "FACTOR a number");
 	snprintf(text, sizeof text, dp_fmt, "0.02", "slow = host2.gpu0 2\nslow = host2.gpu0 3\n");
@@ -362,6 +364,8 @@ static void test_errors(void)
 	run_expect_error(text, "GPU 'host3.gpu0' is not one of the job's 2 GPUs", "[job.dp] slow");
 	snprintf(text, sizeof text, dp_fmt, "0.02", "slow_random = gaussian 0.1\n");
 	run_expect_error(text, "slow_random = 'gaussian 0.1'", "lognormal SIGMA");
+	snprintf(text, sizeof text, dp_fmt, "0.02", "slow_random = lognormal 1.5\n");
+	run_expect_error(text, "slow_random", "0 < SIGMA <= 1");
 	snprintf(text, sizeof text, dp_fmt, "0.02", "slow_random = lognormal 0\n");
 	run_expect_error(text, "slow_random", "0 < SIGMA");
 }

@@ -38,8 +38,8 @@ static int slow_parse(const struct cfg_key *k, void *base, const char *value,
 		snprintf(expected, CFG_EXPECTED_MAX, "%s", what);
 	else if (end == tok[1] || *end || !isfinite(f))
 		snprintf(expected, CFG_EXPECTED_MAX, "%s, with FACTOR a number", what);
-	else if (f < 1)
-		snprintf(expected, CFG_EXPECTED_MAX, "%s, with FACTOR >= 1 (a straggler is never faster)", what);
+	else if (f < 1 || f > 1000)
+		snprintf(expected, CFG_EXPECTED_MAX, "%s, with 1 <= FACTOR <= 1000 (a straggler is never faster)", what);
 	else
 		rc = 0;
 	for (size_t i = 0; rc == 0 && i < c->n_slow; i++)
@@ -104,13 +104,13 @@ static int random_parse(const struct cfg_key *k, void *base, const char *value,
 		rc = 0;
 	} else if (n == 2 && strcmp(tok[0], "lognormal") == 0) {
 		double s = strtod(tok[1], &end);
-		if (end != tok[1] && !*end && isfinite(s) && s > 0 && s <= 5) {
+		if (end != tok[1] && !*end && isfinite(s) && s > 0 && s <= 1) {
 			c->slow_sigma = s;
 			rc = 0;
 		}
 	}
 	if (rc < 0)
-		snprintf(expected, CFG_EXPECTED_MAX, "off or 'lognormal SIGMA' with 0 < SIGMA <= 5 "
+		snprintf(expected, CFG_EXPECTED_MAX, "off or 'lognormal SIGMA' with 0 < SIGMA <= 1 "
 			 "(each GPU's factor exp(SIGMA |Z|) re-drawn every iteration)");
 	units_list_free(tok, n);
 	return rc;
@@ -235,7 +235,10 @@ simtime_t job_slow_time(simtime_t plan_ps, double f)
 {
 	if (f == 1)
 		return plan_ps;
-	return (simtime_t)llround((double)plan_ps * f);
+	/* A factor is at most 1000 x a draw that exceeds 1000 with
+	 * probability ~1e-12; the cap keeps even that a valid time. */
+	double t = (double)plan_ps * f;
+	return t < 1e18 ? (simtime_t)llround(t) : (simtime_t)1000000000000000000LL;
 }
 
 void job_slow_iteration(struct job *j)

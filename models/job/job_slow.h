@@ -26,7 +26,7 @@ struct job;
 /* One `slow = GPU FACTOR` line. */
 struct job_slow_cfg {
 	char *gpu;                     /* "host3.gpu1" */
-	double factor;                 /* >= 1 */
+	double factor;                 /* in [1, 1000] */
 	int line;                      /* its line in the scenario */
 };
 
@@ -48,7 +48,7 @@ void job_slow_iteration(struct job *j);
  * Phi(2 SIGMA) (Phi: the standard normal CDF). */
 double job_slow_draw(gsl_rng *r, double sigma);
 /* The time a compute step of plan_ps takes at factor f (exactly plan_ps
- * at f = 1). */
+ * at f = 1; at most 1e18 ps). */
 simtime_t job_slow_time(simtime_t plan_ps, double f);
 
 #endif
