@@ -20,7 +20,8 @@
  *     exactly; and lies between m × s(t_f + t_b) + (t_f + t_b) (the slow
  *     stage's own work, after stage 0's first forward and before its last
  *     backward) and the 1F1B bound (m + p − 1) × the slowest stage's
- *     per-micro-batch time (optimizer step aside);
+ *     per-micro-batch time (optimizer step aside); with a milder second
+ *     straggler on the last stage, critical_gpu still names stage 1's;
  *   - slow_random: the draw's sample mean and second moment over 200000
  *     draws match 2 e^{σ²/2} Φ(σ) and 2 e^{2σ²} Φ(2σ) within 5 standard
  *     errors; a run is the same with the same seed and differs with
@@ -246,6 +247,14 @@ static void test_pipeline_slow_stage(void)
 	CU_ASSERT_EQUAL(q_int(b, "SELECT SUM(compute_ps) FROM compute_span WHERE stage = 1 AND kind != 'optimizer'"),
 			M * slowest);
 	sqlite3_close(a);
+	sqlite3_close(b);
+	/* a second, milder straggler on the last stage: the path's slow time
+	 * is mostly stage 1's, which critical_gpu still names */
+	snprintf(slow, sizeof slow, pipe_fmt, "slow = host1.gpu0 2\nslow = host3.gpu0 1.2\n");
+	b = run_text_free(slow, true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CHECK_TEXT(b, "SELECT critical_gpu FROM iteration", "host1.gpu0");
+	CU_ASSERT_EQUAL(q_int(b, ADDS_UP), 1);
 	sqlite3_close(b);
 }
 
