@@ -21,7 +21,8 @@
  *     stage's own work, after stage 0's first forward and before its last
  *     backward) and the 1F1B bound (m + p − 1) × the slowest stage's
  *     per-micro-batch time (optimizer step aside); with a milder second
- *     straggler on the last stage, critical_gpu still names stage 1's;
+ *     straggler on the last stage, critical_gpu still names stage 1's; a
+ *     run stopped half way writes a row whose parts add up to the stop;
  *   - slow_random: the draw's sample mean and second moment over 200000
  *     draws match 2 e^{σ²/2} Φ(σ) and 2 e^{2σ²} Φ(2σ) within 5 standard
  *     errors; a run is the same with the same seed and differs with
@@ -255,6 +256,19 @@ static void test_pipeline_slow_stage(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CHECK_TEXT(b, "SELECT critical_gpu FROM iteration", "host1.gpu0");
 	CU_ASSERT_EQUAL(q_int(b, ADDS_UP), 1);
+	sqlite3_close(b);
+	/* stopped half way, the bottleneck stage 1 inside a slowed step: the
+	 * unfinished row's parts add up to the stop, its step split between
+	 * compute and slow time */
+	char stopped[1100];
+	snprintf(slow, sizeof slow, pipe_fmt, "slow = host1.gpu0 2\n");
+	snprintf(stopped, sizeof stopped, "[simulation]\nstop = %lldps\n%s", ref / 2, slow + strlen("[simulation]\n"));
+	b = run_text_free(stopped, true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	char q[300];
+	snprintf(q, sizeof q, "SELECT end_ps IS NULL AND compute_ps + bubble_ps + exposed_comm_ps + slow_ps = %lld - start_ps "
+		 "AND slow_ps > 0 AND critical_gpu = 'host1.gpu0' FROM iteration", ref / 2);
+	CU_ASSERT_EQUAL(q_int(b, q), 1);
 	sqlite3_close(b);
 }
 
