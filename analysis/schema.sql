@@ -124,9 +124,10 @@ CREATE TABLE IF NOT EXISTS collective (
 );
 
 -- One row per training iteration of each job. compute_ps, bubble_ps and
--- the exposed_*_ps columns split the iteration's critical path (the chain
--- of compute steps, collectives and sends, each starting when the last
--- thing it waited for ended, that ends last): they add up to end − start
+-- the exposed_*_ps columns and slow_ps split the iteration's critical path
+-- (the chain of compute steps, collectives and sends, each starting when
+-- the last thing it waited for ended, that ends last): they add up to
+-- end − start
 -- (docs/protocol.md "Iteration accounting"). An iteration cut short by
 -- [simulation] stop has end_ps NULL and splits the longest chain done by
 -- then (at most stop − start).
@@ -148,6 +149,10 @@ CREATE TABLE IF NOT EXISTS iteration (
 	                                   -- embedding all-reduce on the critical path, ps
 	exposed_ep_ps   INTEGER,           -- expert all-to-alls on the critical path, ps
 	exposed_cp_ps   INTEGER,           -- ring-attention KV sends (context parallelism) on the critical path, ps
+	slow_ps         INTEGER,           -- compute on the critical path beyond the plan: time lost to slowed
+	                                   -- GPUs ([job.NAME] slow, slow_random), ps
+	critical_gpu    TEXT,              -- the GPU whose slow-down put the most of slow_ps on the path
+	                                   -- ('host3.gpu1'); NULL when slow_ps is 0
 	PRIMARY KEY (run_id, job, iteration)
 );
 

@@ -96,15 +96,17 @@ SELECT p.run_id, p.transport, k.bucket, k.lo_bytes, k.hi_bytes, p.flows, coalesc
 -- iteration_breakdown(run_id, job, iteration, start_us, iter_us,
 --   compute_us, comm_us, exposed_comm_us, overlapped_comm_us, other_us,
 --   exposed_frac, bubble_us, exposed_tp_us, exposed_pp_us, exposed_dp_us,
---   exposed_ep_us, exposed_cp_us): one row per finished iteration of each job, split
---   along its critical path (docs/protocol.md "Iteration accounting"):
---   iter_us = end − start = compute + bubble + exposed; compute_us the
+--   exposed_ep_us, exposed_cp_us, slow_us, critical_gpu): one row per finished
+--   iteration of each job, split along its critical path (docs/protocol.md
+--   "Iteration accounting"): iter_us = end − start = compute + bubble +
+--   exposed + slow; slow_us the path's compute beyond the plan (slowed
+--   GPUs), critical_gpu the GPU most of it came from; compute_us the
 --   path's compute (at most the busiest stage's); bubble_us the rest of the
 --   path's compute (pipeline fill and drain); exposed_X_us the path's
 --   waits on parallelism X's communication, exposed_comm_us their sum;
 --   comm_us GPU 0 of stage 0's communication, overlapped or not;
 --   overlapped_comm_us = max(comm − exposed, 0); other_us = iter −
---   compute − bubble − exposed: 0 (kept for queries written before the
+--   compute − bubble − exposed − slow: 0 (kept for queries written before the
 --   split, when bubbles and network waits of other stages were all here);
 --   exposed_frac = exposed / iter.
 CREATE VIEW IF NOT EXISTS iteration_breakdown AS
@@ -115,14 +117,17 @@ SELECT run_id, job, iteration,
        comm_ps / 1e6 AS comm_us,
        exposed_comm_ps / 1e6 AS exposed_comm_us,
        max(comm_ps - exposed_comm_ps, 0) / 1e6 AS overlapped_comm_us,
-       (end_ps - start_ps - compute_ps - coalesce(bubble_ps, 0) - exposed_comm_ps) / 1e6 AS other_us,
+       (end_ps - start_ps - compute_ps - coalesce(bubble_ps, 0) - exposed_comm_ps - coalesce(slow_ps, 0)) / 1e6
+         AS other_us,
        exposed_comm_ps * 1.0 / (end_ps - start_ps) AS exposed_frac,
        bubble_ps / 1e6 AS bubble_us,
        exposed_tp_ps / 1e6 AS exposed_tp_us,
        exposed_pp_ps / 1e6 AS exposed_pp_us,
        exposed_dp_ps / 1e6 AS exposed_dp_us,
        exposed_ep_ps / 1e6 AS exposed_ep_us,
-       exposed_cp_ps / 1e6 AS exposed_cp_us
+       exposed_cp_ps / 1e6 AS exposed_cp_us,
+       coalesce(slow_ps, 0) / 1e6 AS slow_us,
+       critical_gpu
   FROM iteration WHERE end_ps IS NOT NULL AND end_ps > start_ps;
 
 -- job_summary(run_id, job, iterations, unfinished, mean_iter_us, max_iter_us,

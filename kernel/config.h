@@ -271,6 +271,11 @@ int cfg_rate_map_get(const struct cfg_rate_map *m, uint64_t rate_bps, double *ou
  * where it fails (0: the scalars). */
 bool cfg_rate_map_le(const struct cfg_rate_map *a, const struct cfg_rate_map *b, uint64_t *rate);
 
+/* " (did you mean 'X'?)" into out when list ("a, b or c") has an X close
+ * enough to be a misspelling of word, else ""; returns out (for models'
+ * own name lookups: GPUs, hosts). */
+const char *cfg_did_you_mean(const char *word, const char *list, char *out, size_t n);
+
 /* For errors found after loading (an unknown host name in a traffic section):
  * formats "FILE:LINE: [SECTION] KEY = 'VALUE': MESSAGE" into a malloc'd string.
  * line_override > 0 replaces the key's line (repeated keys such as `flow`). */

@@ -21,6 +21,7 @@ enum rng_purpose {
 	RNG_LINK_LOSS = 6,   /* per port (one direction of a link): frame corruption draws */
 	RNG_PLACEMENT = 7,   /* per job: hosts drawn by placement random and fragmented */
 	RNG_FAILURE = 8,     /* per link: random failure and repair times */
+	RNG_STRAGGLER = 9,   /* per job: random compute slow-downs of its GPUs */
 };
 
 /* A 64-bit value unique to (seed, purpose, element). */

@@ -68,8 +68,9 @@ has "$tmp/out1.txt" '^ +sw0 +2 +3 +1 +154\.2 +94\.5%' "summary pause time"
 grep -A3 '^PFC:' "$tmp/out1.txt" | tail -1 | grep -Eq '^ +sw0 +2 ' || fail "summary: the longest pause is not listed first"
 has "$tmp/out1.txt" '^ +1 +sw0 +3 +host3 +900000 +40 +0 +0\.0 +50\.0%' "summary congested ports"
 # iteration 0: 10 ms = 4 compute + 1 bubble + 1 tp + 1.5 pp + 0.5 dp + 1.5 ep
-# + 0.5 cp, 0 other, GPU 0's communication 8 ms, exposed 5/10
-has "$tmp/out1.txt" '^ +j +0 +10\.000 +4\.000 +1\.000 +1\.000 +1\.500 +0\.500 +1\.500 +0\.500 +0\.000 +8\.000 +50\.0%' "summary iteration"
+# + 0.5 cp, no straggler (slow 0, no critical GPU), 0 other, GPU 0's
+# communication 8 ms, exposed 5/10
+has "$tmp/out1.txt" '^ +j +0 +10\.000 +4\.000 +1\.000 +1\.000 +1\.500 +0\.500 +1\.500 +0\.500 +0\.000 +- +0\.000 +8\.000 +50\.0%' "summary iteration"
 [ "$(cksum <"$fixture")" = "$sum_before" ] || fail "the report changed the database"
 
 if [ -x "$SIM" ]; then
@@ -105,7 +106,8 @@ else
 fi
 
 # A database of an older rocesim: no flow.transport (its messages without a
-# queue pair rode NVLink), no breakdown columns, no compute_span. The report
+# queue pair rode NVLink), no breakdown columns (no slow_ps, critical_gpu),
+# no compute_span. The report
 # still reads it, read-only: the same network figures, the breakdown's
 # missing parts shown as '-'.
 old=$tmp/old.db
@@ -114,13 +116,14 @@ cat "$SRCDIR/analysis/schema.sql" "$SRCDIR/test/views_fixture.sql" | sqlite3 -ba
 	                      ALTER TABLE iteration DROP COLUMN bubble_ps; ALTER TABLE iteration DROP COLUMN exposed_tp_ps;
 	                      ALTER TABLE iteration DROP COLUMN exposed_pp_ps; ALTER TABLE iteration DROP COLUMN exposed_dp_ps;
 	                      ALTER TABLE iteration DROP COLUMN exposed_ep_ps; ALTER TABLE iteration DROP COLUMN exposed_cp_ps;
+	                      ALTER TABLE iteration DROP COLUMN slow_ps; ALTER TABLE iteration DROP COLUMN critical_gpu;
 	                      DROP TABLE compute_span;" ||
 	fail "the old database does not load"
 sum_old=$(cksum <"$old")
 "$REPORT" "$old" "$tmp/out4" >"$tmp/out4.txt" 2>"$tmp/err4" || fail "report old database: exit $? $(cat "$tmp/err4")"
 has "$tmp/out4.txt" '^ +network +all +109 +1 +46\.00 +95\.00 +99\.00 +100\.00' "old database: network percentiles"
 has "$tmp/out4.txt" '^ +nvlink +100KB-1MB +4 +0 +20\.00 ' "old database: NVLink from the queue pair"
-has "$tmp/out4.txt" '^ +j +0 +10\.000 +4\.000 +- +- +- +- +- +- +1\.000 +8\.000 +50\.0%' "old database: iteration"
+has "$tmp/out4.txt" '^ +j +0 +10\.000 +4\.000 +- +- +- +- +- +- +0\.000 +- +1\.000 +8\.000 +50\.0%' "old database: iteration"
 has "$tmp/out4.txt" '^ +compute_timeline: compute_span is empty' "old database: no compute spans"
 [ "$(cksum <"$old")" = "$sum_old" ] || fail "the report changed the old database"
 

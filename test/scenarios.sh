@@ -129,6 +129,19 @@ check "multicast_allgather faster, within the bound" "SELECT r > m AND r < m * 3
 check "multicast_allgather at most its ideal" "SELECT count(*) = 0 FROM collective WHERE ideal_ps > end_ps - start_ps"
 check "multicast_allgather one group per source host, 4 links each" "SELECT count(*) = 4 AND min(tree_links) = 4 AND max(tree_links) = 4 AND min(members) = 3 FROM multicast_group"
 
+# One slow GPU (1.3x) in a TP x PP x DP job: its tp group runs at 1.3x and
+# becomes the busiest stage, on the critical path all its compute, so
+# slow_ps = 0.3 x compute_ps (within 1 ps per compute step: 1e-6 of it)
+# and critical_gpu names it; the slow worker's spans compute 1.3x the
+# other replica's of the same stage.
+db=$tmp/straggler.db
+"$SIM" -q -o "$db" "$SRCDIR/scenarios/straggler_3d.ini" >/dev/null 2>>"$tmp/stderr" || fail "straggler_3d: exit $?"
+check "straggler_3d complete" "SELECT status = 'complete' FROM run"
+check "straggler_3d slow_ps = 0.3 x compute" "SELECT abs(slow_ps - 0.3 * compute_ps) < 1e-6 * compute_ps FROM iteration"
+check "straggler_3d names host2.gpu1" "SELECT critical_gpu = 'host2.gpu1' FROM iteration"
+check "straggler_3d adds up" "SELECT compute_ps + bubble_ps + exposed_comm_ps + slow_ps = end_ps - start_ps FROM iteration"
+check "straggler_3d slow worker 1.3x" "SELECT abs(a * 1.0 / b - 1.3) < 1e-6 FROM (SELECT sum(CASE dp_index WHEN 0 THEN compute_ps END) a, sum(CASE dp_index WHEN 1 THEN compute_ps END) b FROM compute_span WHERE stage = 1 AND kind != 'optimizer')"
+
 if [ $fails -ne 0 ]; then
 	echo "scenarios.sh: $fails failures"
 	exit 1

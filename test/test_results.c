@@ -272,7 +272,7 @@ static const char *const schema_tables[][28] = {
 	  "group_size", "size_bytes", "start_ps", "end_ps", "ideal_ps" },
 	{ "iteration", "run_id", "job", "iteration", "start_ps", "end_ps", "compute_ps", "comm_ps",
 	  "exposed_comm_ps", "bubble_ps", "exposed_tp_ps", "exposed_pp_ps", "exposed_dp_ps", "exposed_ep_ps",
-	  "exposed_cp_ps" },
+	  "exposed_cp_ps", "slow_ps", "critical_gpu" },
 	{ "compute_span", "run_id", "job", "iteration", "stage", "dp_index", "gpu", "micro_batch", "kind",
 	  "start_ps", "end_ps", "compute_ps" },
 	{ "pfc_pause", "run_id", "node", "port", "priority", "start_ps", "end_ps" },

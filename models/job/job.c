@@ -16,6 +16,7 @@
 #include "job.h"
 #include "job_exec.h"
 #include "job_place.h"
+#include "job_slow.h"
 #include "log.h"
 #include "rng.h"
 #include "workload.h"
@@ -102,6 +103,7 @@ static void job_destroy(struct job *j)
 {
 	chakra_job_free(j);
 	job_exec_free(j);
+	job_slow_free(j);
 	job_spec_free(&j->spec);
 	if (j->rng)
 		gsl_rng_free(j->rng);
@@ -142,7 +144,7 @@ static int job_create(struct world *w, struct colls *cs, const struct cfg_inst *
 		j->gpu[r] = hosts[r / w->gpus_per_host] * w->gpus_per_host + r % w->gpus_per_host;
 	j->spec.layout.gpu = j->gpu;
 	j->fake_coll = coll_start_hook;
-	return 0;
+	return job_slow_setup(j, err);
 }
 
 /* The edge switch and pod of every host (job_place.h). */

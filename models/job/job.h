@@ -27,6 +27,7 @@
 #include "config.h"
 
 struct world;
+struct job_slow_cfg;
 
 /* [job.NAME] (job_keys.c) */
 struct job_cfg {
@@ -82,6 +83,9 @@ struct job_cfg {
 	simtime_t optimizer_step;      /* time of the optimizer step; derived when unset */
 	bool optimizer_step_set;       /* optimizer_step given (set by the rules) */
 	int cp;                        /* [1]: context parallelism (ring attention) */
+	/* Stragglers (job_slow.c) */
+	struct job_slow_cfg *slow; size_t n_slow; /* repeated `slow = GPU FACTOR` */
+	double slow_sigma;             /* slow_random = lognormal SIGMA; 0 = off [off] */
 	/* Where the job's work comes from: the section's type (job_keys.c):
 	 * the model above, a SimAI/AICB workload file (workload_simai.c) or
 	 * per-rank Chakra execution traces (chakra.h, its keys in

@@ -18,11 +18,14 @@
  * Iteration time: the slowest stage's compute (the sum of its program's
  * compute ops, m micro-batches) stretched by the 1F1B pipeline's fill and
  * drain, (m + pp - 1) / m (interleaved over v model chunks:
- * (v·m + pp - 1) / (v·m)), the optimizer step, plus the network bytes sent at the full rate of
+ * (v·m + pp - 1) / (v·m)), the optimizer step (both times the largest
+ * `slow` factor and the mean `slow_random` one), plus the network bytes sent at the full rate of
  * every NIC the job uses (no overlap, no congestion): the order of
  * magnitude, refined by the first iteration's measured time at run time.
  */
+#include <math.h>
 #include <stdlib.h>
+#include <gsl/gsl_cdf.h>
 #include "chakra.h"
 #include "job.h"
 #include "job_exec.h"
@@ -87,6 +90,14 @@ static void job_estimate(const struct job *j, struct jobs_estimate *e)
 		if (c > compute)
 			compute = c;
 	}
+	/* Stragglers (job_slow.h): the largest fixed factor holds its stage
+	 * and the optimizer back; random ones add their mean. */
+	double slow = 1;
+	for (int k = 0; j->slow_fixed && k < s->layout.n_ranks; k++)
+		slow = j->slow_fixed[k] > slow ? j->slow_fixed[k] : slow;
+	if (s->cfg->slow_sigma > 0)
+		slow *= 2 * exp(s->cfg->slow_sigma * s->cfg->slow_sigma / 2) * gsl_cdf_ugaussian_P(s->cfg->slow_sigma);
+	compute *= slow;
 	double m = s->m > 0 ? (double)s->m : 1;
 	/* NICs the job's hosts have (each GPU uses NIC gpu mod nics_per_host). */
 	int nics = j->w->fab.nics_per_host < j->w->gpus_per_host ? j->w->fab.nics_per_host : j->w->gpus_per_host;
@@ -95,7 +106,7 @@ static void job_estimate(const struct job *j, struct jobs_estimate *e)
 	double nic_bps = (double)tp->links[tp->ports[tp->port_off[0]].link].rate_bps;
 	double net_ps = nic_bps > 0 ? bytes * 8 / (hosts * nics * nic_bps) * 1e12 : 0;
 	double vm = m * s->vpp;
-	double iter_ps = compute * (vm + s->pp - 1) / vm + (double)s->t_opt + net_ps;
+	double iter_ps = compute * (vm + s->pp - 1) / vm + (double)s->t_opt * slow + net_ps;
 	int iters = s->cfg->iterations;
 	e->net_bytes += bytes * iters;
 	e->net_messages += messages * iters;

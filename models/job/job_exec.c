@@ -165,7 +165,7 @@ static void compute_done(struct sim *sim, void *obj, uintptr_t arg)
 {
 	(void)sim; (void)arg;
 	struct job_worker *wk = obj;
-	job_timeline_compute(wk->job, wk, &wk->job->spec.prog[wk->stage].op[wk->pc], wk->t0);
+	job_timeline_compute(wk->job, wk, &wk->job->spec.prog[wk->stage].op[wk->pc]);
 	wk->pc++;
 	job_worker_run(wk);
 }
@@ -179,9 +179,10 @@ void job_worker_run(struct job_worker *wk)
 		const struct job_op *op = &p->op[wk->pc];
 		switch ((enum job_op_kind)op->kind) {
 		case JOP_COMPUTE:
+			/* In lock step: as slow as the worker's slowest GPU (job_slow.h). */
 			wk->t0 = j->w->sim->now;
-			sched_in(j->w->sim, (simtime_t)(op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, 0) : op->val),
-				 &j->elem, compute_done, wk, 0);
+			wk->plan_ps = (simtime_t)(op->expert ? wl_ep_op_val(s, j->routing, op, wk->d, 0) : op->val);
+			sched_in(j->w->sim, job_slow_time(wk->plan_ps, wk->slow_f), &j->elem, compute_done, wk, 0);
 			return;
 		case JOP_TP: /* one tp group per cp index */
 			job_join_open(j, &wk->op_join, false, wk == &j->wk[0], worker_resume);
@@ -296,7 +297,7 @@ static void optimizer_start(struct job *j)
 {
 	j->stepping = j->stepped = true;
 	j->opt_start = j->w->sim->now;
-	sched_in(j->w->sim, j->spec.t_opt, &j->elem, optimizer_done, j, 0);
+	sched_in(j->w->sim, job_slow_time(j->spec.t_opt, j->opt_slow_f), &j->elem, optimizer_done, j, 0);
 }
 
 void job_iteration_check_end(struct job *j)
@@ -339,6 +340,7 @@ static void iteration_start(struct sim *sim, void *obj, uintptr_t arg)
 	job_path_reset(&j->tail, sim->now);
 	if (j->routing)
 		wl_ep_routing_draw(j->routing, s, j->rng);
+	job_slow_iteration(j);
 	for (int i = 0; i < j->ag_base[s->pp]; i++)
 		j->ag[i] = (struct job_wait){ .join = { .job = j } };
 	for (int i = 0; j->param && i < s->n_buckets * s->ep; i++)

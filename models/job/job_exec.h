@@ -24,6 +24,7 @@
 #include <gsl/gsl_rng.h>
 #include "job.h"
 #include "job_plan.h"
+#include "job_slow.h"
 #include "job_stream.h"
 #include "job_timeline.h"
 #include "sim.h"
@@ -66,6 +67,9 @@ struct job_worker {
 	struct job_worker *next_wait; /* in a job_wait's list while blocked on it */
 	struct job_path path;       /* the chain that led to where it is */
 	simtime_t t0;               /* its running compute step began */
+	simtime_t plan_ps;          /* the plan's time of that step (t0 + plan_ps: where slowing began) */
+	double slow_f;              /* this iteration: its compute's factor, the largest of its GPUs' (job_slow.h) */
+	int slow_gpu;               /* the GPU with that factor, -1 when it is 1 */
 	struct job_span span;
 	struct job_join cp_join;    /* its ring-attention step in flight */
 	bool cp_open, at_cp_wait;   /* a step in flight / blocked at CP_WAIT for it */
@@ -140,7 +144,13 @@ struct job {
 	double est_iter_ps;         /* progress: the last iteration's time, else the plan's estimate (0: not yet) */
 	bool stepping, stepped;     /* the optimizer step is running / has run this iteration */
 	simtime_t opt_start;        /* when the running optimizer step began */
-	simtime_t opt_ps;           /* the optimizer step's time this iteration (job_timeline.c) */
+	simtime_t opt_ps;           /* the optimizer step's planned time this iteration (job_timeline.c) */
+	/* Stragglers (job_slow.c) */
+	double *slow_fixed;         /* [ranks] `slow` factor of each rank (1: none) */
+	double *slow_f;             /* [ranks] this iteration's factor of each rank */
+	gsl_rng *slow_rng;          /* RNG_STRAGGLER stream (slow_random), NULL when off */
+	double opt_slow_f;          /* this iteration's optimizer step factor: the job's largest */
+	int opt_slow_gpu;           /* its GPU, -1 when it is 1 */
 	struct chakra_job *ck;      /* workload = chakra: the trace job (chakra.h); its spec holds
 				     * only name and cfg, and no worker runs */
 };

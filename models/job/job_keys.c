@@ -13,6 +13,7 @@
 #include "job_place.h"
 #include "nic.h"
 #include "units.h"
+#include "job_slow.h"
 #include "workload.h"
 #include "xalloc.h"
 
@@ -137,6 +138,11 @@ static const struct cfg_key job_keys[] = {
 	  .help = "the vocabulary is padded to a multiple of this x tp" },
 	{ "optimizer_step", KT_TIME, .def_doc = "derived: 30 B per optimizer-state parameter at the GPU's memory bandwidth",
 	  .off = JOB(optimizer_step), .help = "duration of the optimizer step after the gradient reduction" },
+	/* Stragglers (job_slow.c) */
+	{ "slow", KT_CUSTOM, .def_doc = "none", .custom = &job_slow_line, .off = JOB(slow),
+	  .help = "repeated: GPU FACTOR: that GPU's compute takes FACTOR (1 to 1000) times as long" },
+	{ "slow_random", KT_CUSTOM, "off", .custom = &job_slow_random, .off = JOB(slow_sigma),
+	  .help = "off or lognormal SIGMA: every GPU's compute slowed by exp(SIGMA |Z|), re-drawn each iteration" },
 	{ "cp", KT_INT, "1", CFG_GE(1), .off = JOB(cp),
 	  .help = "context parallelism: the sequence split over cp GPUs, ring attention" },
 };

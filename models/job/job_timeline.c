@@ -10,7 +10,11 @@
  *   bubble_ps     the rest of the path's compute: other stages computing
  *                 while the busiest stage had nothing to do (the
  *                 pipeline's fill and drain)
- * so compute + bubble + Σ exposed = end − start. A stage's compute is the
+ *   slow_ps       the path's compute beyond the plan: time the iteration
+ *                 lost to stragglers (job_slow.h)
+ * so compute + bubble + Σ exposed + slow = end − start. critical_gpu names
+ * the GPU whose slow-down put the most slow time on the path (NULL when
+ * slow_ps is 0); compute and bubble count planned times only. A stage's compute is the
  * sum over its program's compute steps of the longest any of its
  * data-parallel workers took for the step: its workers run the same
  * program, and where they differ (MoE experts sized by the tokens they
@@ -52,6 +56,35 @@ void job_path_extend(struct job_path *p, int cat, simtime_t now)
 	p->end = now;
 }
 
+void job_path_step(struct job_path *p, simtime_t plan_end, simtime_t now, int gpu)
+{
+	if (plan_end >= now || gpu < 0) {
+		job_path_extend(p, JOB_PATH_COMPUTE, now);
+		return;
+	}
+	if (plan_end > p->end)
+		job_path_extend(p, JOB_PATH_COMPUTE, plan_end);
+	simtime_t slow = now - p->end;
+	job_path_extend(p, JOB_PATH_SLOW, now);
+	int at = -1, least = 0;
+	for (int i = 0; i < JOB_PATH_BLAME && at < 0; i++)
+		if (p->blame_ps[i] && p->blame_gpu[i] == gpu)
+			at = i;
+	for (int i = 0; i < JOB_PATH_BLAME && at < 0; i++)
+		if (!p->blame_ps[i])
+			at = i;
+		else if (p->blame_ps[i] < p->blame_ps[least])
+			least = i;
+	if (at < 0) { /* full: the smallest share gives way to a larger one */
+		if (p->blame_ps[least] >= slow)
+			return;
+		at = least;
+		p->blame_ps[at] = 0;
+	}
+	p->blame_gpu[at] = gpu;
+	p->blame_ps[at] += slow;
+}
+
 void job_path_later(struct job_path *dst, const struct job_path *src)
 {
 	if (src->end > dst->end)
@@ -89,20 +122,20 @@ void job_timeline_optimizer(struct job *j)
 	simtime_t now = j->w->sim->now;
 	/* Every worker steps at once, after the last reduction: compute
 	 * continuing the chain that ended last. */
-	job_path_extend(&j->tail, JOB_PATH_COMPUTE, now);
-	j->opt_ps = now - j->opt_start;
+	job_path_step(&j->tail, j->opt_start + j->spec.t_opt, now, j->opt_slow_gpu);
+	j->opt_ps = j->spec.t_opt;
 	for (int i = 0; i < j->n_workers; i++)
 		span_row(j, &j->wk[i], -1, SPAN_OPT, j->opt_start, now, now - j->opt_start);
 }
 
-void job_timeline_compute(struct job *j, struct job_worker *wk, const struct job_op *op, simtime_t start)
+void job_timeline_compute(struct job *j, struct job_worker *wk, const struct job_op *op)
 {
-	simtime_t now = j->w->sim->now;
+	simtime_t now = j->w->sim->now, start = wk->t0;
 	struct job_span *sp = &wk->span;
 	simtime_t *step = &j->step_ps[j->step_base[wk->stage] + wk->pc];
-	job_path_extend(&wk->path, JOB_PATH_COMPUTE, now);
-	if (now - start > *step)
-		*step = now - start;
+	job_path_step(&wk->path, start + wk->plan_ps, now, wk->slow_gpu);
+	if (wk->plan_ps > *step) /* the plan's: a slow-down is slow_ps, not compute */
+		*step = wk->plan_ps;
 	if (sp->open && (sp->mb != op->mb || sp->kind != op->dir))
 		span_write(j, wk);
 	if (!sp->open) {
@@ -142,9 +175,10 @@ void job_timeline_iteration(struct job *j, bool finished)
 		struct job_path q = wk->path;
 		if (computing(j, wk)) {
 			simtime_t *step = &j->step_ps[j->step_base[wk->stage] + wk->pc];
-			job_path_extend(&q, JOB_PATH_COMPUTE, sim->now);
-			if (sim->now - wk->t0 > *step)
-				*step = sim->now - wk->t0;
+			simtime_t ran = sim->now - wk->t0 < wk->plan_ps ? sim->now - wk->t0 : wk->plan_ps;
+			job_path_step(&q, wk->t0 + wk->plan_ps, sim->now, wk->slow_gpu);
+			if (ran > *step)
+				*step = ran;
 		}
 		job_path_later(&p, &q);
 		job_timeline_flush(j, wk);
@@ -152,9 +186,9 @@ void job_timeline_iteration(struct job *j, bool finished)
 	if (!finished && j->stepping) {
 		/* Cut short during the optimizer step: it runs on every worker. */
 		struct job_path q = j->tail;
-		job_path_extend(&q, JOB_PATH_COMPUTE, sim->now);
+		job_path_step(&q, j->opt_start + j->spec.t_opt, sim->now, j->opt_slow_gpu);
 		job_path_later(&p, &q);
-		j->opt_ps = sim->now - j->opt_start;
+		j->opt_ps = sim->now - j->opt_start < j->spec.t_opt ? sim->now - j->opt_start : j->spec.t_opt;
 	}
 	for (int st = 0; st < j->spec.pp; st++) {
 		simtime_t c = j->opt_ps; /* every stage steps the optimizer */
@@ -167,6 +201,13 @@ void job_timeline_iteration(struct job *j, bool finished)
 		sum += p.t[c];
 	for (int c = 0; c < JOB_NPAR; c++)
 		exposed += p.t[c];
+	int blamed = -1;
+	for (int i = 0; i < JOB_PATH_BLAME; i++)
+		if (p.blame_ps[i] && (blamed < 0 || p.blame_ps[i] > p.blame_ps[blamed]))
+			blamed = i;
+	char critical[48];
+	if (blamed >= 0)
+		world_gpu_name(j->w, p.blame_gpu[blamed], critical, sizeof critical);
 	/* By construction (job_timeline.h): the path is contiguous from the
 	 * iteration's start to its end (unfinished: to its last activity). */
 	if ((finished && p.end != sim->now) || sum != p.end - j->iter_start)
@@ -179,13 +220,14 @@ void job_timeline_iteration(struct job *j, bool finished)
 	if (!j->table)
 		j->table = results_table(sim->res, "iteration",
 					 "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps,"
-					 " bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps, exposed_cp_ps");
+					 " bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps, exposed_cp_ps,"
+					 " slow_ps, critical_gpu");
 	/* One exposed_X_ps column per parallelism: a new one needs its
 	 * column here and in analysis/schema.sql. */
 	_Static_assert(JOB_NPAR == 5, "iteration row: one exposed_X_ps column per enum job_par");
 	if (j->table)
-		results_row(sim->res, j->table, "slttttttttttt", j->spec.name, j->iter, j->iter_start,
+		results_row(sim->res, j->table, "sltttttttttttts", j->spec.name, j->iter, j->iter_start,
 			    finished ? sim->now : (simtime_t)-1, compute, j->comm_ps, exposed,
 			    p.t[JOB_PATH_COMPUTE] - compute, p.t[JOB_PAR_TP], p.t[JOB_PAR_PP], p.t[JOB_PAR_DP],
-			    p.t[JOB_PAR_EP], p.t[JOB_PAR_CP]);
+			    p.t[JOB_PAR_EP], p.t[JOB_PAR_CP], p.t[JOB_PATH_SLOW], blamed >= 0 ? critical : NULL);
 }

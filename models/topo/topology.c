@@ -64,6 +64,8 @@ static const struct cfg_key topo_keys[] = {
 	{ "nvlink_rate", KT_RATE, "450GBps", CFG_POS, .off = TOP(nvlink_rate_bps),
 	  .help = "NVLink rate per GPU per direction" },
 	{ "nvlink_delay", KT_TIME, "200ns", .off = TOP(nvlink_delay), .help = "NVLink latency" },
+	{ "derate", KT_CUSTOM, .def_doc = "none", .custom = &topo_derate_line, .off = TOP(derate),
+	  .help = "repeated: HOST[:NIC] RATE: that host's link (or NIC's) runs at RATE, below the nominal" },
 };
 
 static int topo_rules(struct cfg_check *c)
@@ -332,6 +334,8 @@ int topology_build(const struct config *cfg, struct topo *t, char **err)
 				   t->nodes[h].name, topo_n_ports(t, h), nics);
 			goto fail;
 		}
+	if (topo_apply_derate(cfg, t, err) < 0)
+		goto fail;
 	return 0;
 fail:
 	topology_free(t);

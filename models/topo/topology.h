@@ -90,8 +90,22 @@ struct topo_cfg {
 	int nics_per_host;             /* [1] */
 	uint64_t nvlink_rate_bps;      /* [450GBps] */
 	simtime_t nvlink_delay;        /* [200ns] */
+	struct topo_derate *derate; size_t n_derate; /* repeated `derate = HOST[:NIC] RATE` (topology_derate.c) */
 };
 extern const struct cfg_section topo_section;
+
+/* One `derate` line: a host's link(s) running below the nominal rate. */
+struct topo_derate {
+	char *host;                    /* host name */
+	int nic;                       /* its NIC (host port), -1: every one */
+	uint64_t rate_bps;             /* > 0, at most the link's rate */
+	int line;                      /* its line in the scenario */
+};
+extern const struct cfg_custom topo_derate_line;
+/* Lowers the rates of the links the `derate` lines name (after the ports
+ * are numbered, before the fabric is built); 0, or -1 with *err located
+ * (unknown host, with a suggestion; no such NIC; a rate above the link's). */
+int topo_apply_derate(const struct config *cfg, struct topo *t, char **err);
 
 /* How a type gives a host several NICs ([topology] nics_per_host > 1). */
 enum topo_nics {
