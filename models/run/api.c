@@ -191,7 +191,7 @@ static int run_to(struct rocesim *h, simtime_t stop_at, bool (*done)(struct sim 
 {
 	h->sim->stop_at = stop_at;
 	h->sim->done = done;
-	h->sim->done_ctx = h;
+	h->sim->done_ctx = done == world_done ? (void *)h->w : (void *)h;
 	int st = run_advance(h->run);
 	h->sim->done = NULL;
 	if ((h->verdict = run_verdict(h->run)))
@@ -305,8 +305,21 @@ int rocesim_close(rocesim *h, const char **status)
 		*status = "failed";
 	if (!h)
 		return ROCESIM_E_ARG;
-	world_source_end(h->w);
-	int stopped = h->n_pending == 0 && world_done(h->sim, h->w) && !h->verdict ? SIM_DONE : SIM_STOP_TIME;
+	int stopped = SIM_STOP_TIME;
+	if (!h->n_pending && !h->verdict) {
+		/* Nothing the driver waits for: let the senders see their last
+		 * ACKs (a message is complete for the driver when its last byte
+		 * arrived; its flow row ends at its ACK, as in a batch run) and
+		 * the scenario's own work finish. The run row ends at the later
+		 * of that and the driver's clock. */
+		simtime_t now = h->sim->now;
+		world_source_end(h->w);
+		int st = world_done(h->sim, h->w) ? SIM_DONE : run_to(h, SIMTIME_NEVER, world_done);
+		if (st == SIM_DONE || (st == SIM_RAN_DRY && world_done(h->sim, h->w)))
+			stopped = SIM_DONE;
+		if (h->sim->now < now)
+			h->sim->now = now;
+	}
 	h->sim->stop_at = SIMTIME_NEVER;
 	struct run_report rep;
 	char *err = NULL;
