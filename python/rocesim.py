@@ -103,6 +103,11 @@ _sig = {
                                         ctypes.c_uint64]),
     "rocesim_post_coll": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
                                          ctypes.c_size_t, ctypes.c_uint64, ctypes.c_int64, ctypes.c_uint64]),
+    "rocesim_post_msg_after": (ctypes.c_int, [_P, ctypes.c_uint64, ctypes.c_int, ctypes.c_int, ctypes.c_uint64,
+                                              ctypes.c_uint64]),
+    "rocesim_post_coll_after": (ctypes.c_int, [_P, ctypes.c_uint64, ctypes.c_char_p, ctypes.c_char_p,
+                                               ctypes.POINTER(ctypes.c_int), ctypes.c_size_t, ctypes.c_uint64,
+                                               ctypes.c_uint64]),
     "rocesim_coll_options": (ctypes.c_int, [_P, ctypes.c_uint64, ctypes.c_int]),
     "rocesim_advance": (ctypes.c_int, [_P, ctypes.c_int64]),
     "rocesim_poll": (ctypes.c_int, [_P, ctypes.POINTER(_Completion)]),
@@ -163,16 +168,24 @@ class Fabric:
         """GPU id of "hostH.gpuI", or n_gpus + H for "hostH"."""
         return self._check(_lib.rocesim_endpoint(self._handle(), _b(name)))
 
-    def post_msg(self, src, dst, nbytes, at_ps, tag):
+    def post_msg(self, src, dst, nbytes, at_ps=None, tag=0, after=None):
+        """A message at at_ps, or (after=TAG) when the pending post tagged TAG completes."""
         src = self.endpoint(src) if isinstance(src, str) else src
         dst = self.endpoint(dst) if isinstance(dst, str) else dst
-        self._check(_lib.rocesim_post_msg(self._handle(), src, dst, nbytes, at_ps, tag))
+        if after is not None:
+            self._check(_lib.rocesim_post_msg_after(self._handle(), after, src, dst, nbytes, tag))
+        else:
+            self._check(_lib.rocesim_post_msg(self._handle(), src, dst, nbytes, at_ps, tag))
 
-    def post_coll(self, op, gpus, nbytes, at_ps, tag, algorithm=None):
+    def post_coll(self, op, gpus, nbytes, at_ps=None, tag=0, algorithm=None, after=None):
+        """A collective at at_ps, or (after=TAG) when the pending post tagged TAG completes."""
         ids = [self.endpoint(g) if isinstance(g, str) else g for g in gpus]
         arr = (ctypes.c_int * max(1, len(ids)))(*ids)
-        self._check(_lib.rocesim_post_coll(self._handle(), _b(op), _b(algorithm) if algorithm else None,
-                                           arr, len(ids), nbytes, at_ps, tag))
+        alg = _b(algorithm) if algorithm else None
+        if after is not None:
+            self._check(_lib.rocesim_post_coll_after(self._handle(), after, _b(op), alg, arr, len(ids), nbytes, tag))
+        else:
+            self._check(_lib.rocesim_post_coll(self._handle(), _b(op), alg, arr, len(ids), nbytes, at_ps, tag))
 
     def coll_options(self, chunk_bytes, channels):
         self._check(_lib.rocesim_coll_options(self._handle(), chunk_bytes, channels))

@@ -7,9 +7,10 @@ folder TMP. Checks, on test/api_fabric.ini (4 hosts x 2 GPUs, one switch):
     Python test short under ASan), each posted when the previous one
     completed at the start times of a batch run's [traffic] collective
     sections: every completion time equals the batch collective.end_ps;
-  - a data-parallel job (dp 8, zero 0, 3 iterations) emulated step by step
-    from its plan (Fabric.job_dp_plan): compute, the gradient all-reduce,
-    the optimizer step; the iteration start/end times equal the batch
+  - a data-parallel job (dp 8, zero 0, 3 iterations, 3 gradient buckets)
+    emulated step by step from its plan (Fabric.job_dp_plan): compute, the
+    buckets' all-reduces (each chained after the previous, after=TAG), the
+    optimizer step; the iteration start/end times equal the batch
     iteration rows;
   - posting in the past and advancing backwards raise RocesimError 'past'
     and change nothing; close writes a database whose run row is complete.
@@ -75,22 +76,29 @@ def sweep():
 
 def dp_job():
     job = ["job.dp.model=custom", "job.dp.layers=2", "job.dp.hidden=256", "job.dp.heads=4", "job.dp.vocab=1000",
-           "job.dp.seq_len=128", "job.dp.global_batch=16", "job.dp.dp=8", "job.dp.iterations=3"]
+           "job.dp.seq_len=128", "job.dp.global_batch=16", "job.dp.dp=8", "job.dp.iterations=3",
+           "job.dp.dp_bucket=600000"]
     db = batch(job, os.path.join(TMP, "dp.db"))
     rows = db.execute("SELECT start_ps, end_ps FROM iteration WHERE job = 'dp' ORDER BY iteration").fetchall()
     with rocesim.Fabric(FABRIC, sets=job) as f:
         plan = f.job_dp_plan("dp")
-    check(plan.iterations == 3 and len(plan.gpus) == 8, "plan %r" % (plan,))
+    check(plan.iterations == 3 and len(plan.gpus) == 8 and len(plan.bucket_bytes) == 3, "plan %r" % (plan,))
     got = []
     with rocesim.Fabric(FABRIC) as f:
         f.coll_options(plan.chunk_bytes, plan.channels)
         t = plan.start_ps
         for it in range(plan.iterations):
-            start, at = t, t + plan.compute_ps          # the driver's forward and backward
+            start = t                                     # the driver's forward and backward, then
             for b, size in enumerate(plan.bucket_bytes):  # rocesim's gradient all-reduces, one after another
-                f.post_coll("allreduce", plan.gpus, size, at, tag=100 * it + b, algorithm=plan.algorithm)
-                at = f.next().time_ps
-            t = at + plan.optimizer_ps                    # the driver's optimizer step
+                tag = 100 * it + b
+                if b == 0:
+                    f.post_coll("allreduce", plan.gpus, size, t + plan.compute_ps, tag=tag, algorithm=plan.algorithm)
+                else:
+                    f.post_coll("allreduce", plan.gpus, size, tag=tag, algorithm=plan.algorithm, after=tag - 1)
+            for b in range(len(plan.bucket_bytes)):
+                c = f.next()
+                check(c.tag == 100 * it + b, "bucket order %r" % (c,))
+            t = c.time_ps + plan.optimizer_ps             # the driver's optimizer step
             got.append((start, t))
     check(got == rows, "dp job: emulated %r, batch %r" % (got, rows))
     print("dp job: %d iterations, emulated %r, batch %r" % (len(got), got, rows))

@@ -10,10 +10,11 @@
  *     run's collective.end_ps to the picosecond, and the API's database
  *     holds the same collective and flow timings;
  *   - a driver that emulates a data-parallel training job step by step
- *     (its own compute, then the gradient all-reduce posted through the
- *     API, then its optimizer step) reproduces the batch [job]'s
- *     iteration rows (start_ps, end_ps) exactly, with the compute time,
- *     buckets and optimizer time taken from the job's plan
+ *     (its own compute, then the gradient all-reduces of its 3 buckets
+ *     posted through the API, each chained after the previous as the
+ *     job's stream runs them, then its optimizer step) reproduces the
+ *     batch [job]'s iteration rows (start_ps, end_ps) exactly, with the
+ *     compute time, buckets and optimizer time taken from the job's plan
  *     (rocesim_job_dp_plan);
  *   - errors: posting in the past, advancing backwards, unknown names, bad
  *     ops and groups are error codes with messages, nothing changed;
@@ -180,11 +181,12 @@ static void test_sweep(void)
 
 /* ---- a data-parallel job, emulated ---- */
 
-/* dp only (8 GPUs), zero 0, no overlap: one gradient bucket (the
- * Megatron-LM default without overlap_grad_reduce), 2 micro-batches. */
+/* dp only (8 GPUs), zero 0, no overlap, 2 micro-batches; gradient
+ * buckets of 600,000 parameters: 3 buckets (3 MiB, 3 MiB, 1 MiB of fp32
+ * gradients) reduced one after another on the job's stream. */
 #define DP_JOB \
 	"[job.dp]\nmodel = custom\nlayers = 2\nhidden = 256\nheads = 4\nvocab = 1000\nseq_len = 128\n" \
-	"global_batch = 16\ndp = 8\niterations = 3\n"
+	"global_batch = 16\ndp = 8\niterations = 3\ndp_bucket = 600000\n"
 
 static void test_dp_job(void)
 {
@@ -204,13 +206,17 @@ static void test_dp_job(void)
 	CU_ASSERT_EQUAL(rocesim_job_dp_plan(ph, "nope", &(struct rocesim_dp_plan){ 0 }), ROCESIM_E_NAME);
 	CU_ASSERT_EQUAL(p.iterations, 3);
 	CU_ASSERT_EQUAL(p.n_gpus, N_GPUS);
-	CU_ASSERT_EQUAL(p.n_buckets, 1);
+	CU_ASSERT_EQUAL(p.n_buckets, 3);
 	CU_ASSERT(p.compute_ps > 0);
 	CU_ASSERT(p.optimizer_ps > 0);
 	CU_ASSERT_STRING_EQUAL(p.algorithm, "ring");
-	/* The bucket is every gradient: the batch run's dp collective. */
-	CU_ASSERT_EQUAL((int64_t)p.bucket_bytes[0],
-			q_int(batch, "SELECT size_bytes FROM collective WHERE parallelism = 'dp' AND iteration = 0"));
+	/* The buckets are the batch run's dp collectives, in order. */
+	for (int b = 0; b < p.n_buckets && b < 3; b++) {
+		char q[200];
+		snprintf(q, sizeof q, "SELECT size_bytes FROM collective WHERE parallelism = 'dp' AND iteration = 0 "
+			 "ORDER BY start_ps, collective_id LIMIT 1 OFFSET %d", b);
+		CU_ASSERT_EQUAL((int64_t)p.bucket_bytes[b], q_int(batch, q));
+	}
 	int gpus[N_GPUS];
 	uint64_t bucket[8];
 	int nb = p.n_buckets < 8 ? p.n_buckets : 8;
@@ -237,14 +243,23 @@ static void test_dp_job(void)
 					   "ORDER BY iteration", -1, &st, NULL) == SQLITE_OK);
 	int it = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t start = t, at = t + plan.compute_ps, done = at;
+		int64_t start = t, done = 0;
+		/* The first bucket when the compute ends; each next one as the
+		 * previous ends, in its completion's event (the job's stream). */
 		for (int b = 0; b < nb; b++) {
-			CU_ASSERT_EQUAL_FATAL(rocesim_post_coll(h, "allreduce", plan.algorithm, gpus, (size_t)plan.n_gpus,
-								bucket[b], at, (uint64_t)(it * 100 + b)), ROCESIM_OK);
+			uint64_t tag = (uint64_t)(it * 100 + b);
+			if (b == 0)
+				CU_ASSERT_EQUAL_FATAL(rocesim_post_coll(h, "allreduce", plan.algorithm, gpus, (size_t)plan.n_gpus,
+									bucket[b], t + plan.compute_ps, tag), ROCESIM_OK)
+			else
+				CU_ASSERT_EQUAL_FATAL(rocesim_post_coll_after(h, tag - 1, "allreduce", plan.algorithm, gpus,
+									      (size_t)plan.n_gpus, bucket[b], tag), ROCESIM_OK)
+		}
+		for (int b = 0; b < nb; b++) {
 			struct rocesim_completion c;
 			CU_ASSERT_EQUAL_FATAL(rocesim_next(h, INT64_MAX, &c), 1);
 			CU_ASSERT_EQUAL(c.tag, (uint64_t)(it * 100 + b));
-			at = done = c.time_ps; /* the next bucket starts as this one ends */
+			done = c.time_ps;
 		}
 		t = done + plan.optimizer_ps;
 		CU_ASSERT_EQUAL(start, sqlite3_column_int64(st, 0));
@@ -328,6 +343,8 @@ static void test_errors(void)
 	CU_ASSERT_EQUAL(rocesim_post_coll(h, "allreduce", NULL, far, 2, 1000, 6000000, 1), ROCESIM_E_NAME);
 	CU_ASSERT_EQUAL(rocesim_post_coll(h, "allreduce", NULL, g4, 1, 1000, 6000000, 1), ROCESIM_E_ARG);
 	CU_ASSERT_EQUAL(rocesim_coll_options(h, 0, 2), ROCESIM_E_ARG);
+	CU_ASSERT_EQUAL(rocesim_post_coll_after(h, 77, "allreduce", NULL, g4, 4, 1000, 1), ROCESIM_E_NAME);
+	CU_ASSERT_EQUAL(rocesim_post_msg_after(h, 77, 0, 1, 1000, 1), ROCESIM_E_NAME);
 	CU_ASSERT_EQUAL(rocesim_pending(h), 0);
 	/* Work: a host-to-host message (as [traffic] flows), a GPU pair over
 	 * NVLink, and one across the switch; completions in time order. */

@@ -50,6 +50,8 @@ struct api_post {
 	struct coll_spec spec;        /* collective: spec.gpus = gpus */
 	int *gpus;                    /* collective: [spec.n], freed once started */
 	int64_t id;                   /* flow_id / collective_id once started, else -1 */
+	struct api_post *then, *then_last; /* posts that start when this one completes, in order */
+	struct api_post *then_next;   /* a chained post: the next of its predecessor's */
 };
 
 struct rocesim {
@@ -112,6 +114,8 @@ static void unlink_post(struct rocesim *h, struct api_post *p)
 	h->n_pending--;
 }
 
+static void fire(struct sim *sim, void *obj, uintptr_t arg);
+
 static void complete(struct sim *sim, struct api_post *p)
 {
 	struct rocesim *h = p->h;
@@ -130,6 +134,13 @@ static void complete(struct sim *sim, struct api_post *p)
 		.kind = p->kind, .id = p->id,
 	};
 	unlink_post(h, p);
+	/* Chained posts start now, within this event, as a stream starts its
+	 * next operation when the previous one ends (job_stream.c). */
+	for (struct api_post *c = p->then, *n; c; c = n) {
+		n = c->then_next;
+		c->at_ps = sim->now;
+		fire(sim, c, 0);
+	}
 	free(p->gpus);
 	free(p);
 	sim_poll_soon(sim); /* rocesim_next stops after this event */
@@ -218,7 +229,19 @@ static int check_time(struct rocesim *h, int64_t t, const char *what)
 	return 0;
 }
 
-static struct api_post *post_new(struct rocesim *h, int kind, uint64_t size_b, int64_t at, uint64_t tag)
+/* The pending post tagged `tag` (the latest posted of them), or NULL. */
+static struct api_post *pending_tag(const struct rocesim *h, uint64_t tag)
+{
+	for (struct api_post *p = h->posts; p; p = p->next)
+		if (p->tag == tag)
+			return p;
+	return NULL;
+}
+
+/* A new pending record: scheduled at `at`, or, with after, started when
+ * after completes. */
+static struct api_post *post_new(struct rocesim *h, int kind, uint64_t size_b, int64_t at, uint64_t tag,
+				 struct api_post *after)
 {
 	struct api_post *p = xcalloc(1, sizeof *p);
 	*p = (struct api_post){ .h = h, .kind = kind, .tag = tag, .at_ps = at, .size_b = size_b, .id = -1 };
@@ -227,9 +250,33 @@ static struct api_post *post_new(struct rocesim *h, int kind, uint64_t size_b, i
 		h->posts->prev = p;
 	h->posts = p;
 	h->n_pending++;
+	if (after) {
+		if (after->then_last)
+			after->then_last->then_next = p;
+		else
+			after->then = p;
+		after->then_last = p;
+		return p;
+	}
 	sched_at(h->sim, at, &h->elem, fire, p, 0);
 	run_watchdog_rearm(h->run); /* it stops ticking on an empty queue */
 	return p;
+}
+
+/* When a post starts: at a time (after_tag NULL) or after a pending post.
+ * 0 with *after set (NULL: at at_ps), or an error. */
+static int when(struct rocesim *h, const uint64_t *after_tag, int64_t at_ps, const char *what,
+		struct api_post **after)
+{
+	*after = NULL;
+	if (!after_tag)
+		return check_time(h, at_ps, what);
+	if (h->verdict)
+		return fail(h, ROCESIM_E_STALLED, "the run was stopped (%s); only rocesim_close is left", h->verdict);
+	if (!(*after = pending_tag(h, *after_tag)))
+		return fail(h, ROCESIM_E_NAME, "%s after tag %llu: no pending post has that tag (a completed one's "
+			    "successor is posted at its completion time)", what, (unsigned long long)*after_tag);
+	return 0;
 }
 
 /* ---- The API ---- */
@@ -396,10 +443,12 @@ int rocesim_endpoint(const rocesim *h, const char *name)
 		    "gpus_per_host = %d, hosts host0 .. host%d)", name, w->gpus_per_host, w->fab.n_hosts - 1);
 }
 
-int rocesim_post_msg(rocesim *h, int src, int dst, uint64_t bytes, int64_t at_ps, uint64_t tag)
+static int post_msg(rocesim *h, const uint64_t *after_tag, int src, int dst, uint64_t bytes, int64_t at_ps,
+		    uint64_t tag)
 {
 	int rc;
-	if ((rc = check_open(h)) || (rc = check_time(h, at_ps, "a message posted")))
+	struct api_post *after;
+	if ((rc = check_open(h)) || (rc = when(h, after_tag, at_ps, "a message posted", &after)))
 		return rc;
 	int n_gpus = h->w->n_gpus, n_ep = n_gpus + h->w->fab.n_hosts;
 	if (src < 0 || src >= n_ep || dst < 0 || dst >= n_ep)
@@ -412,17 +461,28 @@ int rocesim_post_msg(rocesim *h, int src, int dst, uint64_t bytes, int64_t at_ps
 		return fail(h, ROCESIM_E_ARG, "a message from endpoint %d to itself", src);
 	if (bytes == 0)
 		return fail(h, ROCESIM_E_ARG, "a message of 0 bytes: expected at least 1");
-	struct api_post *p = post_new(h, ROCESIM_MSG, bytes, at_ps, tag);
+	struct api_post *p = post_new(h, ROCESIM_MSG, bytes, at_ps, tag, after);
 	p->src = src;
 	p->dst = dst;
 	return ROCESIM_OK;
 }
 
-int rocesim_post_coll(rocesim *h, const char *op, const char *algorithm, const int *gpus, size_t n,
-		      uint64_t bytes, int64_t at_ps, uint64_t tag)
+int rocesim_post_msg(rocesim *h, int src, int dst, uint64_t bytes, int64_t at_ps, uint64_t tag)
+{
+	return post_msg(h, NULL, src, dst, bytes, at_ps, tag);
+}
+
+int rocesim_post_msg_after(rocesim *h, uint64_t after_tag, int src, int dst, uint64_t bytes, uint64_t tag)
+{
+	return post_msg(h, &after_tag, src, dst, bytes, -1, tag);
+}
+
+static int post_coll(rocesim *h, const uint64_t *after_tag, const char *op, const char *algorithm,
+		     const int *gpus, size_t n, uint64_t bytes, int64_t at_ps, uint64_t tag)
 {
 	int rc;
-	if ((rc = check_open(h)) || (rc = check_time(h, at_ps, "a collective posted")))
+	struct api_post *after;
+	if ((rc = check_open(h)) || (rc = when(h, after_tag, at_ps, "a collective posted", &after)))
 		return rc;
 	int o = op ? coll_op_by_name(op) : -1;
 	if (o < 0) {
@@ -468,7 +528,7 @@ int rocesim_post_coll(rocesim *h, const char *op, const char *algorithm, const i
 	}
 	if (bytes == 0)
 		return fail(h, ROCESIM_E_ARG, "a collective of 0 bytes: expected at least 1");
-	struct api_post *p = post_new(h, ROCESIM_COLL, bytes, at_ps, tag);
+	struct api_post *p = post_new(h, ROCESIM_COLL, bytes, at_ps, tag, after);
 	p->gpus = xmalloc(n * sizeof *p->gpus);
 	memcpy(p->gpus, gpus, n * sizeof *p->gpus);
 	p->spec = (struct coll_spec){
@@ -477,6 +537,18 @@ int rocesim_post_coll(rocesim *h, const char *op, const char *algorithm, const i
 		.job = NULL, .iteration = -1, .on_done = coll_finished, .ctx = p,
 	};
 	return ROCESIM_OK;
+}
+
+int rocesim_post_coll(rocesim *h, const char *op, const char *algorithm, const int *gpus, size_t n,
+		      uint64_t bytes, int64_t at_ps, uint64_t tag)
+{
+	return post_coll(h, NULL, op, algorithm, gpus, n, bytes, at_ps, tag);
+}
+
+int rocesim_post_coll_after(rocesim *h, uint64_t after_tag, const char *op, const char *algorithm,
+			    const int *gpus, size_t n, uint64_t bytes, uint64_t tag)
+{
+	return post_coll(h, &after_tag, op, algorithm, gpus, n, bytes, -1, tag);
 }
 
 int rocesim_coll_options(rocesim *h, uint64_t chunk_bytes, int channels)

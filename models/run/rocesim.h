@@ -117,6 +117,16 @@ ROCESIM_API int rocesim_post_msg(rocesim *h, int src, int dst, uint64_t bytes, i
  * 512 KiB, 2). */
 ROCESIM_API int rocesim_post_coll(rocesim *h, const char *op, const char *algorithm, const int *gpus,
 				  size_t n, uint64_t bytes, int64_t at_ps, uint64_t tag);
+/* The same, started when the pending post tagged after_tag completes, in
+ * the very event of its completion: as a stream (NCCL's, a job's bucket
+ * reductions) starts its next operation, which a post at the completion
+ * time, an event of its own, does not reproduce exactly when other events
+ * share that instant. posted_ps of its completion is that time.
+ * ROCESIM_E_NAME when no pending post has that tag. */
+ROCESIM_API int rocesim_post_msg_after(rocesim *h, uint64_t after_tag, int src, int dst, uint64_t bytes,
+				       uint64_t tag);
+ROCESIM_API int rocesim_post_coll_after(rocesim *h, uint64_t after_tag, const char *op, const char *algorithm,
+					const int *gpus, size_t n, uint64_t bytes, uint64_t tag);
 /* Chunk size (bytes > 0) and channels (>= 1) of the collectives posted
  * from now on ([job] chunk and channels). */
 ROCESIM_API int rocesim_coll_options(rocesim *h, uint64_t chunk_bytes, int channels);

@@ -16,12 +16,14 @@
  *   anything else                       -> error CODE MESSAGE
  * SRC, DST and GPU are names (host3.gpu1, host3) or endpoint numbers;
  * BYTES a bare integer (bytes) or a size with its unit (1MiB); AT, T and
- * LIMIT a bare integer (ps) or a time with its unit (10us). KIND is msg or
+ * LIMIT a bare integer (ps) or a time with its unit (10us); AT may also be
+ * after:TAG (start when the pending post tagged TAG completes). KIND is msg or
  * coll. CODE is input, past, name, arg, stalled, idle, io or syntax. End of
  * input closes the run as `close` does (its reply still written). Empty
  * lines and lines starting with '#' get no reply.
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +84,21 @@ static int parse_time(const char *s, int64_t *out, char *why)
 	return 0;
 }
 
+static int parse_u64(const char *s, uint64_t *out);
+
+/* AT: a time, or after:TAG (*after set). */
+static int parse_at(const char *s, int64_t *at, bool *after, uint64_t *tag, char *why)
+{
+	*after = strncmp(s, "after:", 6) == 0;
+	if (*after) {
+		if (parse_u64(s + 6, tag) == 0)
+			return 0;
+		snprintf(why, UNITS_EXPECTED_MAX, "after:TAG with TAG an unsigned integer, got '%s'", s);
+		return -1;
+	}
+	return parse_time(s, at, why);
+}
+
 static int parse_u64(const char *s, uint64_t *out)
 {
 	if (!all_digits(s))
@@ -136,13 +153,14 @@ static void reply_completion(struct server *s, int rc, const struct rocesim_comp
 
 static int post_msg(struct server *s, char **w, int n)
 {
-	uint64_t bytes, tag;
-	int64_t at;
+	uint64_t bytes, tag, prev = 0;
+	int64_t at = 0;
+	bool after;
 	if (n != 7)
 		return syntax(s, "%s", "expected: post msg SRC DST BYTES AT TAG");
 	if (parse_size(w[4], &bytes, s->why) < 0)
 		return syntax(s, "BYTES: %s", s->why);
-	if (parse_time(w[5], &at, s->why) < 0)
+	if (parse_at(w[5], &at, &after, &prev, s->why) < 0)
 		return syntax(s, "AT: %s", s->why);
 	if (parse_u64(w[6], &tag) < 0)
 		return syntax(s, "TAG '%s': expected an unsigned integer", w[6]);
@@ -152,7 +170,8 @@ static int post_msg(struct server *s, char **w, int n)
 	int dst = endpoint(s, w[3]);
 	if (dst < 0)
 		return 0;
-	int rc = rocesim_post_msg(s->h, src, dst, bytes, at, tag);
+	int rc = after ? rocesim_post_msg_after(s->h, prev, src, dst, bytes, tag)
+		       : rocesim_post_msg(s->h, src, dst, bytes, at, tag);
 	if (rc < 0)
 		return reply_error(s, rc);
 	fputs("ok\n", s->out);
@@ -161,13 +180,14 @@ static int post_msg(struct server *s, char **w, int n)
 
 static int post_coll(struct server *s, char **w, int n)
 {
-	uint64_t bytes, tag;
-	int64_t at;
+	uint64_t bytes, tag, prev = 0;
+	int64_t at = 0;
+	bool after;
 	if (n < 9)
 		return syntax(s, "%s", "expected: post coll OP ALG BYTES AT TAG GPU GPU...");
 	if (parse_size(w[4], &bytes, s->why) < 0)
 		return syntax(s, "BYTES: %s", s->why);
-	if (parse_time(w[5], &at, s->why) < 0)
+	if (parse_at(w[5], &at, &after, &prev, s->why) < 0)
 		return syntax(s, "AT: %s", s->why);
 	if (parse_u64(w[6], &tag) < 0)
 		return syntax(s, "TAG '%s': expected an unsigned integer", w[6]);
@@ -179,7 +199,8 @@ static int post_coll(struct server *s, char **w, int n)
 			return 0;
 		}
 	const char *alg = strcmp(w[3], "-") == 0 ? NULL : w[3];
-	int rc = rocesim_post_coll(s->h, w[2], alg, g, (size_t)ng, bytes, at, tag);
+	int rc = after ? rocesim_post_coll_after(s->h, prev, w[2], alg, g, (size_t)ng, bytes, tag)
+		       : rocesim_post_coll(s->h, w[2], alg, g, (size_t)ng, bytes, at, tag);
 	free(g);
 	if (rc < 0)
 		return reply_error(s, rc);
