@@ -14,7 +14,7 @@ trap 'rm -rf "$TMP"' EXIT
 asan=$(ldd "$lib" | sed -n 's/.*=> \(\/[^ ]*libasan[^ ]*\).*/\1/p' | head -n 1)
 if [ -n "$asan" ]; then
 	LD_PRELOAD=$asan
-	ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 	export LD_PRELOAD ASAN_OPTIONS
 fi
 ROCESIM_LIBRARY=$lib SIM=$SIM SRCDIR=$SRCDIR TMP=$TMP python3 "$SRCDIR/test/api_python.py"

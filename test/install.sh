@@ -61,12 +61,12 @@ flags=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR="$T/root" pkg-co
 echo "pkg-config: $flags"
 ${CC:-cc} -o "$T/drive" "$T/drive.c" $flags || fail "building a program with pkg-config's flags"
 libdir=$(dirname "$so")
-got=$(cd "$T" && LD_LIBRARY_PATH=$libdir ${asan:+LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0} ./drive "$SRCDIR/test/api_fabric.ini") ||
+got=$(cd "$T" && env LD_LIBRARY_PATH="$libdir" ${asan:+LD_PRELOAD=$asan} ./drive "$SRCDIR/test/api_fabric.ini") ||
 	fail "the installed program"
 [ "$got" = "$want" ] || fail "C program: completion $got ps, batch recv_end_ps $want ps"
 echo "C program (installed library): $got ps = batch $want ps"
 
-got=$(cd "$T" && env -u ROCESIM_LIBRARY ${asan:+LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0} python3 -c "
+got=$(cd "$T" && env -u ROCESIM_LIBRARY ${asan:+LD_PRELOAD=$asan ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0} python3 -c "
 import sys
 sys.path.insert(0, '$(dirname "$py")')
 import rocesim
