@@ -3,8 +3,9 @@
  * batch runs of the same work (run_scenario, the path `sim` takes):
  *
  *   - an nccl-tests-style sweep of all-reduces (8 B doubling up to 1 MiB by
- *     default; ROCESIM_API_SWEEP_MAX=1GiB for the whole 8 B .. 1 GiB range,
- *     too slow for CI under ASan), each posted when the previous one
+ *     default, 18 sizes; ROCESIM_API_SWEEP_MAX=1GiB for the whole 8 B ..
+ *     1 GiB range, 28 sizes, about 7 s of CPU in an -O2 build: too slow
+ *     for CI under ASan), each posted when the previous one
  *     completed, at the times a batch run's [traffic] collective sections
  *     start them: the completion times the API reports equal the batch
  *     run's collective.end_ps to the picosecond, and the API's database
