@@ -229,7 +229,10 @@ static void test_dp_job(void)
 	char alg[64];
 	snprintf(alg, sizeof alg, "%s", p.algorithm);
 	plan.algorithm = alg;
-	CU_ASSERT_EQUAL(rocesim_close(ph, NULL), ROCESIM_OK); /* p's pointers go with it */
+	/* p's pointers go with it; closing does not run the job on. */
+	const char *status = NULL;
+	CU_ASSERT_EQUAL(rocesim_close(ph, &status), ROCESIM_OK);
+	CU_ASSERT_STRING_EQUAL(status, "stopped");
 
 	/* The emulation: compute (the driver's), the reductions (rocesim's),
 	 * the optimizer step (the driver's). */

@@ -174,14 +174,17 @@ int rocesim_close(rocesim *h, const char **status)
 	if (!h->n_pending && !h->verdict) {
 		/* Nothing the driver waits for: let the senders see their last
 		 * ACKs (a message is complete for the driver when its last byte
-		 * arrived; its flow row ends at its ACK, as in a batch run) and
-		 * the scenario's own work finish. The run row ends at the later
-		 * of that and the driver's clock. */
+		 * arrived; its flow row ends at its ACK, as in a batch run). Not
+		 * when the scenario's own sources ([traffic], [job]) would still
+		 * post: closing does not run them on ('stopped'). The run row
+		 * ends at the later of that drain and the driver's clock. */
 		simtime_t now = h->sim->now;
 		world_source_end(h->w);
-		int st = world_done(h->sim, h->w) ? SIM_DONE : run_to(h, SIMTIME_NEVER, world_done);
-		if (st == SIM_DONE || (st == SIM_RAN_DRY && world_done(h->sim, h->w)))
-			stopped = SIM_DONE;
+		if (h->w->sources_active == 0) {
+			int st = world_done(h->sim, h->w) ? SIM_DONE : run_to(h, SIMTIME_NEVER, world_done);
+			if (st == SIM_DONE || (st == SIM_RAN_DRY && world_done(h->sim, h->w)))
+				stopped = SIM_DONE;
+		}
 		if (h->sim->now < now)
 			h->sim->now = now;
 	}

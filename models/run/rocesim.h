@@ -78,10 +78,11 @@ struct rocesim_completion {
 ROCESIM_API rocesim *rocesim_open(const char *scenario, const char *const *sets, size_t n_sets,
 				  const char *output);
 /* Finishes the run and frees h. When every posted message and collective
- * (and the scenario's own work) finished, the last control frames are let
- * drain and the run row says 'complete'; otherwise 'stopped', with the
- * unfinished rows' ends NULL ('deadlock' or 'stalled' after
- * ROCESIM_E_STALLED). *status (when status is not NULL) gets that word
+ * completed and the scenario's own sources have nothing left to post, the
+ * senders' last ACKs are let arrive (flow rows end as in a batch run) and
+ * the run row says 'complete'; otherwise 'stopped', with the unfinished
+ * rows' ends NULL (closing never runs the scenario's own [traffic] or
+ * [job] further); 'deadlock' or 'stalled' after ROCESIM_E_STALLED. *status (when status is not NULL) gets that word
  * (a static string). Returns ROCESIM_OK, ROCESIM_E_STALLED (the database
  * is still written) or ROCESIM_E_IO. */
 ROCESIM_API int rocesim_close(rocesim *h, const char **status);
