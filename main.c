@@ -12,6 +12,8 @@
 #include "config.h"
 #include "log.h"
 #include "run.h"
+#include "serve.h"
+#include "xalloc.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -75,6 +77,20 @@ int main(int argc, char **argv)
 			printf("rocesim %s\n", PACKAGE_VERSION);
 		cli_free(&cli);
 		return 0;
+	}
+
+	if (cli.serve) {
+		/* The line protocol on the library's API (serve.c); it loads the
+		 * scenario itself and installs no signal handler. */
+		char **sets = xcalloc(cli.n_sets + 1, sizeof *sets);
+		for (size_t i = 0; i < cli.n_sets; i++)
+			sets[i] = str_printf("%s.%s=%s", cli.sets[i].section, cli.sets[i].key, cli.sets[i].value);
+		rc = serve_run(cli.scenario, (const char *const *)sets, cli.n_sets, cli.output, stdin, stdout);
+		for (size_t i = 0; i < cli.n_sets; i++)
+			free(sets[i]);
+		free(sets);
+		cli_free(&cli);
+		return rc;
 	}
 
 	struct config cfg;

@@ -146,6 +146,30 @@ void jobs_warn_layout(const struct jobs *js);
 int jobs_write_unfinished(const struct jobs *js, char *buf, size_t len);
 void jobs_free(struct jobs *js);
 
+/* A data-parallel job's iteration as its plan runs it (job_dp_plan.c):
+ * compute_ps of forward and backward on every rank, then one all-reduce
+ * per gradient bucket over gpus (one after another, in bucket order), then
+ * optimizer_ps; the next iteration starts when the step ends. For a driver
+ * that emulates the job (the library's rocesim_job_dp_plan). */
+struct job_dp_plan {
+	int iterations;                /* [job] iterations */
+	simtime_t start_ps;            /* [job] start */
+	simtime_t compute_ps;          /* forward + backward of every micro-batch, per iteration */
+	simtime_t optimizer_ps;        /* the optimizer step */
+	int n_buckets;
+	uint64_t *bucket_b;            /* [n_buckets] all-reduce size (nccl-tests convention), malloc'd */
+	int n_gpus;
+	int *gpus;                     /* [n_gpus] the data-parallel group, rank order (global GPU ids), malloc'd */
+	const char *allreduce;         /* the job's all-reduce algorithm (static) */
+	uint64_t chunk_b;              /* [job] chunk */
+	int channels;                  /* [job] channels */
+};
+/* Fills *out for [job.NAME]; -1 with *err (malloc'd) when there is no such
+ * job or its program is not compute, reductions, optimizer (tp, pp, ep > 1,
+ * zero > 0, overlap_grad_reduce). */
+int jobs_dp_plan(const struct jobs *js, const char *name, struct job_dp_plan *out, char **err);
+void job_dp_plan_free(struct job_dp_plan *p);
+
 /* Tests only: replaces coll_start for every job set up afterwards (NULL
  * restores it), e.g. with a collective that completes at once, so the
  * dependency graph can be checked with free communication. It gets the

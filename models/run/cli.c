@@ -29,6 +29,7 @@ enum {
 	OPT_PCAP,
 	OPT_CHECK,
 	OPT_KEYS,
+	OPT_SERVE,
 };
 
 struct cli_opt {
@@ -51,6 +52,8 @@ static const struct cli_opt cli_opts[] = {
 	{ "quiet", 'q', NULL, "no progress line" },
 	{ "check", OPT_CHECK, NULL,
 	  "validate, build the world, print its summary, each\njob's plan, run-time and capture estimates, write\nnothing, exit" },
+	{ "serve", OPT_SERVE, NULL,
+	  "open the fabric and answer requests, one per line\non stdin, one reply per line on stdout\n(docs/library.md); -o names the database" },
 	{ "keys", OPT_KEYS, NULL,
 	  "print every scenario section and key with its\ntype, default and meaning, and exit" },
 	{ "help", 'h', NULL, "print this help and exit" },
@@ -149,11 +152,7 @@ static int add_set(struct cli *c, const char *section, size_t section_len,
 	return 0;
 }
 
-/* SECTION.KEY=VALUE: split at the first '='; the section is everything
- * before the last dot of the left part, so sections that contain dots
- * (job.moe) need no quoting, while values may contain anything ('=', '.',
- * paths). Returns 0, 2 (usage error, printed) or -1 (out of memory). */
-static int parse_set(struct cli *c, const char *arg)
+int cli_split_set(const char *arg, struct cfg_override *out)
 {
 	const char *eq = strchr(arg, '=');
 	if (!eq)
@@ -164,7 +163,32 @@ static int parse_set(struct cli *c, const char *arg)
 			dot = p;
 	if (!dot || dot == arg || dot + 1 == eq)
 		return 2;
-	return add_set(c, arg, (size_t)(dot - arg), dot + 1, (size_t)(eq - dot - 1), eq + 1);
+	struct cli c = { 0 };
+	if (add_set(&c, arg, (size_t)(dot - arg), dot + 1, (size_t)(eq - dot - 1), eq + 1) < 0)
+		return -1;
+	*out = c.sets[0];
+	free(c.sets);
+	return 0;
+}
+
+/* SECTION.KEY=VALUE (cli_split_set). Returns 0, 2 (usage error, printed)
+ * or -1 (out of memory). */
+static int parse_set(struct cli *c, const char *arg)
+{
+	struct cfg_override o;
+	int rc = cli_split_set(arg, &o);
+	if (rc)
+		return rc;
+	struct cfg_override *s = realloc(c->sets, (c->n_sets + 1) * sizeof *s);
+	if (!s) {
+		free(o.section);
+		free(o.key);
+		free(o.value);
+		return -1;
+	}
+	c->sets = s;
+	c->sets[c->n_sets++] = o;
+	return 0;
 }
 
 /* "-o" or "--seed" for an option value; 0 when it is one of ours, -1 (with
@@ -254,6 +278,7 @@ int cli_parse(int argc, char **argv, struct cli *out)
 		case 'q': out->quiet = true; break;
 		case OPT_CHECK: out->check = true; break;
 		case OPT_KEYS: out->keys = true; break;
+		case OPT_SERVE: out->serve = true; break;
 		case 'h': out->help = true; break;
 		case 'V': out->version = true; break;
 		case ':': {

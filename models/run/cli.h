@@ -24,12 +24,19 @@ struct cli {
 	bool quiet;                  /* -q */
 	bool check;                  /* --check */
 	bool keys;                   /* --keys: print the scenario key reference and exit 0 */
+	bool serve;                  /* --serve: the line protocol on stdin/stdout (serve.c) */
 	bool help, version;          /* -h / -V: print and exit 0 */
 };
 
 /* Parses argv. Returns 0 on success; on a usage error prints
  * "sim: <what>\nTry 'sim --help'." to stderr and returns 2. */
 int cli_parse(int argc, char **argv, struct cli *out);
+/* SECTION.KEY=VALUE split as --set does: split at the first '='; the
+ * section is everything before the last dot of the left part, so sections
+ * that contain dots (job.moe) need no quoting, while values may contain
+ * anything ('=', '.', paths). 0 with *out's three strings malloc'd, 2 when
+ * arg has no such form, -1 when out of memory. */
+int cli_split_set(const char *arg, struct cfg_override *out);
 void cli_free(struct cli *c);
 void cli_usage(FILE *to);
 

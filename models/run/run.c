@@ -151,12 +151,15 @@ static char *output_path(const struct config *cfg, const struct run_opts *o)
 /* What was built (the `fabric:` line, stdout) and what of it the keys do
  * not make obvious, with choices that work but are known to hurt: said
  * once, before the run, after every input error (so those stay one line). */
-static void warn_choices(const struct config *cfg, const struct world *w, const struct jobs *jobs)
+static void warn_choices(const struct config *cfg, const struct world *w, const struct jobs *jobs,
+			 bool describe)
 {
 	char line[768];
 	topology_describe(cfg, &w->fab.topo, line, sizeof line);
-	printf("%s\n", line);
-	fflush(stdout);
+	if (describe) {
+		printf("%s\n", line);
+		fflush(stdout);
+	}
 	if (topology_surprise(cfg, &w->fab.topo, line, sizeof line))
 		warnx_sim("%s", line);
 	jobs_warn_layout(jobs);
@@ -267,160 +270,227 @@ static int prepare_tables(void *ctx, struct results *res)
 	return tc->refused ? -1 : 0;
 }
 
-int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err)
-{
+/* A run in progress (run.h): what run_scenario held on its stack, on the
+ * heap so that a driver (api.c) can hold it between calls. */
+struct run {
 	struct sim sim;
 	struct world w;
-	struct colls *colls = NULL;
-	struct traffic *traffic = NULL;
-	struct jobs *jobs = NULL;
-	struct taps *taps = NULL;
-	struct sampler *sampler = NULL;
-	struct hpcc_fct *fct = NULL;
-	struct watchdog wd = { 0 };
-	int rc = 0;
+	const struct config *cfg;
+	struct run_opts o;            /* copied; its strings are the caller's */
+	struct colls *colls;
+	struct traffic *traffic;
+	struct jobs *jobs;
+	struct taps *taps;
+	struct sampler *sampler;
+	struct hpcc_fct *fct;
+	struct results *res;          /* NULL with o.no_results */
+	struct watchdog wd;
+	struct progress_ctx pc;
+	double t0;                    /* wall clock at run_open */
+};
+
+/* In reverse of the building order (fct.txt and the database are closed by
+ * run_close). */
+static void run_free(struct run *r)
+{
+	watchdog_free(&r->wd);
+	sampler_free(r->sampler);
+	tap_close(r->taps);   /* --check or an input error: nothing was opened */
+	jobs_free(r->jobs);
+	traffic_free(r->traffic);
+	colls_free(r->colls);
+	world_free(&r->w);   /* also after a failed world_build */
+	sim_free(&r->sim);
+	free(r);
+}
+
+int run_open(const struct config *cfg, const struct run_opts *o, struct run_report *rep, struct run **out,
+	     char **err)
+{
+	*out = NULL;
 	memset(rep, 0, sizeof *rep);
 	if (check_memory(cfg, rep, err) < 0)
 		return EXIT_INPUT;
+	struct run *r = xcalloc(1, sizeof *r);
+	r->cfg = cfg;
+	r->o = *o;
+	struct sim *sim = &r->sim;
+	struct world *w = &r->w;
 	const struct sim_cfg *sc = scenario_sim(cfg);
-	sim_init(&sim, sc->seed);
-	sim.cfg = cfg;
-	sim.stop_at = sc->stop;
-	if (world_build_classes(&w, &sim, cfg, jobs_classes(cfg), err) < 0) {
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	colls = colls_new(&w);
-	if (traffic_setup(&w, colls, &traffic, err) < 0 || jobs_setup(&w, colls, &jobs, err) < 0 ||
-	    tap_setup(&w, o->pcap_dir, &taps, err) < 0 || sampler_setup(&w, &sampler, err) < 0) {
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	fill_world(rep, &w);
-	rep->flows_expected = traffic_flows_expected(traffic);
+	sim_init(sim, sc->seed);
+	sim->cfg = cfg;
+	sim->stop_at = sc->stop;
+	if (world_build_classes(w, sim, cfg, jobs_classes(cfg), err) < 0)
+		goto input_error;
+	r->colls = colls_new(w);
+	if (traffic_setup(w, r->colls, &r->traffic, err) < 0)
+		goto input_error;
+	/* A driver's element sits where a [traffic] section's would. */
+	if (o->attach && o->attach(o->attach_ctx, sim, w, r->colls, err) < 0)
+		goto input_error;
+	if (jobs_setup(w, r->colls, &r->jobs, err) < 0 || tap_setup(w, o->pcap_dir, &r->taps, err) < 0 ||
+	    sampler_setup(w, &r->sampler, err) < 0)
+		goto input_error;
+	fill_world(rep, w);
+	rep->flows_expected = traffic_flows_expected(r->traffic);
 	if (o->check) {
-		warn_choices(cfg, &w, jobs);
-		failure_print(&w.fab, stdout);
-		jobs_print_plan(jobs, stdout);
-		estimate_cost(cfg, &w, jobs, o, false);
-		goto out;
+		warn_choices(cfg, w, r->jobs, true);
+		failure_print(&w->fab, stdout);
+		jobs_print_plan(r->jobs, stdout);
+		estimate_cost(cfg, w, r->jobs, o, false);
+		run_free(r);
+		return 0;
 	}
 
-	rep->output = output_path(cfg, o);
-	if (taps && tap_open(taps, rep->output, err) < 0) {
-		taps = NULL;  /* tap_open removed what it created */
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	struct tables_ctx tables = { .w = &w };
-	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
-					 .config = cfg->resolved, .seed = sc->seed,
-					 .version = PACKAGE_VERSION, .schema_sql = rocesim_schema_sql,
-					 .index_sql = rocesim_index_sql, .prepare = prepare_tables, .prepare_ctx = &tables };
-	/* [output] hpcc_fct: opened before the run, so an unwritable path is
-	 * an input error with nothing simulated (hpcc_fct.h). */
-	const struct output_cfg *oc = cfg_get(cfg, &output_section);
-	if (oc->hpcc_fct) {
-		if (!(fct = hpcc_fct_open(oc->hpcc_fct, err))) {
-			tap_discard(taps); /* nothing half-written */
-			taps = NULL;
-			rc = EXIT_INPUT;
-			goto out;
+	if (!o->no_results) {
+		rep->output = output_path(cfg, o);
+		if (r->taps && tap_open(r->taps, rep->output, err) < 0) {
+			r->taps = NULL;  /* tap_open removed what it created */
+			goto input_error;
 		}
-		hpcc_fct_attach(fct, &w); /* the first observer of flow records; their rows next */
+		struct tables_ctx tables = { .w = w };
+		struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
+						 .config = cfg->resolved, .seed = sc->seed,
+						 .version = PACKAGE_VERSION, .schema_sql = rocesim_schema_sql,
+						 .index_sql = rocesim_index_sql, .prepare = prepare_tables,
+						 .prepare_ctx = &tables };
+		/* [output] hpcc_fct: opened before the run, so an unwritable path is
+		 * an input error with nothing simulated (hpcc_fct.h). */
+		const struct output_cfg *oc = cfg_get(cfg, &output_section);
+		if (oc->hpcc_fct) {
+			if (!(r->fct = hpcc_fct_open(oc->hpcc_fct, err))) {
+				tap_discard(r->taps); /* nothing half-written */
+				r->taps = NULL;
+				goto input_error;
+			}
+			hpcc_fct_attach(r->fct, w); /* the first observer of flow records; their rows next */
+		}
+		r->res = results_open(rep->output, o->append, &info, err);
+		if (!r->res && o->append && tables.refused) {
+			char *why = *err;
+			*err = str_printf("%s (its tables do not match this version of rocesim: write to a new "
+					  "database, or --append to one this version made)", why);
+			free(why);
+		}
+		if (!r->res) {
+			if (r->fct)
+				hpcc_fct_abort(r->fct);
+			r->fct = NULL;
+			tap_discard(r->taps);
+			r->taps = NULL;
+			goto input_error;
+		}
 	}
-	struct results *res = results_open(rep->output, o->append, &info, err);
-	if (!res && o->append && tables.refused) {
-		char *why = *err;
-		*err = str_printf("%s (its tables do not match this version of rocesim: write to a new "
-				  "database, or --append to one this version made)", why);
-		free(why);
+	warn_choices(cfg, w, r->jobs, !o->driven); /* after every input error, so those stay one line */
+	if (r->taps)
+		estimate_cost(cfg, w, r->jobs, o, true);
+	if (r->res) {
+		open_results = r->res;
+		open_fct = r->fct;
+		open_taps = r->taps;
+		log_set_cleanup(abort_results);
+		sim->res = r->res;
+		rep->run_id = results_run_id(r->res);
+		world_write_topology(w, r->res);
 	}
-	if (!res) {
-		if (fct)
-			hpcc_fct_abort(fct);
-		fct = NULL;
-		tap_discard(taps);
-		taps = NULL;
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	warn_choices(cfg, &w, jobs); /* after every input error, so those stay one line */
-	if (taps)
-		estimate_cost(cfg, &w, jobs, o, true);
-	open_results = res;
-	open_fct = fct;
-	open_taps = taps;
-	log_set_cleanup(abort_results);
-	sim.res = res;
-	rep->run_id = results_run_id(res);
-	world_write_topology(&w, res);
-	sampler_start(&w, sampler, res);
+	if (r->res)
+		sampler_start(w, r->sampler, r->res);
 
-	sim.interrupt = o->interrupt;
-	sim.done = world_done;
-	sim.done_ctx = &w;
-	watchdog_start(&wd, &w, sc->watchdog); /* last element registered */
-	struct progress_ctx pc = { .w = &w, .flows_expected = rep->flows_expected, .jobs = jobs };
-	progress_init(&pc.p, o->progress, sim.stop_at);
+	sim->interrupt = o->interrupt;
+	sim->done = world_done;
+	sim->done_ctx = w;
+	watchdog_start(&r->wd, w, sc->watchdog); /* last element registered */
+	r->pc = (struct progress_ctx){ .w = w, .flows_expected = rep->flows_expected, .jobs = r->jobs };
+	progress_init(&r->pc.p, o->progress, sim->stop_at);
 	if (o->progress) {
-		sim.progress = on_progress;
-		sim.progress_ctx = &pc;
+		sim->progress = on_progress;
+		sim->progress_ctx = &r->pc;
 	}
-	double t0 = wall_seconds();
-	int stopped = port_run(&sim);
-	simtime_t end = sim.now;
-	sampler_stop(sampler); /* samples end with the run's work, before the drain */
-	watchdog_stop(&wd);
+	r->t0 = wall_seconds();
+	*out = r;
+	return 0;
+input_error:
+	run_free(r);
+	return EXIT_INPUT;
+}
+
+struct sim *run_sim(struct run *r) { return &r->sim; }
+struct world *run_world(struct run *r) { return &r->w; }
+struct colls *run_colls(struct run *r) { return r->colls; }
+const struct jobs *run_jobs(const struct run *r) { return r->jobs; }
+const char *run_verdict(const struct run *r) { return watchdog_status(&r->wd); }
+
+void run_watchdog_rearm(struct run *r)
+{
+	watchdog_rearm(&r->wd);
+}
+
+int run_advance(struct run *r)
+{
+	return port_run(&r->sim);
+}
+
+int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
+{
+	struct sim *sim = &r->sim;
+	struct world *w = &r->w;
+	struct results *res = r->res;
+	int rc = 0;
+	simtime_t end = sim->now;
+	sampler_stop(r->sampler); /* samples end with the run's work, before the drain */
+	watchdog_stop(&r->wd);
 	if (stopped == SIM_DONE) {
 		/* Every message is complete; let the last control frames (ACKs of
 		 * duplicates, PFC resumes) land so the fabric is empty, without
 		 * counting that tail as simulated time of the run. */
-		sim.done = run_quiet;
-		sim.progress = NULL;
-		stopped = port_run(&sim);
+		sim->done = run_quiet;
+		sim->done_ctx = w;
+		sim->progress = NULL;
+		stopped = port_run(sim);
 		if (stopped == SIM_RAN_DRY)
 			stopped = SIM_DONE;
 	}
-	rep->wall_s = wall_seconds() - t0;
-	progress_end(&pc.p);
+	rep->wall_s = wall_seconds() - r->t0;
+	progress_end(&r->pc.p);
 	/* Once per run, in every build: finished means nothing left anywhere. */
 	if (stopped == SIM_RAN_DRY || stopped == SIM_DONE)
-		world_check_drained(&w);
+		world_check_drained(w);
 	/* Conservation, once per run in every build (invariants.h): what was
 	 * sent and neither delivered nor dropped is still in the network. */
 #ifdef SIM_DEBUG
-	inv_check(&w);
+	inv_check(w);
 #endif
-	rep->packets_in_network = fabric_data_in_flight(&w.fab);
-	if (inv_conservation_checkable(&w) &&
-	    sim.packets_sent != sim.packets_delivered + sim.packets_dropped + rep->packets_in_network)
+	rep->packets_in_network = fabric_data_in_flight(&w->fab);
+	if (inv_conservation_checkable(w) &&
+	    sim->packets_sent != sim->packets_delivered + sim->packets_dropped + rep->packets_in_network)
 		warnx_sim("packet conservation broken (a bug): sent %llu, delivered %llu, dropped %llu, "
-			  "in the network %llu", (unsigned long long)sim.packets_sent,
-			  (unsigned long long)sim.packets_delivered, (unsigned long long)sim.packets_dropped,
+			  "in the network %llu", (unsigned long long)sim->packets_sent,
+			  (unsigned long long)sim->packets_delivered, (unsigned long long)sim->packets_dropped,
 			  (unsigned long long)rep->packets_in_network);
-	for (int i = 0; i < w.fab.n_ports; i++)
-		port_pfc_close(&sim, &w.fab.ports[i]);
-	tap_close(taps);   /* after the drain, so the last control frames are in */
-	taps = open_taps = NULL;
-	warn_lossless_drops(&w);
-	sim.now = end;
+	for (int i = 0; i < w->fab.n_ports; i++)
+		port_pfc_close(sim, &w->fab.ports[i]);
+	tap_close(r->taps);   /* after the drain, so the last control frames are in */
+	r->taps = open_taps = NULL;
+	warn_lossless_drops(w);
+	sim->now = end;
 
-	colls_write_unfinished(colls);
+	colls_write_unfinished(r->colls);
 	char unfinished_jobs[256];
-	int jobs_left = jobs_write_unfinished(jobs, unfinished_jobs, sizeof unfinished_jobs);
-	world_write_final(&w, res);
-	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&wd);
+	int jobs_left = jobs_write_unfinished(r->jobs, unfinished_jobs, sizeof unfinished_jobs);
+	if (res)
+		world_write_final(w, res);
+	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&r->wd);
 	if (wd_status) {
-		watchdog_report(&wd, stderr);
-		watchdog_write(&wd, res);
+		watchdog_report(&r->wd, stderr);
+		if (res)
+			watchdog_write(&r->wd, res);
 		rc = EXIT_STALLED;
 	}
-	/* Cut short by [simulation] stop with work left: say so, in the run
-	 * row and on stderr, rather than 'complete'. */
-	bool cut_short = stopped == SIM_STOP_TIME && !wd_status && !world_done(&sim, &w);
-	if (cut_short)
-		warn_stopped(&w, sim.now, unfinished_jobs);
+	/* Cut short by [simulation] stop (or a driver's close) with work left:
+	 * say so, in the run row and on stderr, rather than 'complete'. */
+	bool cut_short = stopped == SIM_STOP_TIME && !wd_status && !world_done(sim, w);
+	if (cut_short && !r->o.driven)
+		warn_stopped(w, sim->now, unfinished_jobs);
 	/* Nothing left to happen and a job still waiting (a trace whose
 	 * ranks wait on each other, chakra.h): it can never finish. */
 	bool stuck = (stopped == SIM_RAN_DRY || stopped == SIM_DONE) && !wd_status && jobs_left > 0;
@@ -431,44 +501,46 @@ int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_
 	}
 	rep->status = stopped == SIM_INTERRUPTED ? "interrupted" : wd_status ? wd_status
 		    : cut_short ? "stopped" : stuck ? "stalled" : "complete";
-	rep->sim_end_ps = sim.now;
-	rep->events = sim.events;
-	rep->packet_hops = port_tx_packets_sum(w.fab.ports, w.fab.n_ports);
-	rep->pkt_peak = w.fab.pkt_pool.peak;
-	rep->pkt_bytes = w.fab.pkt_pool.obj_size;
-	rep->packets_sent = sim.packets_sent;
-	rep->packets_delivered = sim.packets_delivered;
-	rep->packets_dropped = sim.packets_dropped;
-	rep->flows_done = w.flows_done;
-	rep->flows_posted = w.flows_posted;
-	struct run_summary sum = { .wall_s = rep->wall_s, .sim_end_ps = sim.now, .events = sim.events,
-				   .packets_sent = sim.packets_sent,
-				   .packets_delivered = sim.packets_delivered,
-				   .packets_dropped = sim.packets_dropped };
-	open_results = NULL;
-	open_fct = NULL;
-	log_set_cleanup(NULL);
-	/* fct.txt is kept only beside a published database. */
-	if (results_finish(res, rep->status, &sum) < 0) {
-		*err = xstrdup("could not finish the results database");
-		rc = EXIT_INTERNAL;
-		if (fct)
-			hpcc_fct_abort(fct);
-	} else if (fct && hpcc_fct_close(fct, err) < 0) {
-		rc = EXIT_INTERNAL;
+	rep->sim_end_ps = sim->now;
+	rep->events = sim->events;
+	rep->packet_hops = port_tx_packets_sum(w->fab.ports, w->fab.n_ports);
+	rep->pkt_peak = w->fab.pkt_pool.peak;
+	rep->pkt_bytes = w->fab.pkt_pool.obj_size;
+	rep->packets_sent = sim->packets_sent;
+	rep->packets_delivered = sim->packets_delivered;
+	rep->packets_dropped = sim->packets_dropped;
+	rep->flows_done = w->flows_done;
+	rep->flows_posted = w->flows_posted;
+	struct run_summary sum = { .wall_s = rep->wall_s, .sim_end_ps = sim->now, .events = sim->events,
+				   .packets_sent = sim->packets_sent,
+				   .packets_delivered = sim->packets_delivered,
+				   .packets_dropped = sim->packets_dropped };
+	if (res) {
+		open_results = NULL;
+		open_fct = NULL;
+		log_set_cleanup(NULL);
+		/* fct.txt is kept only beside a published database. */
+		if (results_finish(res, rep->status, &sum) < 0) {
+			*err = xstrdup("could not finish the results database");
+			rc = EXIT_INTERNAL;
+			if (r->fct)
+				hpcc_fct_abort(r->fct);
+		} else if (r->fct && hpcc_fct_close(r->fct, err) < 0) {
+			rc = EXIT_INTERNAL;
+		}
+		r->fct = NULL;
 	}
-	fct = NULL;
-out:
-	/* In reverse of the building order (fct.txt is closed above). */
-	watchdog_free(&wd);
-	sampler_free(sampler);
-	tap_close(taps);   /* --check or an input error: nothing was opened */
-	jobs_free(jobs);
-	traffic_free(traffic);
-	colls_free(colls);
-	world_free(&w);
-	sim_free(&sim);
+	run_free(r);
 	return rc;
+}
+
+int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err)
+{
+	struct run *r;
+	int rc = run_open(cfg, o, rep, &r, err);
+	if (rc || !r)
+		return rc;
+	return run_close(r, run_advance(r), rep, err);
 }
 
 void run_report_free(struct run_report *rep)

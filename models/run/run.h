@@ -14,6 +14,9 @@
 
 struct config;
 struct cfg_override;
+struct sim;
+struct world;
+struct colls;
 
 /* ---- The scenario format (scenario.c) ---- */
 
@@ -49,6 +52,16 @@ struct run_opts {
 	bool check;                 /* build and summarise only; write nothing */
 	const char *pcap_dir;       /* --pcap DIR: capture into DIR (tap.h) */
 	volatile sig_atomic_t *interrupt; /* set asynchronously to stop the run */
+	/* A driver of the run (api.c): no_results writes no database (output
+	 * unused); driven prints nothing on stdout (the fabric line) and no
+	 * "stopped with work left" warning; attach, when set, is called once
+	 * the [traffic] sources exist and before the jobs, so an element it
+	 * registers sits where a [traffic] section's would (its ties order as
+	 * that section's); it returns 0, or -1 with *err (an input error). */
+	bool no_results;
+	bool driven;
+	int (*attach)(void *ctx, struct sim *sim, struct world *w, struct colls *cs, char **err);
+	void *attach_ctx;
 };
 
 struct run_report {
@@ -72,5 +85,32 @@ struct run_report {
  * 'stalled', the database written; watchdog.h) or 1 (*err: internal failure). */
 int run_scenario(const struct config *cfg, const struct run_opts *o, struct run_report *rep, char **err);
 void run_report_free(struct run_report *rep);
+
+/* ---- The same run in steps, for a driver (api.c) ----
+ * run_scenario is run_open, run_advance, run_close. Between the calls the
+ * driver may post work through run_world / run_colls and move the clock
+ * limit (run_sim(r)->stop_at) and the done hook (run_sim(r)->done, which
+ * run_open sets to world_done); run_advance runs the event loop once
+ * (port_run: enum sim_stop) and may be called again: events past stop_at
+ * stay pending. run_close takes why the work ended (enum sim_stop; SIM_DONE
+ * drains the fabric's last control frames first), writes the final rows and
+ * the run row, frees the run and returns as run_scenario does. */
+struct run;
+/* 0 with *out (NULL after --check, which printed its summary), or as
+ * run_scenario with *err and nothing written. */
+int run_open(const struct config *cfg, const struct run_opts *o, struct run_report *rep, struct run **out,
+	     char **err);
+int run_advance(struct run *r);
+int run_close(struct run *r, int stopped, struct run_report *rep, char **err);
+struct sim *run_sim(struct run *r);
+struct world *run_world(struct run *r);
+struct colls *run_colls(struct run *r);
+struct jobs;
+const struct jobs *run_jobs(const struct run *r);
+/* 'deadlock' or 'stalled' once the watchdog stopped the run, else NULL. */
+const char *run_verdict(const struct run *r);
+/* New work after the clock ran dry: the watchdog ticks again if it had
+ * stopped for want of events (watchdog.h). */
+void run_watchdog_rearm(struct run *r);
 
 #endif

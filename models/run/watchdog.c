@@ -41,8 +41,21 @@ void watchdog_start(struct watchdog *wd, struct world *w, simtime_t period_ps)
 	wd->silent_since = sim->now;
 	wd->active = period_ps > 0;
 	sim_elem_register(sim, &wd->elem, "watchdog");
-	if (wd->active)
+	if (wd->active) {
 		sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
+		wd->ticking = true;
+	}
+}
+
+void watchdog_rearm(struct watchdog *wd)
+{
+	struct sim *sim = wd->w->sim;
+	if (!wd->active || wd->ticking)
+		return;
+	wd->silent_since = sim->now;
+	wd->last_progress = sim->packets_delivered + wd->w->flows_done;
+	sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
+	wd->ticking = true;
 }
 
 void watchdog_free(struct watchdog *wd)
@@ -216,6 +229,7 @@ static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
 	struct watchdog *wd = obj;
 	struct world *w = wd->w;
 	(void)arg;
+	wd->ticking = false;
 	if (!wd->active)
 		return;
 #ifdef SIM_DEBUG
@@ -244,6 +258,7 @@ static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
 			return;
 	}
 	sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
+	wd->ticking = true;
 }
 
 /* ---- reporting ---------------------------------------------------------- */

@@ -63,6 +63,7 @@ struct watchdog {
 	uint64_t last_progress;    /* packets delivered + flows done at the last tick */
 	simtime_t silent_since;    /* last tick that saw progress (or no flow outstanding) */
 	bool active;
+	bool ticking;              /* a tick is pending (it stops when the queue empties) */
 	enum watchdog_verdict verdict;
 	simtime_t verdict_at;
 	struct wd_cycles cycles;   /* with WD_DEADLOCK */
@@ -73,6 +74,9 @@ struct watchdog {
 void watchdog_start(struct watchdog *wd, struct world *w, simtime_t period_ps);
 /* The run's work is done: the pending tick, when it fires, does nothing. */
 static inline void watchdog_stop(struct watchdog *wd) { wd->active = false; }
+/* New work arrived after the ticks stopped for want of events (a driver's
+ * post, api.c): the next tick one period from now. */
+void watchdog_rearm(struct watchdog *wd);
 void watchdog_free(struct watchdog *wd);
 
 /* The cycles of the wait-for graph of w's paused switch egresses, each

@@ -13,6 +13,16 @@
 #                   packet-hop against DCQCN's
 #   fat_tree_moe    scenarios/fat_tree_moe.ini (128 GPUs, 2 iterations)
 #   moe_1024        one MoE iteration on 1024 GPUs (test/bench/moe_1024.ini)
+#   api_latency     the library: one rocesim_post_msg + rocesim_next pair
+#                   (a 1 KB message between GPUs of two hosts, run to its
+#                   completion on the idle fabric of test/api_fabric.ini),
+#                   median and p90 wall time of 20,000 (test/bench/api_bench,
+#                   built beside SIM)
+#   serve_rate      the line protocol (sim --serve): requests per second for
+#                   100,000 `now` requests (the protocol alone) and for
+#                   20,000 `post msg` + `next` pairs (each also simulates
+#                   its message), wall time of the whole process less that
+#                   of a session with no request
 #
 # Columns: flows finished/posted; simulated time; events; packet-hops
 # (frames put on any link, data and control); events per packet-hop; wall
@@ -37,7 +47,8 @@ SIM=$1
 DIR=$2
 shift 2
 BENCH=$(cd "$(dirname "$0")" && pwd)
-CASES=${*:-k8_websearch k16_websearch hpcc_websearch hpcc_websearch_hpcc hpcc_websearch_timely hpcc_websearch_dctcp hpcc_websearch_swift fat_tree_moe moe_1024}
+CASES=${*:-k8_websearch k16_websearch hpcc_websearch hpcc_websearch_hpcc hpcc_websearch_timely hpcc_websearch_dctcp hpcc_websearch_swift fat_tree_moe moe_1024 api_latency serve_rate}
+FABRIC=$BENCH/../api_fabric.ini
 RUNS=${BENCH_RUNS:-3}
 case $RUNS in '' | *[!0-9]* | 0)
 	echo "run.sh: BENCH_RUNS must be a positive integer, got '$RUNS'" >&2
@@ -48,8 +59,30 @@ trap 'rm -rf "$OUT"' EXIT
 printf '%-21s %13s %14s %11s %11s %6s %8s %8s %6s %7s %7s %8s %7s %5s %9s %8s %4s\n' \
 	case flows simulated events pkt-hops ev/hop wall_s cpu_s Mev/s Mhops/s peak_MB KB/host \
 	B/pkt hosts pkts_peak wall_min runs
+# Wall seconds of running "$@" with stdin from $IN and stdout discarded.
+seconds() {
+	t0=$(date +%s.%N)
+	"$@" <"$IN" >/dev/null || { echo "failed: $*"; exit 1; }
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
+}
 for c in $CASES; do
 	case $c in
+	api_latency)
+		"$(dirname "$SIM")/test/bench/api_bench" "$FABRIC" 20000 1000 host0.gpu0 host1.gpu0 || exit 1
+		continue ;;
+	serve_rate)
+		IN=$OUT/none.txt; : >"$IN"
+		base=$(seconds "$SIM" --serve "$FABRIC")
+		IN=$OUT/now.txt; awk 'BEGIN { for (i = 0; i < 100000; i++) print "now" }' >"$IN"
+		tn=$(seconds "$SIM" --serve "$FABRIC")
+		IN=$OUT/post.txt
+		awk 'BEGIN { for (i = 0; i < 20000; i++) { printf "post msg host0.gpu0 host1.gpu0 1000 %d %d\nnext\n", (i + 1) * 20000000, i } }' >"$IN"
+		tp=$(seconds "$SIM" --serve "$FABRIC")
+		awk -v b="$base" -v n="$tn" -v p="$tp" 'BEGIN {
+			printf "serve_rate: %.0f now requests/s; %.0f requests/s as post msg + next pairs (%.0f messages/s); session start and close %.3f s\n",
+			       100000 / (n - b), 40000 / (p - b), 20000 / (p - b), b }' 
+		continue ;;
 	hpcc_websearch* | fat_tree_moe) ini=$DIR/$c.ini ;;
 	*) ini=$BENCH/$c.ini ;;
 	esac
