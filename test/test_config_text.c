@@ -237,8 +237,9 @@ static void test_print_keys(void)
 	size_t lines = 0;
 	for (const char *l = strchr(text, '\n'); l; l = strchr(l + 1, '\n')) {
 		const char *p = l + 1;
-		size_t w = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz_");
-		if (strncmp(p, "  ", 2) == 0 && w && strncmp(p + 2 + w, " = ", 3) == 0)
+		/* p + 2 only past two spaces: the text may end right after a newline. */
+		size_t w = strncmp(p, "  ", 2) == 0 ? strspn(p + 2, "abcdefghijklmnopqrstuvwxyz_") : 0;
+		if (w && strncmp(p + 2 + w, " = ", 3) == 0)
 			continue; /* a type's line */
 		if ((strncmp(p, "  ", 2) == 0 && p[2] >= 'a' && p[2] <= 'z') ||
 		    (strncmp(p, "    ", 4) == 0 && p[4] >= 'a' && p[4] <= 'z'))
