@@ -82,6 +82,59 @@ static inline sqlite3 *run_text_rc(const char *text, int *rc)
 	return h;
 }
 
+/* Runs text; the database is opened whatever the exit status (a stalled
+ * run exits 3 but writes it); NULL when nothing was written. stderr goes
+ * to `log` when given. */
+static inline sqlite3 *run_text_any(const char *text, int *rc, const char *log)
+{
+	char ini[256], db[256];
+	snprintf(ini, sizeof ini, "%s/a%d.ini", run_tmpdir, run_counter);
+	snprintf(db, sizeof db, "%s/a%d.db", run_tmpdir, run_counter);
+	run_counter++;
+	FILE *f = fopen(ini, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	struct config cfg;
+	char *err = NULL;
+	*rc = -1;
+	if (scenario_load(&cfg, ini, NULL, 0, &err) < 0) {
+		printf("config: %s\n", err);
+		free(err);
+		return NULL;
+	}
+	int saved = log ? fd_to(STDERR_FILENO, log) : -1;
+	struct run_opts o = { .scenario = ini, .output = db };
+	struct run_report rep;
+	*rc = run_scenario(&cfg, &o, &rep, &err);
+	if (log)
+		fd_restore(STDERR_FILENO, saved);
+	if (err)
+		printf("run: %s\n", err);
+	free(err);
+	run_report_free(&rep);
+	config_free(&cfg);
+	sqlite3 *h = NULL;
+	if (access(db, F_OK) != 0 || sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* A whole (small) file as a malloc'd string; "" when it cannot be read. */
+static inline char *run_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return strdup("");
+	static char buf[65536];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return strdup(buf);
+}
+
 /* The same, printing why a run failed. */
 static inline sqlite3 *run_text(const char *text)
 {

@@ -27,58 +27,6 @@ static const char leaf_spine[] =
 	"link_rate = 100Gbps\nlink_delay = 1us\n"
 	"[nic]\nmtu = 1000\nrto = 100us\n";
 
-/* Runs text; the database is opened whatever the exit status (a stalled
- * run exits 3 but writes it); NULL when nothing was written. stderr goes
- * to `log` when given. */
-static sqlite3 *run_any(const char *text, int *rc, const char *log)
-{
-	char ini[256], db[256];
-	snprintf(ini, sizeof ini, "%s/f%d.ini", run_tmpdir, run_counter);
-	snprintf(db, sizeof db, "%s/f%d.db", run_tmpdir, run_counter);
-	run_counter++;
-	FILE *f = fopen(ini, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	fputs(text, f);
-	fclose(f);
-	struct config cfg;
-	char *err = NULL;
-	*rc = -1;
-	if (scenario_load(&cfg, ini, NULL, 0, &err) < 0) {
-		printf("config: %s\n", err);
-		free(err);
-		return NULL;
-	}
-	int saved = log ? fd_to(STDERR_FILENO, log) : -1;
-	struct run_opts o = { .scenario = ini, .output = db };
-	struct run_report rep;
-	*rc = run_scenario(&cfg, &o, &rep, &err);
-	if (log)
-		fd_restore(STDERR_FILENO, saved);
-	if (err)
-		printf("run: %s\n", err);
-	free(err);
-	run_report_free(&rep);
-	config_free(&cfg);
-	sqlite3 *h = NULL;
-	if (access(db, F_OK) != 0 || sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		sqlite3_close(h);
-		return NULL;
-	}
-	return h;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return strdup("");
-	static char buf[65536];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return strdup(buf);
-}
-
 /* The uplink port of leaf0 that flow host0 -> host4 takes on the intact
  * fabric (flow_path), so that the failure can be put on its path. */
 static int uplink_of_host0(void)
@@ -167,7 +115,7 @@ static void test_host_cut_off(void)
 		 "flow = host6 host0 100KB 50us\n", leaf_spine);
 	snprintf(log, sizeof log, "%s/cut.log", run_tmpdir);
 	int rc;
-	sqlite3 *db = run_any(text, &rc, log);
+	sqlite3 *db = run_text_any(text, &rc, log);
 	CU_ASSERT_EQUAL(rc, 3);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	CHECK_TEXT(db, "SELECT status FROM run", "stalled");
@@ -178,7 +126,7 @@ static void test_host_cut_off(void)
 	/* Both unfinished flows lost frames to the failure: host0's on its
 	 * dead link, host6's at leaf0 once routing had no way to host0. */
 	CU_ASSERT_EQUAL(q_int(db, "SELECT count(DISTINCT flow_id) FROM failure_flow"), 2);
-	char *err = slurp(log);
+	char *err = run_slurp(log);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){ "stalled", "flow 1 host0 -> host4",
 							  "flow 3 host6 -> host0", NULL }));
 	free(err);
@@ -300,7 +248,7 @@ static void test_check_prints_schedule(void)
 	free(err);
 	run_report_free(&rep);
 	config_free(&cfg);
-	char *got = slurp(out);
+	char *got = run_slurp(out);
 	/* spine2's port 1 faces leaf1 (a spine's ports: leaf0, leaf1); leaf1's
 	 * uplinks follow its 4 host ports. */
 	CU_ASSERT(msg_has_all(got, (const char *const[]){ "failures: 2, routing reacts 5us after each change",

@@ -29,58 +29,6 @@ static void ring_text(char *buf, size_t cap, int flows, const char *size, const 
 		n += snprintf(buf + n, cap - (size_t)n, "flow = host%d host%d %s 0us\n", i, (i + 2) % 5, size);
 }
 
-/* Runs text; the database is opened whatever the exit status (a deadlock
- * run exits 3 but writes it); NULL when nothing was written. stderr goes to
- * `log` when given. */
-static sqlite3 *run_any(const char *text, int *rc, const char *log)
-{
-	char ini[256], db[256];
-	snprintf(ini, sizeof ini, "%s/w%d.ini", run_tmpdir, run_counter);
-	snprintf(db, sizeof db, "%s/w%d.db", run_tmpdir, run_counter);
-	run_counter++;
-	FILE *f = fopen(ini, "w");
-	CU_ASSERT_FATAL(f != NULL);
-	fputs(text, f);
-	fclose(f);
-	struct config cfg;
-	char *err = NULL;
-	*rc = -1;
-	if (scenario_load(&cfg, ini, NULL, 0, &err) < 0) {
-		printf("config: %s\n", err);
-		free(err);
-		return NULL;
-	}
-	int saved = log ? fd_to(STDERR_FILENO, log) : -1;
-	struct run_opts o = { .scenario = ini, .output = db };
-	struct run_report rep;
-	*rc = run_scenario(&cfg, &o, &rep, &err);
-	if (log)
-		fd_restore(STDERR_FILENO, saved);
-	if (err)
-		printf("run: %s\n", err);
-	free(err);
-	run_report_free(&rep);
-	config_free(&cfg);
-	sqlite3 *h = NULL;
-	if (access(db, F_OK) != 0 || sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		sqlite3_close(h);
-		return NULL;
-	}
-	return h;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return strdup("");
-	static char buf[65536];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return strdup(buf);
-}
-
 /* Every row of a query, every column as text, in one malloc'd string. */
 static char *q_all(sqlite3 *db, const char *sql)
 {
@@ -144,7 +92,7 @@ static void test_deadlock_detected(void)
 	char log[300];
 	snprintf(log, sizeof log, "%s/deadlock.err", run_tmpdir);
 	int rc;
-	sqlite3 *db = run_any(text, &rc, log);
+	sqlite3 *db = run_text_any(text, &rc, log);
 	CU_ASSERT_EQUAL(rc, EXIT_STALLED);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	CHECK_TEXT(db, "SELECT status FROM run", "deadlock");
@@ -169,7 +117,7 @@ static void test_deadlock_detected(void)
 	CU_ASSERT(q_int(db, "SELECT packets_sent - packets_delivered - packets_dropped FROM run") > 0);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT packets_dropped FROM run"), 0);
 	sqlite3_close(db);
-	char *err = slurp(log);
+	char *err = run_slurp(log);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "PFC deadlock at 200.000 us"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "sw0:p1 (prio 3) -> sw1:p2 (prio 3) -> sw2:p2 (prio 3) -> "
 					   "sw3:p2 (prio 3) -> sw4:p2 (prio 3) -> sw0:p1"));
@@ -211,7 +159,7 @@ static void test_congested_not_flagged(void)
 	static char text[4096];
 	ring_text(text, sizeof text, 4, "1MB", "");
 	int rc;
-	sqlite3 *db = run_any(text, &rc, NULL);
+	sqlite3 *db = run_text_any(text, &rc, NULL);
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	CHECK_TEXT(db, "SELECT status FROM run", "complete");
@@ -235,7 +183,7 @@ static void test_stall_slow_receiver(void)
 	char log[300];
 	snprintf(log, sizeof log, "%s/stall.err", run_tmpdir);
 	int rc;
-	sqlite3 *db = run_any(text, &rc, log);
+	sqlite3 *db = run_text_any(text, &rc, log);
 	CU_ASSERT_EQUAL(rc, EXIT_STALLED);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 	CHECK_TEXT(db, "SELECT status FROM run", "stalled");
@@ -248,7 +196,7 @@ static void test_stall_slow_receiver(void)
 	CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM deadlock"), 0);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM flow WHERE end_ps IS NULL"), 1);
 	sqlite3_close(db);
-	char *err = slurp(log);
+	char *err = run_slurp(log);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "stalled at"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "flow 1 host0 -> host1, 1000000 bytes"));
 	/* The switch port toward host1 holds the frames the receiver cannot take. */
@@ -273,7 +221,7 @@ static void test_tables_identical(void)
 	for (int k = 0; k < 2; k++) {
 		snprintf(text, sizeof text, "[simulation]\nwatchdog = %s\n%s", periods[k], base);
 		int rc;
-		sqlite3 *db = run_any(text, &rc, NULL);
+		sqlite3 *db = run_text_any(text, &rc, NULL);
 		CU_ASSERT_EQUAL(rc, 0);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(db);
 		CHECK_TEXT(db, "SELECT status FROM run", "complete");

@@ -17,7 +17,6 @@
  */
 #include <dirent.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,20 +27,6 @@
 #include "job_exec.h"
 #include "nic.h"
 #include "xalloc.h"
-
-static char *msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msgf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *s = xmalloc((size_t)(n > 0 ? n : 0) + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
 
 /* pattern with its one "%d" replaced by r (malloc'd). */
 static char *subst_rank(const char *pattern, int r)
@@ -70,10 +55,10 @@ static char *trace_pattern(const char *trace, char **why)
 	if (strstr(trace, "%d"))
 		return xstrdup(trace);
 	if (stat(trace, &st) != 0 || !S_ISDIR(st.st_mode))
-		return msgf("%s.%%d.et", trace);
+		return str_printf("%s.%%d.et", trace);
 	DIR *d = opendir(trace);
 	if (!d) {
-		*why = msgf("cannot list the folder %s", trace);
+		*why = str_printf("cannot list the folder %s", trace);
 		return NULL;
 	}
 	char *prefix = NULL, *other = NULL;
@@ -95,13 +80,13 @@ static char *trace_pattern(const char *trace, char **why)
 	closedir(d);
 	char *pat = NULL;
 	if (!prefix)
-		*why = msgf("the folder %s holds no trace PREFIX.0.et", trace);
+		*why = str_printf("the folder %s holds no trace PREFIX.0.et", trace);
 	else if (other)
-		*why = msgf("the folder %s holds traces of more than one job (%s.0.et and %s.0.et): name one "
+		*why = str_printf("the folder %s holds traces of more than one job (%s.0.et and %s.0.et): name one "
 			    "as FOLDER/PREFIX", trace, strcmp(prefix, other) < 0 ? prefix : other,
 			    strcmp(prefix, other) < 0 ? other : prefix);
 	else
-		pat = msgf("%s/%s.%%d.et", trace, prefix);
+		pat = str_printf("%s/%s.%%d.et", trace, prefix);
 	free(prefix);
 	free(other);
 	return pat;
@@ -193,7 +178,7 @@ static int match_groups(struct chakra_job *ck, const struct world *w, char **why
 			if (m == 0)
 				count0 = count;
 			else if (count != count0) {
-				*why = msgf("process group %s%s%s: rank %d (%s) has %u collectives in it, rank %d (%s) "
+				*why = str_printf("process group %s%s%s: rank %d (%s) has %u collectives in it, rank %d (%s) "
 					    "has %u: the collectives of a group are matched one to one across its ranks",
 					    *g->name ? "'" : "", *g->name ? g->name : "of every rank (no pg_name)",
 					    *g->name ? "'" : "", g->rank[0], ck->rk[g->rank[0]].tr.path, count0,
@@ -224,7 +209,7 @@ static int match_groups(struct chakra_job *ck, const struct world *w, char **why
 				}
 				if (n->op != in->op || n->size_b != in->size_b) {
 					const struct chakra_node *n0 = &ck->rk[g->rank[0]].tr.node[in->node[0]];
-					*why = msgf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": collective %u of "
+					*why = str_printf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": collective %u of "
 						    "process group '%s' is a %s of %" PRIu64 " bytes here, a %s of %" PRIu64
 						    " bytes on rank %d (%s, node id %" PRIu64 ")", rk->tr.path, i, n->id,
 						    n->offset, k - 1, *g->name ? g->name : "(all ranks)", op_text(n->op),
@@ -281,7 +266,7 @@ static int match_messages(struct chakra_job *ck, char **why)
 			if (n->kind != CHAKRA_SEND && n->kind != CHAKRA_RECV)
 				continue;
 			if (n->peer >= ck->n_ranks || n->peer == r) {
-				*why = msgf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": %s %d is %s (the job has "
+				*why = str_printf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": %s %d is %s (the job has "
 					    "ranks 0 to %d)", t->path, i, n->id, n->offset,
 					    n->kind == CHAKRA_SEND ? "comm_dst" : "comm_src", n->peer,
 					    n->peer == r ? "the node's own rank" : "not a rank of the job", ck->n_ranks - 1);
@@ -307,7 +292,7 @@ static int match_messages(struct chakra_job *ck, char **why)
 		while (b < nr && v[b].src == key.src && v[b].dst == key.dst && v[b].tag == key.tag)
 			b++;
 		if (a - a0 != b - b0) {
-			*why = msgf("rank %d (%s) sends %zu message%s to rank %d with comm_tag %" PRId64 ", rank %d (%s) "
+			*why = str_printf("rank %d (%s) sends %zu message%s to rank %d with comm_tag %" PRId64 ", rank %d (%s) "
 				    "receives %zu: every COMM_SEND_NODE needs its COMM_RECV_NODE", key.src,
 				    ck->rk[key.src].tr.path, a - a0, a - a0 == 1 ? "" : "s", key.dst, key.tag, key.dst,
 				    ck->rk[key.dst].tr.path, b - b0);
@@ -318,7 +303,7 @@ static int match_messages(struct chakra_job *ck, char **why)
 			const struct chakra_node *sn = &ck->rk[key.src].tr.node[s[a0 + m].node];
 			const struct chakra_node *rn = &ck->rk[key.dst].tr.node[v[b0 + m].node];
 			if (rn->size_b && rn->size_b != sn->size_b) {
-				*why = msgf("%s: node id %" PRIu64 " at byte %" PRIu64 ": receives %" PRIu64 " bytes, but "
+				*why = str_printf("%s: node id %" PRIu64 " at byte %" PRIu64 ": receives %" PRIu64 " bytes, but "
 					    "its send (%s, node id %" PRIu64 ") sends %" PRIu64, ck->rk[key.dst].tr.path,
 					    rn->id, rn->offset, rn->size_b, ck->rk[key.src].tr.path, sn->id, sn->size_b);
 				goto out;
@@ -335,19 +320,6 @@ out:
 	free(s);
 	free(v);
 	return rc;
-}
-
-/* The algorithm key of an op (job_keys.c). */
-static const char *alg_key(int op)
-{
-	switch (op) {
-	case COLL_ALLREDUCE: return "allreduce";
-	case COLL_ALLGATHER: return "allgather";
-	case COLL_REDUCE_SCATTER: return "reduce_scatter";
-	case COLL_BROADCAST: return "broadcast";
-	case COLL_ALLTOALL: return "alltoall";
-	}
-	return "trace";
 }
 
 int chakra_ranks(const char *trace)
@@ -443,7 +415,8 @@ int chakra_job_create(struct world *w, struct job *j, const struct job_cfg *c, c
 				continue;
 			const char *bad = coll_check(in->op, ck->alg[in->op], ck->grp[g].n);
 			if (bad) {
-				*err = cfg_error_at(w->cfg, sec, alg_key(in->op), 0, "%s %s over %d GPUs (process group "
+				const char *key = in->op == COLL_SENDRECV ? "trace" : job_alg_key(in->op);
+				*err = cfg_error_at(w->cfg, sec, key, 0, "%s %s over %d GPUs (process group "
 						    "'%s' of the trace): %s", coll_op_name(in->op), ck->alg[in->op],
 						    ck->grp[g].n, ck->grp[g].name, bad);
 				free(pattern);

@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +37,6 @@ const char *const chakra_kind_name[CHAKRA_NKIND] = {
 
 /* A trace can hold at most this many nodes (uint32 indexes). */
 #define CHAKRA_MAX_NODES 0x7fffffffu
-
-static char *errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *errf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *s = xmalloc((size_t)(n > 0 ? n : 0) + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
 
 /* Reads the varint at data[*pos]; 0, 1 when len ends inside it, 2 when
  * it runs past 10 bytes or 64 bits. */
@@ -82,17 +67,17 @@ static int next_message(const char *path, const char *where, const uint8_t *data
 	uint64_t n;
 	int rc = read_varint(data, len, pos, &n);
 	if (rc == 1) {
-		*err = errf("%s: %s at byte %zu: the file ends inside the message's length prefix (truncated?)",
+		*err = str_printf("%s: %s at byte %zu: the file ends inside the message's length prefix (truncated?)",
 			    path, where, at);
 		return -1;
 	}
 	if (rc == 2) {
-		*err = errf("%s: %s at byte %zu: a length prefix longer than 64 bits (not a Chakra trace?)",
+		*err = str_printf("%s: %s at byte %zu: a length prefix longer than 64 bits (not a Chakra trace?)",
 			    path, where, at);
 		return -1;
 	}
 	if (n > len - *pos) {
-		*err = errf("%s: %s at byte %zu: a message of %" PRIu64 " bytes, but the file has only %zu left "
+		*err = str_printf("%s: %s at byte %zu: a message of %" PRIu64 " bytes, but the file has only %zu left "
 			    "(truncated?)", path, where, at, n, len - *pos);
 		return -1;
 	}
@@ -192,7 +177,7 @@ static char *node_fill(struct chakra_trace *t, const ChakraProtoMsg__Node *nd, s
 	n->peer = -1;
 	n->pg = -1;
 	if (nd->duration_micros > (uint64_t)INT64_MAX / 1000000)
-		return errf("duration_micros %" PRIu64 " is too large (at most %" PRId64 ")", nd->duration_micros,
+		return str_printf("duration_micros %" PRIu64 " is too large (at most %" PRId64 ")", nd->duration_micros,
 			    (int64_t)(INT64_MAX / 1000000));
 	n->dur_ps = (simtime_t)nd->duration_micros * 1000000;
 	switch (nd->type) {
@@ -208,11 +193,11 @@ static char *node_fill(struct chakra_trace *t, const ChakraProtoMsg__Node *nd, s
 	int rc;
 	if (n->kind == CHAKRA_COLL) {
 		if ((rc = attr_int(nd, "comm_type", &v)) <= 0)
-			return errf("a COMM_COLL_NODE needs the attribute comm_type, a non-negative integer (%s)",
+			return str_printf("a COMM_COLL_NODE needs the attribute comm_type, a non-negative integer (%s)",
 				    rc ? "it is not one" : "it has none");
 		int op = coll_op_of(v);
 		if (op < 0)
-			return errf("comm_type %" PRIu64 " (%s) has no rocesim collective: expected ALL_REDUCE (0), "
+			return str_printf("comm_type %" PRIu64 " (%s) has no rocesim collective: expected ALL_REDUCE (0), "
 				    "ALL_GATHER (2), BROADCAST (5), ALL_TO_ALL (6), REDUCE_SCATTER (7), "
 				    "REDUCE_SCATTER_BLOCK (8) or BARRIER (9)", v,
 				    v == 1 ? "REDUCE" : v == 3 ? "GATHER" : v == 4 ? "SCATTER" : "unknown");
@@ -227,7 +212,7 @@ static char *node_fill(struct chakra_trace *t, const ChakraProtoMsg__Node *nd, s
 			else if (attr_int(nd, "pg_name", &v) == 1)
 				s = (snprintf(num, sizeof num, "%" PRIu64, v), num);
 			if (!s || !*s)
-				return errf("pg_name must be a non-empty string (or an integer)");
+				return str_printf("pg_name must be a non-empty string (or an integer)");
 			n->pg = pg_index(t, s);
 		}
 	}
@@ -235,7 +220,7 @@ static char *node_fill(struct chakra_trace *t, const ChakraProtoMsg__Node *nd, s
 		rc = attr_int(nd, "comm_size", &v);
 		if (rc < 0 || (rc == 0 && n->kind == CHAKRA_SEND) ||
 		    (rc == 0 && n->kind == CHAKRA_COLL && n->op != CHAKRA_OP_BARRIER))
-			return errf("a %s needs the attribute comm_size, bytes as a non-negative integer (%s)",
+			return str_printf("a %s needs the attribute comm_size, bytes as a non-negative integer (%s)",
 				    n->kind == CHAKRA_SEND ? "COMM_SEND_NODE" : n->kind == CHAKRA_RECV ? "COMM_RECV_NODE"
 				    : "COMM_COLL_NODE", rc ? "it is not one" : "it has none");
 		n->size_b = rc ? v : 0;
@@ -244,13 +229,13 @@ static char *node_fill(struct chakra_trace *t, const ChakraProtoMsg__Node *nd, s
 		const char *peer = n->kind == CHAKRA_SEND ? "comm_dst" : "comm_src";
 		rc = attr_int(nd, peer, &v);
 		if (rc <= 0 || v > INT32_MAX)
-			return errf("a %s needs the attribute %s, the peer's rank (%s)",
+			return str_printf("a %s needs the attribute %s, the peer's rank (%s)",
 				    n->kind == CHAKRA_SEND ? "COMM_SEND_NODE" : "COMM_RECV_NODE", peer,
 				    rc < 0 || rc > 0 ? "it is not a rank" : "it has none");
 		n->peer = (int32_t)v;
 		rc = attr_int(nd, "comm_tag", &v);
 		if (rc < 0 || v > INT64_MAX)
-			return errf("comm_tag must be a non-negative integer");
+			return str_printf("comm_tag must be a non-negative integer");
 		n->tag = rc ? (int64_t)v : 0;
 	}
 	return NULL;
@@ -293,7 +278,7 @@ static int link_nodes(struct chakra_trace *t, const uint64_t *ids, char **err)
 	qsort(ix, t->n, sizeof *ix, cmp_id);
 	for (size_t k = 1; k < t->n; k++)
 		if (ix[k].id == ix[k - 1].id) {
-			*err = errf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": id already used by node %u",
+			*err = str_printf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": id already used by node %u",
 				    AT(ix[k].i), ix[k - 1].i);
 			goto out;
 		}
@@ -303,7 +288,7 @@ static int link_nodes(struct chakra_trace *t, const uint64_t *ids, char **err)
 			size_t at = t->node[k].dep0 + d;
 			int64_t i = find_id(ix, t->n, ids[at]);
 			if (i < 0) {
-				*err = errf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": depends on id %" PRIu64
+				*err = str_printf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": depends on id %" PRIu64
 					    ", which no node of the file has", AT(k), ids[at]);
 				goto out;
 			}
@@ -344,7 +329,7 @@ static int link_nodes(struct chakra_trace *t, const uint64_t *ids, char **err)
 		size_t k = 0;
 		while (indeg[k] == 0)
 			k++;
-		*err = errf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": its dependencies form a cycle "
+		*err = str_printf("%s: node %zu (id %" PRIu64 ") at byte %" PRIu64 ": its dependencies form a cycle "
 			    "(or it depends on a node in one): the trace cannot run", AT(k));
 		goto out;
 	}
@@ -367,7 +352,7 @@ int chakra_trace_parse(const char *path, const uint8_t *data, size_t len, struct
 	const uint8_t *msg;
 	size_t msg_len;
 	if (len == 0) {
-		*err = errf("%s: the file is empty: expected a Chakra trace (a GlobalMetadata message, then nodes)",
+		*err = str_printf("%s: the file is empty: expected a Chakra trace (a GlobalMetadata message, then nodes)",
 			    path);
 		goto fail;
 	}
@@ -375,7 +360,7 @@ int chakra_trace_parse(const char *path, const uint8_t *data, size_t len, struct
 		goto fail;
 	ChakraProtoMsg__GlobalMetadata *gm = chakra_proto_msg__global_metadata__unpack(NULL, msg_len, msg);
 	if (!gm) {
-		*err = errf("%s: byte 0: not a Chakra GlobalMetadata message (%zu bytes): a trace begins with one",
+		*err = str_printf("%s: byte 0: not a Chakra GlobalMetadata message (%zu bytes): a trace begins with one",
 			    path, msg_len);
 		goto fail;
 	}
@@ -388,13 +373,13 @@ int chakra_trace_parse(const char *path, const uint8_t *data, size_t len, struct
 		if (next_message(path, where, data, len, &pos, &msg, &msg_len, err) < 0)
 			goto fail;
 		if (k >= CHAKRA_MAX_NODES) {
-			*err = errf("%s: node %zu at byte %zu: more nodes than rocesim reads in one trace (%u)", path, k,
+			*err = str_printf("%s: node %zu at byte %zu: more nodes than rocesim reads in one trace (%u)", path, k,
 				    at, CHAKRA_MAX_NODES);
 			goto fail;
 		}
 		ChakraProtoMsg__Node *nd = msg_len ? chakra_proto_msg__node__unpack(NULL, msg_len, msg) : NULL;
 		if (!nd) {
-			*err = errf("%s: node %zu at byte %zu: not a valid Chakra Node message (%zu bytes)", path, k, at,
+			*err = str_printf("%s: node %zu at byte %zu: not a valid Chakra Node message (%zu bytes)", path, k, at,
 				    msg_len);
 			goto fail;
 		}
@@ -405,7 +390,7 @@ int chakra_trace_parse(const char *path, const uint8_t *data, size_t len, struct
 		struct chakra_node *n = &t->node[k];
 		char *why = node_fill(t, nd, n);
 		if (why) {
-			*err = errf("%s: node %zu (id %" PRIu64 ") at byte %zu: %s", path, k, nd->id, at, why);
+			*err = str_printf("%s: node %zu (id %" PRIu64 ") at byte %zu: %s", path, k, nd->id, at, why);
 			free(why);
 			chakra_proto_msg__node__free_unpacked(nd, NULL);
 			goto fail;
@@ -413,7 +398,7 @@ int chakra_trace_parse(const char *path, const uint8_t *data, size_t len, struct
 		n->offset = at;
 		size_t nd_deps = nd->n_ctrl_deps + nd->n_data_deps;
 		if (nd_deps > UINT32_MAX - t->n_dep) {
-			*err = errf("%s: node %zu at byte %zu: too many dependencies in the file", path, k, at);
+			*err = str_printf("%s: node %zu at byte %zu: too many dependencies in the file", path, k, at);
 			chakra_proto_msg__node__free_unpacked(nd, NULL);
 			goto fail;
 		}
@@ -448,7 +433,7 @@ int chakra_trace_read(const char *path, struct chakra_trace *t, char **err)
 	memset(t, 0, sizeof *t);
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		*err = errf("%s: cannot open the trace: %s", path, strerror(errno));
+		*err = str_printf("%s: cannot open the trace: %s", path, strerror(errno));
 		return -1;
 	}
 	size_t cap = 1 << 16, len = 0;
@@ -462,7 +447,7 @@ int chakra_trace_read(const char *path, struct chakra_trace *t, char **err)
 	bool bad = ferror(f);
 	fclose(f);
 	if (bad) {
-		*err = errf("%s: cannot read the trace", path);
+		*err = str_printf("%s: cannot read the trace", path);
 		free(buf);
 		return -1;
 	}

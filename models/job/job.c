@@ -30,8 +30,7 @@ void jobs_set_coll_start(job_coll_start_fn fn)
 	coll_start_hook = fn;
 }
 
-/* The algorithm key a collective op is configured by. */
-static const char *alg_key(enum coll_op op)
+const char *job_alg_key(enum coll_op op)
 {
 	switch (op) {
 	case COLL_ALLREDUCE: return "allreduce";
@@ -51,7 +50,7 @@ static int check_uses(const struct job_spec *s, const struct config *cfg, const 
 	for (int i = 0; i < k; i++) {
 		const char *why = coll_check(use[i].op, job_coll_alg(s, use[i].op), use[i].n);
 		if (why) {
-			*err = cfg_error_at(cfg, sec, alg_key(use[i].op), 0, "%s %s over %d GPUs: %s",
+			*err = cfg_error_at(cfg, sec, job_alg_key(use[i].op), 0, "%s %s over %d GPUs: %s",
 					    coll_op_name(use[i].op), job_coll_alg(s, use[i].op), use[i].n, why);
 			return -1;
 		}

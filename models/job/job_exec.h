@@ -162,6 +162,9 @@ struct jobs {
 
 /* Schedules the job's first iteration at its start time. */
 void job_exec_start(struct job *j);
+/* The [job] key that configures op's algorithm ("allreduce"; "pp" for
+ * sendrecv) (job.c). */
+const char *job_alg_key(enum coll_op op);
 /* Allocates the run-time state (after spec and gpu are set). */
 void job_exec_init(struct job *j);
 void job_exec_free(struct job *j);

@@ -143,26 +143,6 @@ const struct cfg_custom job_slow_random = {
 
 /* ---- Resolution ---- */
 
-/* GPU id of "hostH.gpuI", -1 when the fabric has no such GPU. */
-static int gpu_by_name(const struct world *w, const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	if (!dot || strncmp(dot, ".gpu", 4) != 0 || dot[4] < '0' || dot[4] > '9')
-		return -1;
-	char *end;
-	long i = strtol(dot + 4, &end, 10);
-	if (*end || i >= w->gpus_per_host)
-		return -1;
-	char host[256];
-	size_t len = (size_t)(dot - name);
-	if (len >= sizeof host)
-		return -1;
-	memcpy(host, name, len);
-	host[len] = 0;
-	int h = world_host_id(w, host);
-	return h < 0 ? -1 : h * w->gpus_per_host + (int)i;
-}
-
 /* The job's GPU names, "host0.gpu0, host0.gpu1, ...", for suggestions
  * (malloc'd). */
 static char *job_gpu_names(const struct job *j)
@@ -191,7 +171,7 @@ int job_slow_setup(struct job *j, char **err)
 		j->slow_fixed[r] = j->slow_f[r] = 1;
 	for (size_t i = 0; i < c->n_slow; i++) {
 		const struct job_slow_cfg *sl = &c->slow[i];
-		int g = gpu_by_name(j->w, sl->gpu), rank = -1;
+		int g = world_gpu_id(j->w, sl->gpu), rank = -1;
 		for (int r = 0; g >= 0 && r < ranks && rank < 0; r++)
 			if (j->gpu[r] == g)
 				rank = r;

@@ -101,6 +101,25 @@ int world_host_id(const struct world *w, const char *name)
 	return id >= 0 && id < w->fab.topo.n_hosts ? id : -1;
 }
 
+int world_gpu_id(const struct world *w, const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot || strncmp(dot, ".gpu", 4) != 0 || dot[4] < '0' || dot[4] > '9')
+		return -1;
+	char *end;
+	long i = strtol(dot + 4, &end, 10);
+	if (*end || i >= w->gpus_per_host)
+		return -1;
+	char host[256];
+	size_t len = (size_t)(dot - name);
+	if (len >= sizeof host)
+		return -1;
+	memcpy(host, name, len);
+	host[len] = 0;
+	int h = world_host_id(w, host);
+	return h < 0 ? -1 : h * w->gpus_per_host + (int)i;
+}
+
 bool world_done(struct sim *sim, void *ctx)
 {
 	struct world *w = ctx;

@@ -133,6 +133,9 @@ static inline void world_flow_report(const struct world *w, const struct flow *f
 }
 /* Host id of a host name ("host3"), -1 when no such host. */
 int world_host_id(const struct world *w, const char *name);
+/* GPU id of a GPU name ("host3.gpu1": host id x gpus_per_host + index),
+ * -1 when the fabric has no such GPU. */
+int world_gpu_id(const struct world *w, const char *name);
 
 /* A source that will post messages later (keeps the run going). */
 static inline void world_source_begin(struct world *w) { w->sources_active++; }

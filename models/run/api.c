@@ -246,20 +246,9 @@ int rocesim_endpoint(const rocesim *h, const char *name)
 	int host = world_host_id(w, name);
 	if (host >= 0)
 		return w->n_gpus + host;
-	const char *dot = strrchr(name, '.');
-	if (dot && strncmp(dot, ".gpu", 4) == 0 && dot[4] >= '0' && dot[4] <= '9') {
-		char *end;
-		long i = strtol(dot + 4, &end, 10);
-		char hn[256];
-		size_t len = (size_t)(dot - name);
-		if (!*end && i < w->gpus_per_host && len < sizeof hn) {
-			memcpy(hn, name, len);
-			hn[len] = 0;
-			host = world_host_id(w, hn);
-			if (host >= 0)
-				return host * w->gpus_per_host + (int)i;
-		}
-	}
+	int gpu = world_gpu_id(w, name);
+	if (gpu >= 0)
+		return gpu;
 	return api_fail(m, ROCESIM_E_NAME, "unknown GPU or host '%s' (GPUs are hostH.gpuI with I below "
 		    "gpus_per_host = %d, hosts host0 .. host%d)", name, w->gpus_per_host, w->fab.n_hosts - 1);
 }

@@ -94,26 +94,6 @@ static const struct traffic_src_ops coll_src_ops = {
 	.destroy = coll_src_destroy,
 };
 
-/* GPU id of "hostH.gpuI", -1 when there is no such GPU. */
-static int gpu_by_name(const struct world *w, const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	if (!dot || strncmp(dot, ".gpu", 4) != 0 || !dot[4])
-		return -1;
-	char *end;
-	long i = strtol(dot + 4, &end, 10);
-	if (*end || i < 0 || i >= w->gpus_per_host || dot[4] == '+' || dot[4] == '-' || dot[4] == ' ')
-		return -1;
-	char host[256];
-	size_t len = (size_t)(dot - name);
-	if (len >= sizeof host)
-		return -1;
-	memcpy(host, name, len);
-	host[len] = 0;
-	int h = world_host_id(w, host);
-	return h < 0 ? -1 : h * w->gpus_per_host + (int)i;
-}
-
 #define CO(f) offsetof(struct collective_cfg, f)
 
 static const struct cfg_key keys[] = {
@@ -157,7 +137,7 @@ static int group_of(struct world *w, const struct collective_cfg *ct, const char
 		*key = "gpus";
 		int *v = xmalloc(ct->n_gpus * sizeof *v);
 		for (size_t i = 0; i < ct->n_gpus; i++) {
-			v[i] = gpu_by_name(w, ct->gpus[i]);
+			v[i] = world_gpu_id(w, ct->gpus[i]);
 			if (v[i] < 0) {
 				*err = cfg_error_at(w->cfg, section, "gpus", 0,
 						    "unknown GPU '%s' (GPUs are named hostH.gpuI, I below gpus_per_host = %d)",
