@@ -13,19 +13,27 @@
 #include "run.h"
 #include "sqlutil.h"
 
-/* The job's plan as --check computes it (jobs_print_plan's totals). */
-static inline void plan_of(const char *text, struct job_plan_totals *t, struct job_spec *spec_out)
+/* Loads the scenario text and resolves its first job's plan into *s
+ * (free both with job_spec_free and config_free). */
+static inline void plan_spec(const char *text, struct config *cfg, struct job_spec *s)
 {
 	char path[300], *err = NULL;
 	snprintf(path, sizeof path, "%s/plan.ini", run_tmpdir);
 	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
 	fputs(text, f);
 	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(scenario_load(cfg, path, NULL, 0, &err), 0);
+	const struct cfg_inst *job = cfg_next(cfg, &job_section, NULL);
+	CU_ASSERT_EQUAL_FATAL(job_spec_init(s, cfg, job->name, job->data, 1 << 20, &err), 0);
+}
+
+/* The job's plan as --check computes it (jobs_print_plan's totals). */
+static inline void plan_of(const char *text, struct job_plan_totals *t, struct job_spec *spec_out)
+{
 	struct config cfg;
-	CU_ASSERT_EQUAL_FATAL(scenario_load(&cfg, path, NULL, 0, &err), 0);
 	struct job_spec s;
-	const struct cfg_inst *job = cfg_next(&cfg, &job_section, NULL);
-	CU_ASSERT_EQUAL_FATAL(job_spec_init(&s, &cfg, job->name, job->data, 1 << 20, &err), 0);
+	plan_spec(text, &cfg, &s);
 	job_plan_totals(&s, t);
 	if (spec_out) {  /* the scalar parts only */
 		*spec_out = s;

@@ -44,6 +44,7 @@
 #include "rng.h"
 #include "run_fixture.h"
 #include "fake_coll.h"
+#include "plan_fixture.h"
 #include "run.h"
 #include "sqlutil.h"
 #include "testutil.h"
@@ -58,16 +59,9 @@
  * the optimizer step in *t_opt. */
 static long long plan_compute(const char *text, int st, int dir, int mb, int *n_ops, long long *t_opt)
 {
-	char path[300], *err = NULL;
-	snprintf(path, sizeof path, "%s/plan.ini", run_tmpdir);
-	FILE *f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
 	struct config cfg;
-	CU_ASSERT_EQUAL_FATAL(scenario_load(&cfg, path, NULL, 0, &err), 0);
 	struct job_spec s;
-	const struct cfg_inst *job = cfg_next(&cfg, &job_section, NULL);
-	CU_ASSERT_EQUAL_FATAL(job_spec_init(&s, &cfg, job->name, job->data, 1 << 20, &err), 0);
+	plan_spec(text, &cfg, &s);
 	long long sum = 0;
 	int n = 0;
 	for (int k = 0; k < s.prog[st].n; k++) {
