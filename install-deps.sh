@@ -16,5 +16,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config python3 \
 	libsqlite3-dev libpcap-dev libgsl-dev libcunit1-dev libinih-dev \
 	libprotobuf-c-dev protobuf-c-compiler \
-	zlib1g-dev sqlite3 gnuplot-nox tshark >/dev/null
+	zlib1g-dev sqlite3 gnuplot-nox tshark \
+	libopenmpi-dev openmpi-bin libmetis-dev >/dev/null
 echo "install-deps: build, test and analysis dependencies installed"
