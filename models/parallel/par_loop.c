@@ -224,12 +224,20 @@ static void wd_global(void *ctx, struct wd_view *v)
 	v->nic_flows = out[3];
 }
 
-static bool wd_any(void *ctx, bool v)
+static void wd_graph(void *ctx, const int *part, int n, int **all, int *n_all)
 {
 	struct par *p = ctx;
-	int mine = v, any = mine;
-	MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, p->comm);
-	return any != 0;
+	int *counts = xcalloc((size_t)p->n * 2, sizeof *counts), *displs = counts + p->n;
+	MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, p->comm);
+	int total = 0;
+	for (int r = 0; r < p->n; r++) {
+		displs[r] = total;
+		total += counts[r];
+	}
+	*all = xmalloc((size_t)(total ? total : 1) * sizeof **all);
+	MPI_Allgatherv(part, n, MPI_INT, *all, counts, displs, MPI_INT, p->comm);
+	*n_all = total;
+	free(counts);
 }
 
 void par_watch(struct par *p, struct watchdog *wd)
@@ -239,7 +247,7 @@ void par_watch(struct par *p, struct watchdog *wd)
 	p->elem_owner[sim_elem_id(&wd->elem)] = -1;
 	p->wd = wd;
 	wd->global = wd_global;
-	wd->global_any = wd_any;
+	wd->global_graph = wd_graph;
 	wd->global_ctx = p;
 }
 
