@@ -141,8 +141,6 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 		sim->now = l[SAID_DONE_T];
 		return SIM_DONE;
 	}
-	if (intr)
-		return SIM_INTERRUPTED;
 	t0 = par_wall();
 	if (any_paused) {
 		if (paused)
@@ -161,6 +159,8 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 	}
 	p->st.sync_s += par_wall() - t0;
 	p->st.windows++;
+	if (intr) /* the window finished and its frames traded: nothing half-sent */
+		return SIM_INTERRUPTED;
 	if (tick)
 		run_tick(p, bt, bk);
 	*T_next = tick || min_next < bt ? bt : min_next;
