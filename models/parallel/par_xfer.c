@@ -135,7 +135,8 @@ void par_exchange(struct par *p, const int *rc_known, bool none)
 	if (!none) { /* a collective: every rank calls it, or none */
 		uint8_t *send = xmalloc(total ? total : 1);
 		for (int r = 0; r < n; r++)
-			memcpy(send + sd[r], p->out[r].b, p->out[r].n);
+			if (p->out[r].n)
+				memcpy(send + sd[r], p->out[r].b, p->out[r].n);
 		uint8_t *recv = xmalloc(rtotal ? rtotal : 1);
 		MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, p->comm);
 		for (int r = 0; r < n; r++)
