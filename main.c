@@ -112,6 +112,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	struct run_opts o = {
 		.scenario = cli.scenario, .output = cli.output, .append = cli.append, .check = cli.check,
+		.ranks = cli.ranks,
 		.pcap_dir = cli.pcap_dir,
 		.interrupt = &interrupted,
 		.progress = !cli.quiet && (scenario_sim(&cfg)->progress == PROGRESS_ON ||

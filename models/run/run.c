@@ -11,6 +11,7 @@
 #include "collective.h"
 #include "config.h"
 #include "observe.h"
+#include "parallel.h"
 #include "estimate.h"
 #include "fabric.h"
 #include "topology.h"
@@ -334,10 +335,19 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	fill_world(rep, w);
 	rep->flows_expected = traffic_flows_expected(r->traffic);
 	if (o->check) {
+		/* --ranks: the partition a run on that many ranks would use,
+		 * refused (as an input error) before anything is printed. */
+		struct partition part = { 0 };
+		if (o->ranks > 0 && partition_scenario(cfg, &w->fab.topo, o->ranks, &part, err) < 0)
+			goto input_error;
 		warn_choices(cfg, w, r->jobs, true);
 		failure_print(&w->fab, stdout);
 		jobs_print_plan(r->jobs, stdout);
 		estimate_cost(cfg, w, r->jobs, o, false);
+		if (o->ranks > 0) {
+			partition_describe(&part, &w->fab.topo, stdout);
+			partition_free(&part);
+		}
 		run_free(r);
 		return 0;
 	}
