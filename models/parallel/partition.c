@@ -16,7 +16,9 @@
  *   top tier 2, hosts on several switches:     rail (rail-optimised);
  *   anything else (a ring, a dragonfly, ...):  metis;
  * each candidate that cannot serve n_parts (fewer pods than ranks) passes
- * to the next; metis is round_robin in a build without METIS.
+ * to the next; metis is round_robin in a build without METIS, and the
+ * last resort is rail (hosts in blocks), which serves up to one rank per
+ * host on any graph.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +105,8 @@ int partition_round_robin(const struct topo *t, int n_parts, int *part, char **e
 			part[u] = units++ % n_parts;
 	}
 	if (units < n_parts)
-		return err_printf(err, "%d ranks but round_robin has only %d switches (with their hosts) "
-				  "to deal; use fewer ranks", n_parts, units);
+		return err_printf(err, "%d ranks but round_robin has only %d switch%s (with their hosts) "
+				  "to deal; use fewer ranks", n_parts, units, units == 1 ? "" : "es");
 	for (int h = 0; h < t->n_hosts; h++)
 		if (part[h] < 0)
 			part[h] = part[t->ports[t->port_off[h]].peer];
@@ -124,7 +126,9 @@ static int auto_candidates(const struct topo *t, int *c)
 	}
 	c[n++] = graph;
 	if (graph == PART_METIS)
-		c[n++] = PART_ROUND_ROBIN;   /* METIS refusing: fewer units than ranks is impossible */
+		c[n++] = PART_ROUND_ROBIN;   /* should METIS refuse */
+	/* More ranks than switches (a star): hosts in blocks. */
+	c[n++] = PART_RAIL;
 	return n;
 }
 

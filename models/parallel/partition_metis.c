@@ -134,8 +134,8 @@ int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
 	(void)n_parts;
 	(void)part;
 	return err_printf(err, "partition = metis needs METIS, and this sim was built without it: install "
-			  "the Debian package libmetis-dev and run configure again, or choose another method "
-			  "(round_robin works on any fabric)");
+			  "the Debian package libmetis-dev and run configure again, or use partition = auto, "
+			  "which does without it");
 }
 
 #endif
