@@ -527,6 +527,18 @@ static void test_describe(void)
 	free(buf);
 	partition_free(&p);
 	topology_free(&t);
+	/* Links without delay: no lookahead, said. */
+	part_of("type = fat_tree\nk = 4\nlink_delay = 0us", PART_POD, 2, &t, &p);
+	CU_ASSERT_EQUAL(p.lookahead_ps, 0);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	partition_describe(&p, &t, f);
+	fclose(f);
+	CU_ASSERT(msg_has_all(buf, (const char *const[]){ "lookahead 0",
+		"partition: a cut link has no propagation delay, so the ranks cannot run ahead of one another", NULL }));
+	free(buf);
+	partition_free(&p);
+	topology_free(&t);
 }
 
 TEST_MAIN("partition",

@@ -53,6 +53,9 @@ void partition_describe(const struct partition *p, const struct topo *t, FILE *t
 				p->cut_of_part[r]);
 	}
 	double mean = (double)ports / p->n_parts;
+	if (p->lookahead_ps == 0)
+		fprintf(to, "partition: a cut link has no propagation delay, so the ranks cannot run ahead of "
+			"one another: give links a delay ([topology] link_delay) for a parallel run\n");
 	fprintf(to, "partition: ports per rank %" PRIu64 " to %" PRIu64 "; the busiest rank has %.2fx the mean%s\n",
 		least, most, mean > 0 ? (double)most / mean : 1.0,
 		p->n_parts > DESCRIBE_MAX_RANKS ? " (per-rank lines up to 64 ranks)" : "");
