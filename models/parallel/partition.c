@@ -113,7 +113,8 @@ int partition_round_robin(const struct topo *t, int n_parts, int *part, char **e
 	return 0;
 }
 
-/* The candidates `auto` tries, in order, for this graph (file comment). */
+/* The candidates `auto` tries, in order, for this graph (file comment);
+ * at most 5, each method once, into c[PART_N_METHODS]. */
 static int auto_candidates(const struct topo *t, int *c)
 {
 	int n = 0, top = partition_top_tier(t);
@@ -194,7 +195,7 @@ int partition_compute(const struct topo *t, int method, int n_parts, struct part
 	if (n_parts > t->n_nodes)
 		return err_printf(err, "%d ranks but the fabric has only %d nodes (hosts and switches); "
 				  "use at most %d ranks", n_parts, t->n_nodes, t->n_nodes);
-	int cand[4], n_cand;
+	int cand[PART_N_METHODS], n_cand;   /* auto_candidates: at most 5 */
 	if (method == PART_AUTO) {
 		n_cand = auto_candidates(t, cand);
 	} else {
