@@ -25,9 +25,10 @@
 #include "partition.h"
 #include "xalloc.h"
 
+/* One method of the registry. */
 struct method_entry {
-	const char *name;
-	/* NULL for auto */
+	const char *name;          /* its word in [parallel] partition */
+	/* Fills part (partition.h); NULL for auto, which runs others. */
 	int (*run)(const struct topo *t, int method, int n_parts, int *part, int *n_groups, char **err);
 };
 

@@ -38,10 +38,10 @@
 #include "partition.h"
 #include "xalloc.h"
 
-/* Group (component with a host) of each node, -1 when set aside; the
- * count of groups and each group's hosts in *hosts_of (malloc'd). */
+/* The groups of a topology (step 2), every array malloc'd. */
 struct groups {
-	int *of;            /* [n_nodes] */
+	int *of;            /* [n_nodes]: each node's group, -1 when set aside
+			     * or in a component without a host */
 	int n;              /* groups */
 	int *hosts;         /* [n]: hosts in each */
 	int *switches;      /* [n]: switches in each */
