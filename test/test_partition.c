@@ -383,6 +383,32 @@ static void test_deterministic(void)
 	}
 }
 
+/* Names play no part: the same graph with every node renamed (and the
+ * switches' names shuffled against their ids) partitions alike. */
+static void test_names_ignored(void)
+{
+	struct topo t;
+	CU_ASSERT_EQUAL_FATAL(topo_of("type = fat_tree\nk = 8", &t), 0);
+	for (int m = PART_AUTO; m < PART_N_METHODS; m++) {
+		if (m == PART_METIS && !have_metis())
+			continue;
+		struct partition a, b;
+		char *err = NULL;
+		CU_ASSERT_EQUAL_FATAL(partition_compute(&t, m, 4, &a, &err), 0);
+		struct topo_node *saved = malloc((size_t)t.n_nodes * sizeof *saved);
+		memcpy(saved, t.nodes, (size_t)t.n_nodes * sizeof *saved);
+		for (int u = 0; u < t.n_nodes; u++)
+			snprintf(t.nodes[u].name, sizeof t.nodes[u].name, "n%d", t.n_nodes - u);
+		CU_ASSERT_EQUAL_FATAL(partition_compute(&t, m, 4, &b, &err), 0);
+		CU_ASSERT_EQUAL(memcmp(a.part_of_node, b.part_of_node, (size_t)t.n_nodes * sizeof(int)), 0);
+		memcpy(t.nodes, saved, (size_t)t.n_nodes * sizeof *saved);
+		free(saved);
+		partition_free(&a);
+		partition_free(&b);
+	}
+	topology_free(&t);
+}
+
 /* auto: from the graph's shape. */
 static void test_auto(void)
 {
@@ -549,6 +575,7 @@ TEST_MAIN("partition",
 	  { "metis: ring cut 2, dragonfly within its global links", test_metis },
 	  { "lookahead: least delay of a cut link", test_lookahead },
 	  { "deterministic", test_deterministic },
+	  { "names play no part", test_names_ignored },
 	  { "auto picks from the shape", test_auto },
 	  { "round robin", test_round_robin },
 	  { "errors", test_errors },
