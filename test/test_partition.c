@@ -383,6 +383,38 @@ static void test_deterministic(void)
 	}
 }
 
+/* A graph without tiers (every switch tier 1, as a file gives it): the
+ * tiers come from hop distances, so a hand-built two-pod tree, pods of
+ * 2 hosts, a ToR and an agg, one core, splits by pod at the core. */
+static void test_tiers_from_distance(void)
+{
+	struct topo t = { 0 };
+	CU_ASSERT_EQUAL_FATAL(topo_add_hosts(&t, 4), 0);
+	int sw = topo_add_tier(&t, "sw", 5, NODE_SWITCH, 1);   /* tor, tor, agg, agg, core */
+	CU_ASSERT_FATAL(sw >= 0);
+	for (int h = 0; h < 4; h++)
+		CU_ASSERT_FATAL(topo_add_link(&t, h, sw + h / 2, RATE, DELAY) >= 0);
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_FATAL(topo_add_link(&t, sw + i, sw + 2 + i, RATE, DELAY) >= 0);
+		CU_ASSERT_FATAL(topo_add_link(&t, sw + 2 + i, sw + 4, RATE, DELAY) >= 0);
+	}
+	topo_finalize(&t);
+	struct partition p;
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(partition_compute(&t, PART_POD, 2, &p, &err), 0);
+	check_common(&t, &p);
+	CU_ASSERT_EQUAL(p.n_groups, 2);
+	CU_ASSERT_EQUAL(p.n_cut_links, 1);   /* one agg-core link */
+	for (int u = 0; u < 2; u++) {
+		CU_ASSERT_EQUAL(p.part_of_node[u], p.part_of_node[sw]);
+		CU_ASSERT_EQUAL(p.part_of_node[2 + u], p.part_of_node[sw + 1]);
+	}
+	CU_ASSERT_EQUAL(p.part_of_node[sw], p.part_of_node[sw + 2]);
+	CU_ASSERT_NOT_EQUAL(p.part_of_node[sw], p.part_of_node[sw + 1]);
+	partition_free(&p);
+	topology_free(&t);
+}
+
 /* Names play no part: the same graph with every node renamed (and the
  * switches' names shuffled against their ids) partitions alike. */
 static void test_names_ignored(void)
@@ -409,28 +441,32 @@ static void test_names_ignored(void)
 	topology_free(&t);
 }
 
-/* auto: from the graph's shape. */
+/* auto: the best balanced partition, ties to the shape's method. */
 static void test_auto(void)
 {
-	static const struct { const char *keys; int n, method; } cases[] = {
-		{ "type = fat_tree\nk = 4", 4, PART_POD },
-		{ "type = fat_tree\nk = 4", 8, PART_LEAF },    /* more ranks than pods */
-		{ "type = leaf_spine\nleaves = 4\nspines = 2\nhosts_per_leaf = 2", 2, PART_LEAF },
-		{ "type = rail_optimized\nhosts = 8\nnics_per_host = 4\nspines = 2", 4, PART_RAIL },
-		{ "type = ring\nswitches = 6\nhosts_per_switch = 2", 3, -1 },
-		{ "type = star\nhosts = 8", 3, -1 },
+	/* method -1: any; -2: metis, or leaf without METIS. cut -1: any. */
+	static const struct { const char *keys; int n, method, cut; } cases[] = {
+		{ "type = fat_tree\nk = 4", 4, PART_POD, 12 },
+		{ "type = fat_tree\nk = 4", 8, PART_LEAF, -1 },    /* more ranks than pods */
+		{ "type = leaf_spine\nleaves = 4\nspines = 2\nhosts_per_leaf = 2", 2, PART_LEAF, 4 },
+		{ "type = rail_optimized\nhosts = 8\nnics_per_host = 4\nspines = 2", 4, PART_RAIL, 30 },
+		/* 6 switches in 3 arcs: 3 ring links, the least a split cuts. */
+		{ "type = ring\nswitches = 6\nhosts_per_switch = 2", 3, -1, 3 },
+		{ "type = star\nhosts = 8", 3, -1, -1 },
+		/* 8 pods on 3 ranks, 3:2:3, is unbalanced (1.125 x the mean
+		 * ports): METIS, balanced, or else the ToR groups. */
+		{ "type = fat_tree\nk = 8", 3, -2, -1 },
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		struct topo t;
 		struct partition p;
 		part_of(cases[c].keys, PART_AUTO, cases[c].n, &t, &p);
 		check_common(&t, &p);
-		/* -1: metis; without it round_robin, which has 1 switch to deal
-		 * in a star: then rail. */
-		int want = cases[c].method >= 0 ? cases[c].method :
-			   have_metis() ? PART_METIS :
-			   strstr(cases[c].keys, "star") ? PART_RAIL : PART_ROUND_ROBIN;
-		CU_ASSERT_EQUAL(p.method, want);
+		int want = cases[c].method != -2 ? cases[c].method : have_metis() ? PART_METIS : PART_LEAF;
+		if (want >= 0)
+			CU_ASSERT_EQUAL(p.method, want);
+		if (cases[c].cut >= 0)
+			CU_ASSERT_EQUAL(p.n_cut_links, cases[c].cut);
 		CU_ASSERT_EQUAL(p.requested, PART_AUTO);
 		partition_free(&p);
 		topology_free(&t);
@@ -576,7 +612,8 @@ TEST_MAIN("partition",
 	  { "lookahead: least delay of a cut link", test_lookahead },
 	  { "deterministic", test_deterministic },
 	  { "names play no part", test_names_ignored },
-	  { "auto picks from the shape", test_auto },
+	  { "tiers from hop distances in a graph without them", test_tiers_from_distance },
+	  { "auto: balanced, then least cut", test_auto },
 	  { "round robin", test_round_robin },
 	  { "errors", test_errors },
 	  { "[parallel] partition, located errors", test_scenario },

@@ -27,7 +27,7 @@ struct topo;
 
 /* The methods, in the order of the `[parallel] partition` vocabulary. */
 enum partition_method {
-	PART_AUTO,          /* chosen from the graph's shape (partition.c) */
+	PART_AUTO,          /* the best of the others (partition.c) */
 	PART_POD,           /* components left when the top tier is removed */
 	PART_LEAF,          /* each edge switch with its hosts */
 	PART_RAIL,          /* hosts in blocks; switches spread over them */

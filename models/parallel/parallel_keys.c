@@ -12,7 +12,7 @@
 
 static const struct cfg_key parallel_keys[] = {
 	{ "partition", KT_ENUM, "auto", .vocab_fn = partition_method_at, .off = PAR(partition),
-	  .help = "how nodes are given to ranks: auto (from the fabric's shape), pod (fat-tree pods), "
+	  .help = "how nodes are given to ranks: auto (the best balanced of the others), pod (fat-tree pods), "
 		  "leaf (edge switches with their hosts), rail (hosts in blocks, rails spread), "
 		  "metis (graph partitioner), round_robin" },
 };

@@ -27,8 +27,15 @@ int partition_metis(const struct topo *t, int n_parts, int *part, char **err);
 /* Whether this build has METIS. */
 extern const int partition_have_metis;
 
-/* The highest tier of a switch (0 when there is none). */
-int partition_top_tier(const struct topo *t);
+/* The tier of each node as the methods see it, [n_nodes], malloc'd: the
+ * topology's own when its switches span more than one tier; else (every
+ * switch on one tier, as in a graph read from a file such as HPCC's
+ * topology.txt) a switch's hop distance from the nearest host, so a fat
+ * tree's ToRs, aggregation switches and cores come out as 1, 2 and 3
+ * (a switch no host reaches: 1). Hosts are 0. */
+int *partition_tiers(const struct topo *t);
+/* The highest tier of a switch in tiers (0 when there is none). */
+int partition_top_tier(const struct topo *t, const int *tiers);
 /* Whether every host's ports all lead to one node. */
 int partition_single_homed(const struct topo *t);
 

@@ -4,6 +4,8 @@
  *
  * 1. Some switches are set aside: pod sets aside the top tier (a fat
  *    tree's cores), leaf every switch above tier 1, rail every switch.
+ *    Tiers are partition_tiers': the topology's, or hop distances from
+ *    the hosts in a graph whose switches all share one tier (a file's).
  * 2. The connected components of what is left, found over the links whose
  *    two ends are both left, are the groups if they hold a host: a fat
  *    tree's pods (ToRs, aggs, hosts), a leaf-spine's leaves with their
@@ -49,26 +51,26 @@ struct groups {
 	int *second_switch; /* [n]: another switch in it, -1 when none */
 };
 
-static bool set_aside(const struct topo *t, int method, int top, int u)
+static bool set_aside(const struct topo *t, const int *tiers, int method, int top, int u)
 {
 	if (t->nodes[u].kind == NODE_HOST)
 		return false;
 	switch (method) {
-	case PART_POD: return t->nodes[u].tier >= top;
-	case PART_LEAF: return t->nodes[u].tier >= 2;
+	case PART_POD: return tiers[u] >= top;
+	case PART_LEAF: return tiers[u] >= 2;
 	default: return true;   /* rail */
 	}
 }
 
 /* Components of the nodes not set aside, over links between two of them. */
-static void find_groups(const struct topo *t, int method, struct groups *g)
+static void find_groups(const struct topo *t, const int *tiers, int method, struct groups *g)
 {
-	int n = t->n_nodes, top = partition_top_tier(t);
+	int n = t->n_nodes, top = partition_top_tier(t, tiers);
 	g->of = xmalloc((size_t)n * sizeof *g->of);
 	int *comp = xmalloc((size_t)n * sizeof *comp);
 	int *queue = xmalloc((size_t)n * sizeof *queue);
 	for (int u = 0; u < n; u++)
-		comp[u] = set_aside(t, method, top, u) ? -2 : -1;   /* -1: not yet reached */
+		comp[u] = set_aside(t, tiers, method, top, u) ? -2 : -1;   /* -1: not yet reached */
 	int n_comp = 0;
 	int *comp_hosts = NULL;
 	size_t cap = 0;
@@ -151,14 +153,14 @@ static const char *group_word(int method)
 
 /* The groups fit the method: pods and leaf groups hold a switch, a leaf
  * group exactly one. 0, or -1 with *err. */
-static int check_shape(const struct topo *t, int method, const struct groups *g, char **err)
+static int check_shape(const struct topo *t, const int *tiers, int method, const struct groups *g, char **err)
 {
-	int top = partition_top_tier(t);
+	int top = partition_top_tier(t, tiers);
 	for (int i = 0; i < g->n; i++) {
 		if (method == PART_POD && (g->switches[i] == 0 || top < 2)) {
 			int s = -1;
 			for (int u = t->n_hosts; u < t->n_nodes && s < 0; u++)
-				if (t->nodes[u].kind != NODE_HOST && t->nodes[u].tier == top)
+				if (t->nodes[u].kind != NODE_HOST && tiers[u] == top)
 					s = u;
 			return err_printf(err, "the fabric has no pods: without its top tier (tier %d, such as "
 					  "%s) its hosts are left without a switch; use partition = metis",
@@ -201,14 +203,14 @@ static int deal(const struct groups *g, int n_parts, bool by_hosts, int *rank_of
 }
 
 /* Step 4: the nodes without a rank, placed beside their neighbours. */
-static void place_rest(const struct topo *t, int n_parts, int *part)
+static void place_rest(const struct topo *t, const int *tiers, int n_parts, int *part)
 {
 	int n_rest = 0, max_tier = 0;
 	for (int u = 0; u < t->n_nodes; u++)
 		if (part[u] < 0) {
 			n_rest++;
-			if (t->nodes[u].tier > max_tier)
-				max_tier = t->nodes[u].tier;
+			if (tiers[u] > max_tier)
+				max_tier = tiers[u];
 		}
 	if (n_rest == 0)
 		return;
@@ -218,7 +220,7 @@ static void place_rest(const struct topo *t, int n_parts, int *part)
 	n_rest = 0;
 	for (int tier = 0; tier <= max_tier; tier++)
 		for (int u = 0; u < t->n_nodes; u++)
-			if (part[u] < 0 && (t->nodes[u].tier < 0 ? 0 : t->nodes[u].tier) == tier) {
+			if (part[u] < 0 && (tiers[u] < 0 ? 0 : tiers[u]) == tier) {
 				rest[n_rest++] = u;
 				in_tier[tier]++;
 			}
@@ -226,7 +228,7 @@ static void place_rest(const struct topo *t, int n_parts, int *part)
 	int *used = xcalloc((size_t)n_parts, sizeof *used);
 	int tier = -1, cap = 0;
 	for (int i = 0; i < n_rest; i++) {
-		int u = rest[i], ut = t->nodes[u].tier < 0 ? 0 : t->nodes[u].tier;
+		int u = rest[i], ut = tiers[u] < 0 ? 0 : tiers[u];
 		if (ut != tier) {
 			tier = ut;
 			cap = (in_tier[ut] + n_parts - 1) / n_parts;
@@ -261,10 +263,11 @@ static void place_rest(const struct topo *t, int n_parts, int *part)
 
 int partition_groups(const struct topo *t, int method, int n_parts, int *part, int *n_groups, char **err)
 {
+	int *tiers = partition_tiers(t);
 	struct groups g;
-	find_groups(t, method, &g);
+	find_groups(t, tiers, method, &g);
 	*n_groups = g.n;
-	int rc = check_shape(t, method, &g, err);
+	int rc = check_shape(t, tiers, method, &g, err);
 	if (rc == 0 && g.n < n_parts)
 		rc = err_printf(err, "%d ranks but the fabric has only %d %s; use %sfewer ranks", n_parts, g.n,
 				group_word(method),
@@ -279,8 +282,9 @@ int partition_groups(const struct topo *t, int method, int n_parts, int *part, i
 		for (int u = 0; u < t->n_nodes; u++)
 			part[u] = g.of[u] >= 0 ? rank_of[g.of[u]] : -1;
 		free(rank_of);
-		place_rest(t, n_parts, part);
+		place_rest(t, tiers, n_parts, part);
 	}
 	groups_free(&g);
+	free(tiers);
 	return rc;
 }

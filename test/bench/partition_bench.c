@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	}
 	printf("fat_tree k=%s: %d hosts, %d nodes, %d links; topology built in %.3f s\n", argv[1], t.n_hosts,
 	       t.n_nodes, t.n_links, now_s() - t0);
-	static const int methods[] = { PART_POD, PART_LEAF, PART_RAIL, PART_METIS, PART_ROUND_ROBIN };
+	static const int methods[] = { PART_POD, PART_LEAF, PART_RAIL, PART_METIS, PART_ROUND_ROBIN, PART_AUTO };
 	for (int a = 2; a < argc; a++) {
 		int n = atoi(argv[a]);
 		for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
@@ -70,9 +70,11 @@ int main(int argc, char **argv)
 				if (p.ports_of_part[r] > most)
 					most = p.ports_of_part[r];
 			}
-			printf("%-12s ranks %4d: %8.3f s, cut %7d of %d links (%.2f%%), busiest rank %.3fx the mean ports\n",
+			printf("%-12s ranks %4d: %8.3f s, cut %7d of %d links (%.2f%%), busiest rank %.3fx the mean ports%s%s\n",
 			       partition_method_name(methods[m]), n, dt, p.n_cut_links, t.n_links,
-			       100.0 * p.n_cut_links / t.n_links, (double)most * n / (double)sum);
+			       100.0 * p.n_cut_links / t.n_links, (double)most * n / (double)sum,
+			       methods[m] == PART_AUTO ? ": took " : "",
+			       methods[m] == PART_AUTO ? partition_method_name(p.method) : "");
 			partition_free(&p);
 		}
 	}
