@@ -19,7 +19,8 @@
  *     cycle into two non-empty arcs cuts exactly 2 ring links, and a
  *     balanced split must split the cycle, so the best cut is 2; on a
  *     dragonfly of 5 groups in 5: the groups' split cuts the 10 global
- *     links, a bound METIS must meet;
+ *     links, a bound METIS must meet, and with global links of 5 us and
+ *     local ones of 1 us (weighted 5 times) it cuts no local link;
  *   the lookahead is the least delay of a *cut* link (a hand-built tree
  *     whose faster links are all inside the pods);
  *   determinism (twice the same), the errors, `auto`'s choice, round
@@ -305,6 +306,9 @@ static void test_metis(void)
 	CU_ASSERT_EQUAL_FATAL(partition_compute(&t, PART_METIS, 5, &p, &err), 0);
 	check_common(&t, &p);
 	CU_ASSERT(p.n_cut_links <= 10);
+	/* Local links (1 us) weigh 5 times the global ones (5 us): none is
+	 * cut, so the lookahead is the global links' delay. */
+	CU_ASSERT_EQUAL(p.lookahead_ps, 5 * SIMTIME_US);
 	for (int r = 0; r < 5; r++)
 		CU_ASSERT(p.nodes_of_part[r] >= 5);
 	partition_free(&p);

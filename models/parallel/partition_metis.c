@@ -8,7 +8,11 @@
  * The graph: one vertex per node; one edge per pair of linked nodes, the
  * parallel links of a host's several NICs on one switch merged into one
  * edge. Edge weight: the links' rate in Gb/s (at least 1), so METIS keeps
- * the fastest links inside a rank. Vertex weight: a switch's ports, twice
+ * the fastest links inside a rank, times the longest link delay over this
+ * link's (at most DELAY_FACTOR_MAX; a link without delay gets it): the
+ * lookahead is the least delay of any cut link, so a short link is dear
+ * to cut (a dragonfly's long global links are cut rather than its local
+ * ones). With every link of one delay the factor is 1. Vertex weight: a switch's ports, twice
  * a host's ports (a host port carries the NIC's work — queue pairs,
  * acknowledgements, congestion control — besides the port's), the load a
  * node puts on its rank at about one event per frame and port. METIS
@@ -32,8 +36,10 @@
 
 /* METIS_OPTION_SEED: any fixed value; this one is the year of METIS 5.1. */
 #define METIS_SEED 2013
-/* Heaviest edge weight (Gb/s): keeps the summed weights within idx_t. */
+/* Heaviest edge weight: keeps the summed weights within idx_t. */
 #define METIS_MAX_EDGE_W 100000
+/* Largest weight factor of a short link. */
+#define DELAY_FACTOR_MAX 64
 
 const int partition_have_metis = 1;
 
@@ -76,6 +82,10 @@ int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
 	size_t *pos = xmalloc(((size_t)nv ? (size_t)nv : 1) * sizeof *pos);
 	for (idx_t u = 0; u < nv; u++)
 		seen[u] = -1;
+	simtime_t longest = 0;
+	for (int l = 0; l < t->n_links; l++)
+		if (t->links[l].delay_ps > longest)
+			longest = t->links[l].delay_ps;
 	size_t e = 0;
 	for (int u = 0; u < t->n_nodes; u++) {
 		xadj[u] = (idx_t)e;
@@ -83,8 +93,12 @@ int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
 		vw[u] = (idx_t)(ports > 0 ? ports : 1) * (t->nodes[u].kind == NODE_HOST ? 2 : 1);
 		for (int i = t->port_off[u]; i < t->port_off[u + 1]; i++) {
 			int v = t->ports[i].peer;
-			uint64_t g = t->links[t->ports[i].link].rate_bps / 1000000000u;
-			idx_t w = (idx_t)(g < 1 ? 1 : g > METIS_MAX_EDGE_W ? METIS_MAX_EDGE_W : g);
+			const struct topo_link *k = &t->links[t->ports[i].link];
+			uint64_t g = k->rate_bps / 1000000000u;
+			uint64_t f = k->delay_ps > 0 ? (uint64_t)(longest / k->delay_ps) : DELAY_FACTOR_MAX;
+			f = f < 1 ? 1 : f > DELAY_FACTOR_MAX ? DELAY_FACTOR_MAX : f;
+			g = (g < 1 ? 1 : g) * f;
+			idx_t w = (idx_t)(g > METIS_MAX_EDGE_W ? METIS_MAX_EDGE_W : g);
 			if (v == u)
 				continue;
 			if (seen[v] == u) {
