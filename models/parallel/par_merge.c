@@ -17,11 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "flow.h"
 #include "log.h"
+#include "nic.h"
 #include "par_internal.h"
 #include "results.h"
-#include "world.h"
 #include "xalloc.h"
 
 char *par_part_path(const char *output, int rank)

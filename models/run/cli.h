@@ -23,6 +23,8 @@ struct cli {
 	const char *pcap_dir;        /* --pcap DIR */
 	bool quiet;                  /* -q */
 	bool check;                  /* --check */
+	int ranks;                   /* --ranks N (with --check): print the partition
+				      * for N ranks; 0 when not given */
 	bool keys;                   /* --keys: print the scenario key reference and exit 0 */
 	bool serve;                  /* --serve: the line protocol on stdin/stdout (serve.c) */
 	bool help, version;          /* -h / -V: print and exit 0 */
