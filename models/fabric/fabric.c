@@ -55,7 +55,8 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 		sim_elem_register(sim, &nd->elem, nd->name);
 		if (nd->kind == NODE_SWITCH) {
 			nd->rt = &f->routes[u];
-			nd->set_of_dst = nd->rt->set_of_dst;
+			nd->set_of_grp = nd->rt->set_of_grp;
+			nd->ep_route = nd->rt->dst->eps;
 			nd->sets = nd->rt->sets;
 			nd->rt_ports = nd->rt->ports;
 			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
@@ -274,4 +275,9 @@ uint64_t fabric_estimate_b(const struct topo *t)
 	       ports * (sizeof(struct port) + sizeof(struct topo_port)) +
 	       (uint64_t)t->n_links * sizeof(struct topo_link) +
 	       switch_ports * sizeof(struct mmu_port) + switches * sizeof(struct mmu);
+}
+
+uint64_t fabric_routing_estimate_b(const struct topo *t)
+{
+	return routing_estimate_b(t);
 }
