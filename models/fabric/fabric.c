@@ -30,6 +30,11 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 	if (topology_build(cfg, &f->topo, err) < 0)
 		return -1;
 	const struct topo *t = &f->topo;
+	/* What the configuration alone refuses, before routing and buffers. */
+	if (switch_check_buffers(f, t, err) < 0) {
+		fabric_free(f);
+		return -1;
+	}
 	simtime_t switch_latency = topology_cfg(cfg)->switch_latency;
 	f->n_nodes = t->n_nodes;
 	f->n_hosts = t->n_hosts;

@@ -488,7 +488,7 @@ uint64_t routing_estimate_b(const struct topo *t)
 	} else {
 		grps = switches;
 	}
-	/* A uint16 per (switch, group), a few sets per switch, the shared map. */
-	return switches * (grps * sizeof(uint16_t) + 64 * sizeof(uint16_t) + 8 * sizeof(struct route_set)) +
-	       eps * sizeof(struct route_ep) + grps * 2 * sizeof(int);
+	/* A uint16 per (switch, group) plus room for its sets, and the shared
+	 * endpoint map. */
+	return switches * (grps + 64) * sizeof(uint16_t) + eps * sizeof(struct route_ep);
 }
