@@ -109,7 +109,8 @@ static void check_eps_masked(const struct net *n, const uint8_t *down)
 					want[m++] = (uint16_t)i;
 			}
 			CU_ASSERT_EQUAL_FATAL(route_n(&n->rt[u], e), m);
-			CU_ASSERT(memcmp(route_ports(&n->rt[u], e), want, (size_t)m * sizeof want[0]) == 0);
+			if (m)   /* a switch with only empty sets has no port list */
+				CU_ASSERT(memcmp(route_ports(&n->rt[u], e), want, (size_t)m * sizeof want[0]) == 0);
 		}
 	}
 	free(dd);

@@ -443,12 +443,12 @@ out:
 	free(b.buf);
 	free(b.first_ep);
 	if (rc < 0) {
-		routing_free(tables, n);
 		if (b.dst && b.dst->refs == 0) {   /* no table took it */
 			free(b.dst->eps);
 			free(b.dst->grp_switch);
 			free(b.dst);
 		}
+		routing_free(tables, n);   /* frees the map with the last table holding it */
 	}
 	return rc;
 }
