@@ -20,9 +20,12 @@
  * distances toward every twin, hence the same set; a switch adjacent to the
  * class (the pod's aggregation switches, the spines) or in it gets its set
  * toward aj from the same distances, with the roles of a1 and aj swapped
- * (dj below). A fat tree of k pods is k searches instead of k^2/2, so
- * building costs O(classes x links + switches x groups), and the sets are
- * exactly those of one search per edge switch.
+ * (dj below): a switch next to the class changes only its ports facing a1
+ * and aj (set_swapped), a1 sets its ports once more, a twin other than a1
+ * and aj keeps its set toward a1. A fat tree of k pods is k searches
+ * instead of k^2/2, so building costs O(classes x links + switches x
+ * groups + twins x their neighbours' degrees), and the sets are exactly
+ * those of one search per edge switch.
  *
  * Switches with no switch neighbour (or a link to themselves) are classes
  * of their own.
@@ -155,6 +158,44 @@ static int set_toward(struct rt_build *b, int u, int g, int a1, int aj, char **e
 	return rt_set(b, u, g, b->buf, m, err);
 }
 
+/* Appends to buf[0..m) the ports of u facing a (links up) whose cost plus
+ * da equals du. Returns the new m. */
+static int add_facing(struct rt_build *b, int u, int a, int du, int da, int m)
+{
+	const struct topo *t = b->t;
+	for (int i = t->port_off[a]; i < t->port_off[a + 1]; i++)
+		if (t->ports[i].peer == u && !rt_link_out(&b->s, t, i) && da + rt_link_cost(t, i) == du)
+			b->buf[m++] = (uint16_t)t->ports[i].peer_port;
+	return m;
+}
+
+/* Switch u next to the class (not in it) toward twin aj, from its set
+ * toward a1 (group g): dj differs from the search's distances only at a1
+ * and aj, so only the ports facing them change (dist[aj] is the twins'
+ * distance to each other). */
+static int set_swapped(struct rt_build *b, int u, int g, int gj, int a1, int aj, char **err)
+{
+	const struct topo *t = b->t;
+	const int *dist = b->s.dist;
+	const struct route_table *rt = &b->tables[u];
+	const struct route_set *rs = &rt->sets[rt->set_of_grp[g]];
+	int du = dist[u], base = t->port_off[u], m = 0;
+	for (int k = 0; k < rs->n; k++) {
+		int p = rt->ports[rs->off + k], q = t->ports[base + p].peer;
+		if (q != a1 && q != aj)
+			b->buf[m++] = (uint16_t)p;
+	}
+	m = add_facing(b, u, aj, du, 0, m);
+	m = add_facing(b, u, a1, du, dist[aj], m);
+	for (int i = 1; i < m; i++)   /* ascending; the added ports are few */
+		for (int j = i; j > 0 && b->buf[j - 1] > b->buf[j]; j--) {
+			uint16_t x = b->buf[j];
+			b->buf[j] = b->buf[j - 1];
+			b->buf[j - 1] = x;
+		}
+	return rt_set(b, u, gj, b->buf, m, err);
+}
+
 /* The class whose lowest group is g: one search, then its members. */
 static int build_class(struct rt_build *b, const struct rt_twins *tw, int g, int *mark, int *near, char **err)
 {
@@ -186,12 +227,10 @@ static int build_class(struct rt_build *b, const struct rt_twins *tw, int g, int
 		for (int gj = tw->next[g]; gj >= 0; gj = tw->next[gj])
 			tables[u].set_of_grp[gj] = id;
 	}
-	/* ... then the switches in the class and next to it their own. */
+	/* ... then the switches next to the class, a1 and aj their own (a
+	 * twin ai other than a1 and aj keeps its set toward a1: its
+	 * neighbours are the class's, at the same distances toward aj). */
 	int n_near = 0;
-	for (int gj = g; gj >= 0; gj = tw->next[gj]) {
-		near[n_near++] = dst->grp_switch[gj];
-		mark[dst->grp_switch[gj]] = g;
-	}
 	for (int i = t->port_off[a1]; i < t->port_off[a1 + 1]; i++) {
 		int q = t->ports[i].peer;
 		if (q >= nh && !rt_link_out(&b->s, t, i) && mark[q] != g) {
@@ -201,11 +240,11 @@ static int build_class(struct rt_build *b, const struct rt_twins *tw, int g, int
 	}
 	for (int gj = tw->next[g]; gj >= 0; gj = tw->next[gj]) {
 		int aj = dst->grp_switch[gj];
-		for (int k = 0; k < n_near; k++) {
-			int u = near[k];
-			if ((u == aj ? rt_set_local(b, u, gj, err) : set_toward(b, u, gj, a1, aj, err)) < 0)
+		if (rt_set_local(b, aj, gj, err) < 0 || set_toward(b, a1, gj, a1, aj, err) < 0)
+			return -1;
+		for (int k = 0; k < n_near; k++)
+			if (set_swapped(b, near[k], g, gj, a1, aj, err) < 0)
 				return -1;
-		}
 	}
 	return 0;
 }
