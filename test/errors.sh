@@ -174,6 +174,25 @@ bad "unknown host in a flow" "$good""flow = host0 nobody 1KB 0us
 bad "switch buffer below headroom and reserves" "$good[switch]
 buffer = 20KB
 " "bad.ini:10:" "[switch] buffer = '20KB': smaller than sw0's headroom and reserves (4 ports)"
+# ... refused from the topology's shape alone, before routes and buffers are
+# built: a spine of 20,000 ports (their auto headroom alone is ~540 MB)
+# within 2 s (it took minutes when the refusal came after building).
+t0=$(date +%s)
+bad "spine too big for its buffer, refused early" '[topology]
+type = leaf_spine
+leaves = 20000
+hosts_per_leaf = 1
+spines = 1
+link_rate = 100Gbps
+link_delay = 1us
+[switch]
+pfc = on
+[traffic.f]
+type = flows
+flow = host0 host1 10KB 0us
+' "bad.ini:" "[switch] buffer (default): smaller than spine0's headroom and reserves (20000 ports)"
+t1=$(date +%s)
+[ $((t1 - t0)) -le 2 ] || fail "spine too big for its buffer: refused after $((t1 - t0)) s, expected <= 2 s"
 bad "NIC receive buffer below its headroom" "$good[nic]
 rx_rate = 10Gbps
 rx_buffer = 10KB

@@ -46,19 +46,27 @@ static inline int peer_of(const struct topo *t, int u, int port)
 	return t->ports[t->port_off[u] + port].peer;
 }
 
-/* Table well-formedness: sets non-empty, ascending, valid ports, distinct;
- * hosts' tables zeroed. */
+/* Table well-formedness: sets non-empty, ascending, valid ports, distinct,
+ * at most one local marker; every group and endpoint mapped; hosts'
+ * tables zeroed. */
 static inline void check_tables(const struct net *n)
 {
 	for (int u = 0; u < n->t.n_nodes; u++) {
 		const struct route_table *rt = &n->rt[u];
 		if (u < n->t.n_hosts) {
-			CU_ASSERT_PTR_NULL(rt->set_of_dst);
+			CU_ASSERT_PTR_NULL(rt->set_of_grp);
 			CU_ASSERT_EQUAL(rt->n_sets, 0);
 			continue;
 		}
 		CU_ASSERT_EQUAL(rt->n_eps, topo_n_eps(&n->t));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rt->dst);
+		CU_ASSERT_EQUAL(rt->n_grps, rt->dst->n_grps);
+		int markers = 0;
 		for (int s = 0; s < rt->n_sets; s++) {
+			if (rt->sets[s].off == ROUTE_LOCAL) {
+				markers++;
+				continue;
+			}
 			CU_ASSERT(rt->sets[s].n >= 1);
 			CU_ASSERT_EQUAL(rt->sets[s].port0, rt->ports[rt->sets[s].off]);
 			for (int i = 0; i < rt->sets[s].n; i++) {
@@ -67,12 +75,15 @@ static inline void check_tables(const struct net *n)
 					CU_ASSERT(rt->ports[rt->sets[s].off + i - 1] < rt->ports[rt->sets[s].off + i]);
 			}
 			for (int s2 = 0; s2 < s; s2++)
-				CU_ASSERT(rt->sets[s].n != rt->sets[s2].n ||
+				CU_ASSERT(rt->sets[s2].off == ROUTE_LOCAL || rt->sets[s].n != rt->sets[s2].n ||
 					  memcmp(rt->ports + rt->sets[s].off, rt->ports + rt->sets[s2].off,
 						 rt->sets[s].n * sizeof(uint16_t)) != 0);
 		}
+		CU_ASSERT(markers <= 1);
+		for (int g = 0; g < rt->n_grps; g++)
+			CU_ASSERT(rt->set_of_grp[g] < rt->n_sets);
 		for (int e = 0; e < topo_n_eps(&n->t); e++)
-			CU_ASSERT(rt->set_of_dst[e] < rt->n_sets);
+			CU_ASSERT((int)rt->dst->eps[e].grp < rt->n_grps);
 	}
 }
 

@@ -50,7 +50,7 @@ static void test_fat_tree_k4(void)
 	for (int s = 0; s < k * half; s++) {
 		const struct route_table *tor = &n.rt[tor0 + s], *agg = &n.rt[agg0 + s];
 		int pod = s / half;
-		CU_ASSERT_EQUAL(tor->n_sets, half + 1);
+		CU_ASSERT_EQUAL(tor->n_sets, 2);   /* its local marker, the uplinks */
 		for (int d = 0; d < nh; d++) {
 			int d_tor = d / half, d_pod = d_tor / half;
 			if (d_tor == s) {     /* own host: the one port facing it */
@@ -194,9 +194,9 @@ static void test_rail(void)
 			CU_ASSERT_EQUAL(count_ep_paths(&n, spine0 + s, e, 2), 1);
 		}
 	}
-	/* A leaf holds one set per host of its rail, plus "up". */
+	/* A leaf holds its local marker (the hosts of its rail), plus "up". */
 	for (int i = 0; i < N; i++)
-		CU_ASSERT_EQUAL(n.rt[leaf0 + i].n_sets, H + 1);
+		CU_ASSERT_EQUAL(n.rt[leaf0 + i].n_sets, 2);
 	net_free(&n);
 }
 
@@ -315,13 +315,24 @@ static void test_dragonfly_minimal(void)
 	net_free(&n);
 }
 
-/* Many distinct sets on one switch exercise the interning hash's growth. */
+/* Many distinct sets on one switch exercise the interning hash's growth:
+ * a spine over 3000 leaves of one host each holds one set per leaf; a star's
+ * switch holds only its local marker. */
 static void test_star_many_sets(void)
 {
 	struct net n;
-	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = star\nhosts = 3000"), 0);
-	const struct route_table *r = &n.rt[topo_find(&n.t, "sw0")];
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = leaf_spine\nleaves = 3000\nhosts_per_leaf = 1\nspines = 1"), 0);
+	const struct route_table *r = &n.rt[topo_find(&n.t, "spine0")];
 	CU_ASSERT_EQUAL(r->n_sets, 3000);
+	for (int d = 0; d < 3000; d++) {
+		CU_ASSERT_EQUAL(route_n(r, d), 1);
+		CU_ASSERT_EQUAL(route_ports(r, d)[0], d);
+	}
+	check_tables(&n);
+	net_free(&n);
+	CU_ASSERT_EQUAL_FATAL(net_build(&n, "type = star\nhosts = 3000"), 0);
+	r = &n.rt[topo_find(&n.t, "sw0")];
+	CU_ASSERT_EQUAL(r->n_sets, 1);
 	for (int d = 0; d < 3000; d++) {
 		CU_ASSERT_EQUAL(route_n(r, d), 1);
 		CU_ASSERT_EQUAL(route_ports(r, d)[0], d);
@@ -353,7 +364,7 @@ static void test_unreachable(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "host1"));
 	free(err);
 	for (int u = 0; u < 4; u++)
-		CU_ASSERT_PTR_NULL(rt[u].set_of_dst);   /* cleaned up */
+		CU_ASSERT_PTR_NULL(rt[u].set_of_grp);   /* cleaned up */
 	routing_free(rt, 4);                        /* harmless after an error */
 
 	/* Now link the switches: sw1 reaches host0 directly (1 hop), and sw0
@@ -424,7 +435,7 @@ static void test_masked(void)
 	down[link_at(t, 0, 0)] = 1;     /* host0's only link */
 	CU_ASSERT_EQUAL_FATAL(routing_build_masked(t, rt, down, &err), 0);
 	CU_ASSERT_EQUAL(route_n(&rt[leaf0], 0), 0);
-	CU_ASSERT_EQUAL(rt[leaf0].sets[rt[leaf0].set_of_dst[0]].port0, ROUTE_UNREACHABLE);
+	CU_ASSERT_EQUAL(route_ports(&rt[leaf0], 0)[0], ROUTE_UNREACHABLE);
 	CU_ASSERT_EQUAL(route_n(&rt[leaf0], 1), 1);
 	CU_ASSERT_EQUAL(route_n(&rt[leaf1], 0), 2);  /* toward leaf0: it drops there */
 	routing_free(rt, t->n_nodes);
@@ -460,8 +471,8 @@ static void test_fat_tree_k16(void)
 	for (int u = n.t.n_hosts; u < n.t.n_nodes; u++) {
 		const struct route_table *rt = &n.rt[u];
 		int tier = n.t.nodes[u].tier;
-		CU_ASSERT_EQUAL(rt->n_sets, tier == 1 ? 9 : tier == 2 ? 9 : 16);
-		bytes += (size_t)n.t.n_hosts * 2 + (size_t)rt->n_sets * sizeof *rt->sets;
+		CU_ASSERT_EQUAL(rt->n_sets, tier == 1 ? 2 : tier == 2 ? 9 : 16);
+		bytes += (size_t)rt->n_grps * 2 + (size_t)rt->n_sets * sizeof *rt->sets;
 		for (int s = 0; s < rt->n_sets; s++)
 			bytes += rt->sets[s].n * 2;
 	}
@@ -482,7 +493,7 @@ static void test_rail_large(void)
 	CU_ASSERT_EQUAL(topo_n_eps(&n.t), 8192);
 	int leaf0 = topo_find(&n.t, "leaf0"), spine0 = topo_find(&n.t, "spine0");
 	for (int i = 0; i < 8; i++)
-		CU_ASSERT_EQUAL(n.rt[leaf0 + i].n_sets, 1024 + 1);
+		CU_ASSERT_EQUAL(n.rt[leaf0 + i].n_sets, 2);
 	CU_ASSERT_EQUAL(n.rt[spine0].n_sets, 8);
 	printf("\n    rail 1024 hosts x 8 NICs: topology + routing in %.1f ms ", (t1 - t0) * 1e3);
 	net_free(&n);

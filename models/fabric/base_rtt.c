@@ -14,7 +14,8 @@
  * largest up(e) + L(s(e)) + down(d) over endpoints e at s and d at a (two
  * distinct endpoints when s = a), with up/down the cost of an endpoint's
  * own link. Work: O(edge switches x (switches + equal-cost set entries)),
- * like building the routes.
+ * with c(u) and the peer switch of each port in flat arrays (the walk
+ * reads no port) and only edge switches as sources.
  */
 #include <stdlib.h>
 #include "fabric.h"
@@ -31,7 +32,8 @@ struct rtt_walk {
 	const struct fabric *f;
 	int dst_ep;               /* an endpoint behind the destination switch */
 	int dst_sw;
-	uint32_t data_wire, ack_wire;
+	const simtime_t *cost;    /* [n_ports]: c(u) of each port (fabric.ports order) */
+	const int *peer_sw;       /* [n_ports]: the switch at the other end, -1 none */
 	simtime_t *L;             /* [n_nodes]: longest cost to dst_sw, -1 unknown */
 	int *mark;                /* [n_nodes]: the destination switch L was computed for */
 };
@@ -45,15 +47,15 @@ static simtime_t longest(struct rtt_walk *w, int u)
 	const struct node *sw = &w->f->nodes[u];
 	const struct route_table *rt = sw->rt;
 	simtime_t best = -1;
-	int n = route_n(rt, w->dst_ep);
+	int n = route_n(rt, w->dst_ep), base = (int)(sw->ports - w->f->ports);
 	const uint16_t *ports = route_ports(rt, w->dst_ep);
 	for (int k = 0; k < n; k++) {
-		const struct port *p = &sw->ports[ports[k]];
-		if (p->peer_node->kind != NODE_SWITCH)
+		int i = base + ports[k], q = w->peer_sw[i];
+		if (q < 0)
 			continue;
-		simtime_t rest = longest(w, p->peer_node->id);
-		if (rest >= 0 && rest + link_cost(p, w->data_wire, w->ack_wire) > best)
-			best = rest + link_cost(p, w->data_wire, w->ack_wire);
+		simtime_t rest = longest(w, q), c = w->cost[i];
+		if (rest >= 0 && rest + c > best)
+			best = rest + c;
 	}
 	w->mark[u] = w->dst_sw;
 	w->L[u] = best;
@@ -96,17 +98,32 @@ simtime_t fabric_base_rtt(const struct fabric *f, uint32_t data_frame_b, uint32_
 		top2_add(&up[p->peer_node->id], link_cost(p, dw, aw), e);
 		top2_add(&down[p->peer_node->id], link_cost(p->peer, dw, aw), e);
 	}
-	struct rtt_walk w = { .f = f, .data_wire = dw, .ack_wire = aw,
+	simtime_t *cost = xcalloc((size_t)f->n_ports + 1, sizeof *cost);
+	int *peer_sw = xcalloc((size_t)f->n_ports + 1, sizeof *peer_sw);
+	for (int i = 0; i < f->n_ports; i++) {
+		const struct port *p = &f->ports[i];
+		peer_sw[i] = p->peer && p->peer_node->kind == NODE_SWITCH ? p->peer_node->id : -1;
+		if (p->peer)
+			cost[i] = link_cost(p, dw, aw);
+	}
+	struct rtt_walk w = { .f = f, .cost = cost, .peer_sw = peer_sw,
 			      .L = xcalloc((size_t)f->n_nodes, sizeof *w.L),
 			      .mark = xcalloc((size_t)f->n_nodes, sizeof *w.mark) };
-	for (int u = 0; u < f->n_nodes; u++)
+	/* The switches with endpoints, in node order (sources and destinations). */
+	int *edge = xcalloc((size_t)f->n_nodes + 1, sizeof *edge), n_edge = 0;
+	for (int u = 0; u < f->n_nodes; u++) {
 		w.mark[u] = -1;
-	for (int a = 0; a < f->n_nodes; a++) {
+		if (up[u].ep[0] >= 0 || down[u].ep[0] >= 0)
+			edge[n_edge++] = u;
+	}
+	for (int ai = 0; ai < n_edge; ai++) {
+		int a = edge[ai];
 		if (down[a].ep[0] < 0)
 			continue;
 		w.dst_sw = a;
 		w.dst_ep = down[a].ep[0];
-		for (int s = 0; s < f->n_nodes; s++) {
+		for (int si = 0; si < n_edge; si++) {
+			int s = edge[si];
 			if (up[s].ep[0] < 0)
 				continue;
 			simtime_t c;
@@ -127,6 +144,9 @@ simtime_t fabric_base_rtt(const struct fabric *f, uint32_t data_frame_b, uint32_
 	}
 	free(w.L);
 	free(w.mark);
+	free(cost);
+	free(peer_sw);
+	free(edge);
 	free(up);
 	free(down);
 	return T;

@@ -30,6 +30,11 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 	if (topology_build(cfg, &f->topo, err) < 0)
 		return -1;
 	const struct topo *t = &f->topo;
+	/* What the configuration alone refuses, before routing and buffers. */
+	if (switch_check_buffers(f, t, err) < 0) {
+		fabric_free(f);
+		return -1;
+	}
 	simtime_t switch_latency = topology_cfg(cfg)->switch_latency;
 	f->n_nodes = t->n_nodes;
 	f->n_hosts = t->n_hosts;
@@ -55,7 +60,8 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 		sim_elem_register(sim, &nd->elem, nd->name);
 		if (nd->kind == NODE_SWITCH) {
 			nd->rt = &f->routes[u];
-			nd->set_of_dst = nd->rt->set_of_dst;
+			nd->set_of_grp = nd->rt->set_of_grp;
+			nd->ep_route = nd->rt->dst->eps;
 			nd->sets = nd->rt->sets;
 			nd->rt_ports = nd->rt->ports;
 			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
@@ -274,4 +280,9 @@ uint64_t fabric_estimate_b(const struct topo *t)
 	       ports * (sizeof(struct port) + sizeof(struct topo_port)) +
 	       (uint64_t)t->n_links * sizeof(struct topo_link) +
 	       switch_ports * sizeof(struct mmu_port) + switches * sizeof(struct mmu);
+}
+
+uint64_t fabric_routing_estimate_b(const struct topo *t)
+{
+	return routing_estimate_b(t);
 }

@@ -37,6 +37,7 @@ struct mcast_fabric;
 struct results;
 struct results_table;
 struct mmu;
+struct route_ep;
 struct route_set;
 struct route_table;
 
@@ -47,15 +48,19 @@ struct node {
 	bool ecmp_packet;          /* [switch] ecmp = packet (spraying) */
 	int n_ports;
 	struct port *ports;        /* n_ports consecutive entries of fabric.ports */
-	const uint16_t *set_of_dst; /* switches: rt's arrays, one load nearer */
+	const uint16_t *set_of_grp; /* switches: rt's arrays, one load nearer (routing.h) */
 	const struct route_set *sets;
 	const uint16_t *rt_ports;
 	struct mmu *mmu;           /* switches: the shared buffer (mmu.h) */
-	/* Hosts: a frame arrived on port `in`, whose pull context (its NIC)
-	 * is ctx (the NIC's receive). A frame landing at a switch runs its
-	 * pipeline inline (switch_fwd.h), and a switch port runs its release
-	 * when a frame leaves a queue. */
-	void (*receive)(struct sim *sim, void *ctx, struct port *in, struct packet *pkt);
+	union {
+		/* Hosts: a frame arrived on port `in`, whose pull context (its
+		 * NIC) is ctx (the NIC's receive). A frame landing at a switch
+		 * runs its pipeline inline (switch_fwd.h), and a switch port
+		 * runs its release when a frame leaves a queue. */
+		void (*receive)(struct sim *sim, void *ctx, struct port *in, struct packet *pkt);
+		/* Switches: each endpoint's group and port (rt->dst->eps). */
+		const struct route_ep *ep_route;
+	};
 	/* Line 1. */
 	const struct route_table *rt; /* switches: forwarding table */
 	struct fabric *fab;
@@ -177,6 +182,9 @@ void fabric_check_buffers(struct fabric *f);
 /* Bytes the nodes, ports and buffers of topology t take (the memory
  * estimate at --check, before anything is built). */
 uint64_t fabric_estimate_b(const struct topo *t);
+/* Bytes its forwarding tables take (routing.h: per switch and destination
+ * switch), the same way. */
+uint64_t fabric_routing_estimate_b(const struct topo *t);
 /* ---- Multicast trees (mcast_tree.c) ---- */
 
 struct mcast_tree;

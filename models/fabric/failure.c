@@ -159,7 +159,8 @@ static void reroute(struct fabric *f)
 			continue;
 		routing_free(&f->routes[u], 1);
 		f->routes[u] = nt[u];
-		nd->set_of_dst = nd->rt->set_of_dst;
+		nd->set_of_grp = nd->rt->set_of_grp;
+		nd->ep_route = nd->rt->dst->eps;
 		nd->sets = nd->rt->sets;
 		nd->rt_ports = nd->rt->ports;
 	}

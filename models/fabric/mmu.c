@@ -53,13 +53,13 @@ static uint64_t least_positive_free(const struct mmu_port *p, uint64_t cap_b)
 
 int mmu_finalize(struct mmu *m)
 {
-	int classes = __builtin_popcount(m->lossless);
 	/* Reserve for the two classes a port carries (data and control): the
 	 * others are unused by our traffic and reserving for them would only
 	 * shrink the shared space. */
-	uint64_t fixed = (uint64_t)m->n_ports * 2 * MMU_RESERVE_B;
+	uint64_t hdrm = 0;
 	for (int i = 0; i < m->n_ports; i++)
-		fixed += (uint64_t)m->port[i].hdrm_cap_b * (uint64_t)classes;
+		hdrm += m->port[i].hdrm_cap_b;
+	uint64_t fixed = mmu_fixed_b(m->n_ports, hdrm, m->lossless);
 	if (fixed >= m->buffer_b)
 		return -1;
 	m->shared_cap_b = m->buffer_b - fixed;

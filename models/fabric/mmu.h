@@ -86,6 +86,14 @@ void mmu_free(struct mmu *m);
 /* After every port is configured (alpha, headroom): fixes the shared space.
  * Returns -1 when headroom and reserves leave no shared space. */
 int mmu_finalize(struct mmu *m);
+/* What mmu_finalize sets aside before the shared space: the reserves of
+ * the two classes each of n_ports carries, and the headroom of every
+ * lossless class (hdrm_sum_b: the ports' headroom caps summed). The buffer
+ * must be larger. Known from the topology alone (switch_check_buffers). */
+static inline uint64_t mmu_fixed_b(int n_ports, uint64_t hdrm_sum_b, uint8_t lossless)
+{
+	return (uint64_t)n_ports * 2 * MMU_RESERVE_B + hdrm_sum_b * (uint64_t)__builtin_popcount(lossless);
+}
 
 /* Shared bytes (beyond the reserve) held for (port, class). */
 static inline uint32_t mmu_shared_used(const struct mmu *m, int port, int c)

@@ -1,35 +1,29 @@
 /*
- * routing.c — least-cost forwarding tables with interned equal-cost sets.
+ * routing.c — least-cost forwarding tables with interned equal-cost sets:
+ * the tables, their sets, the search, and graphs built by hand.
  *
  * A path costs the sum of its links' routing costs (topology.h: 1 unless
  * the topology says otherwise, so by default the hop count). Destinations
  * are endpoints (NIC i of host d, behind d's port i). In a built topology
- * each endpoint hangs off one switch a; every other switch reaches it
- * through a, so one search from a (over the undirected graph, in which
- * hosts are leaves: they get a cost but are not expanded, hosts never
- * forward) gives every switch's next-hop set toward all of a's endpoints:
- * the ports whose peer is a switch closer to a by exactly that port's link
- * cost. a itself sends down the one port facing d's port i, never to
- * another NIC of d (a host with several NICs or links to one switch may
- * not carry transit traffic, and traffic for NIC i must enter on port i).
- * In a graph built by hand (nics_per_host 0) a host is one endpoint,
- * entered through any of its ports: one search from each host, next hops
- * being the ports whose peer is closer by the link's cost and is a switch
- * or that host.
+ * each endpoint hangs off one switch, its group's (routing.h); the tables
+ * are per group and routing_eps.c fills them. In a graph built by hand
+ * (nics_per_host 0) a host is one endpoint and its own group, entered
+ * through any of its ports: one search from each host, next hops being the
+ * ports whose peer is closer by the link's cost and is a switch or that
+ * host.
  *
  * The search is Dial's bucket queue, a breadth-first search generalised to
  * small integer costs; with every cost 1 it finds the distances a BFS
  * finds, so the sets (ports ascending) are those of hop-count routing.
  *
  * Sets are interned per switch with a small open-addressing hash keyed on
- * the port list, so a table is one uint16 per destination plus its distinct
- * sets (a fat-tree ToR: k/2 + 1 sets whatever the host count). Cost is
- * O(switches with hosts x (nodes + links) + endpoints x switches): a k=16
- * fat tree (1024 hosts, 320 switches, 3072 links) takes a few
- * milliseconds.
+ * the port list, so a table is one uint16 per group plus its distinct sets
+ * (a fat-tree ToR: its local marker and one upward set). The local marker
+ * is appended outside the hash, so no port list ever matches it.
  *
- * Invariants of a built table: set ids < n_sets <= 65535; every set has
- * >= 1 port, ascending, no repeats; no two sets of a switch are equal.
+ * Invariants of a built table: set ids < n_sets <= 65535; every set but
+ * the local marker has >= 1 port, ascending, no repeats; no two sets of a
+ * switch are equal; a switch's own group (and only it) maps to its marker.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,18 +32,10 @@
 
 #include "ideal.h"
 #include "routing.h"
+#include "routing_internal.h"
 #include "xalloc.h"
 
 #define ROUTING_MAX_SETS 65535
-
-/* Growth state of one switch's table while destinations are added. */
-struct rt_grow {
-	uint32_t *slots;           /* [slot_mask + 1]: set id + 1, 0 = empty */
-	uint32_t slot_mask;
-	uint32_t *set_hash;        /* [cap_sets]: hash of each set, for rehashing */
-	uint32_t cap_sets;
-	uint32_t n_ports, cap_ports;
-};
 
 static uint32_t routing_hash(const uint16_t *p, int n)
 {
@@ -70,6 +56,8 @@ static int rt_rehash(struct route_table *rt, struct rt_grow *g)
 	if (!s)
 		return -1;
 	for (int id = 0; id < rt->n_sets; id++) {
+		if (id == g->local_sid)
+			continue;   /* outside the hash */
 		uint32_t i = g->set_hash[id] & (n_slots - 1);
 		while (s[i])
 			i = (i + 1) & (n_slots - 1);
@@ -78,6 +66,24 @@ static int rt_rehash(struct route_table *rt, struct rt_grow *g)
 	free(g->slots);
 	g->slots = s;
 	g->slot_mask = n_slots - 1;
+	return 0;
+}
+
+/* Room for one more set in rt. 0, or -1 when out of memory. */
+static int rt_room(struct route_table *rt, struct rt_grow *g)
+{
+	if ((uint32_t)rt->n_sets < g->cap_sets)
+		return 0;
+	uint32_t cap = g->cap_sets ? 2 * g->cap_sets : 8;
+	uint32_t *sh = realloc(g->set_hash, cap * sizeof *sh);
+	if (sh)
+		g->set_hash = sh;
+	struct route_set *ss = realloc(rt->sets, cap * sizeof *ss);
+	if (ss)
+		rt->sets = ss;
+	if (!sh || !ss)
+		return -1;
+	g->cap_sets = cap;
 	return 0;
 }
 
@@ -96,24 +102,14 @@ static int rt_intern(struct route_table *rt, struct rt_grow *g, const uint16_t *
 	}
 	if (rt->n_sets >= ROUTING_MAX_SETS)
 		return -2;
-	if ((uint32_t)rt->n_sets == g->cap_sets) {
-		uint32_t cap = g->cap_sets ? 2 * g->cap_sets : 8;
-		uint32_t *sh = realloc(g->set_hash, cap * sizeof *sh);
-		if (sh)
-			g->set_hash = sh;
-		struct route_set *ss = realloc(rt->sets, cap * sizeof *ss);
-		if (ss)
-			rt->sets = ss;
-		if (!sh || !ss)
-			return -1;
-		g->cap_sets = cap;
-	}
+	if (rt_room(rt, g) < 0)
+		return -1;
 	if ((uint64_t)g->n_ports + (uint64_t)n > g->cap_ports) {
 		uint64_t cap = g->cap_ports ? 2 * (uint64_t)g->cap_ports : 32;
 		while (cap < (uint64_t)g->n_ports + (uint64_t)n)
 			cap *= 2;
-		if (cap > UINT32_MAX)
-			cap = UINT32_MAX;   /* a set's offset is 32-bit */
+		if (cap > UINT32_MAX - 1)
+			cap = UINT32_MAX - 1;   /* a set's offset is 32-bit, UINT32_MAX the marker */
 		if (cap < (uint64_t)g->n_ports + (uint64_t)n)
 			return -1;
 		uint16_t *pp = realloc(rt->ports, cap * sizeof *pp);
@@ -158,38 +154,39 @@ static void rt_shrink(struct route_table *rt, const struct rt_grow *g)
 	}
 }
 
-/* Interns p[0..m) as switch u's set toward endpoint e. 0, or -1 with *err. */
-static int rt_set(const struct topo *t, struct route_table *tables, struct rt_grow *grow,
-		  int u, int e, const uint16_t *p, int m, char **err)
+static int rt_full(const struct rt_build *b, int u, int id, char **err)
 {
-	int id = rt_intern(&tables[u], &grow[u], p, m);
 	if (id == -2)
 		return err_printf(err, "routing: switch %s needs more than %d distinct "
-				  "next-hop sets", t->nodes[u].name, ROUTING_MAX_SETS);
+				  "next-hop sets", b->t->nodes[u].name, ROUTING_MAX_SETS);
+	return err_printf(err, "routing: out of memory");
+}
+
+int rt_set(struct rt_build *b, int u, int g, const uint16_t *p, int m, char **err)
+{
+	int id = rt_intern(&b->tables[u], &b->grow[u], p, m);
 	if (id < 0)
-		return err_printf(err, "routing: out of memory");
-	tables[u].set_of_dst[e] = (uint16_t)id;
+		return rt_full(b, u, id, err);
+	b->tables[u].set_of_grp[g] = (uint16_t)id;
 	return 0;
 }
 
-/* The search's state: dist per node (-1: not reached), the most links of
- * a least-cost path to it, and the nodes waiting at cost d in bucket d mod
- * (TOPO_MAX_COST + 1), doubly linked through next and prev. */
-struct rt_search {
-	int *dist, *links, *next, *prev;
-	const uint8_t *down;    /* [n_links]: links to leave out (failures), or NULL */
-	int head[TOPO_MAX_COST + 1];
-};
-
-static int link_cost(const struct topo *t, int port)
+int rt_set_local(struct rt_build *b, int u, int g, char **err)
 {
-	return t->links[t->ports[port].link].cost;
-}
-
-/* Whether the link at port is left out of routing (down). */
-static int link_out(const struct rt_search *s, const struct topo *t, int port)
-{
-	return s->down && s->down[t->ports[port].link];
+	struct route_table *rt = &b->tables[u];
+	struct rt_grow *gr = &b->grow[u];
+	if (gr->local_sid < 0) {
+		if (rt->n_sets >= ROUTING_MAX_SETS)
+			return rt_full(b, u, -2, err);
+		if (rt_room(rt, gr) < 0)
+			return rt_full(b, u, -1, err);
+		gr->local_sid = rt->n_sets++;
+		gr->set_hash[gr->local_sid] = 0;
+		rt->sets[gr->local_sid] = (struct route_set){ .off = ROUTE_LOCAL, .n = 1,
+							      .port0 = ROUTE_UNREACHABLE };
+	}
+	rt->set_of_grp[g] = (uint16_t)gr->local_sid;
+	return 0;
 }
 
 static void rt_unlink(struct rt_search *s, int v)
@@ -215,13 +212,14 @@ static void rt_push(struct rt_search *s, int v, int d)
 }
 
 /* Least-cost distances from `src` (which is expanded whatever it is);
- * other hosts get a distance but are not expanded. Buckets are emptied in
- * increasing cost d; a node expanded at d reaches its peers at most
- * TOPO_MAX_COST further, so bucket d mod (TOPO_MAX_COST + 1) holds only
- * nodes at exactly d when its turn comes, and a node is expanded once,
- * at its least cost. */
-static void rt_search(const struct topo *t, int src, struct rt_search *s)
+ * other hosts get a distance but are not expanded, or with switches_only
+ * are left out. Buckets are emptied in increasing cost d; a node expanded
+ * at d reaches its peers at most TOPO_MAX_COST further, so bucket d mod
+ * (TOPO_MAX_COST + 1) holds only nodes at exactly d when its turn comes,
+ * and a node is expanded once, at its least cost. */
+void rt_search(const struct topo *t, int src, struct rt_search *s, int switches_only)
 {
+	int nh = t->n_hosts;
 	for (int u = 0; u < t->n_nodes; u++)
 		s->dist[u] = -1;
 	for (int b = 0; b <= TOPO_MAX_COST; b++)
@@ -236,12 +234,13 @@ static void rt_search(const struct topo *t, int src, struct rt_search *s)
 			if (*head >= 0)
 				s->prev[*head] = -1;
 			waiting--;
-			if (v < t->n_hosts && v != src)
+			if (v < nh && v != src)
 				continue;          /* hosts do not forward */
 			for (int i = t->port_off[v]; i < t->port_off[v + 1]; i++) {
-				if (link_out(s, t, i))
+				int q = t->ports[i].peer;
+				if ((switches_only && q < nh) || rt_link_out(s, t, i))
 					continue;
-				int q = t->ports[i].peer, dq = d + link_cost(t, i);
+				int dq = d + rt_link_cost(t, i);
 				if (s->dist[q] >= 0 && s->dist[q] <= dq) {
 					/* Another least-cost way in: its predecessors are
 					 * all expanded before q (a link costs at least 1). */
@@ -265,7 +264,7 @@ static void rt_search(const struct topo *t, int src, struct rt_search *s)
  * a fabric with a longer least-cost route. A route from switch u toward
  * the search's root crosses at most links[u] links, plus `ends` host
  * links. */
-static int rt_check_length(const struct topo *t, const struct rt_search *s, int root, int ends, char **err)
+int rt_check_length(const struct topo *t, const struct rt_search *s, int root, int ends, char **err)
 {
 	int far = -1;
 	if (s->down)
@@ -280,15 +279,16 @@ static int rt_check_length(const struct topo *t, const struct rt_search *s, int 
 			  t->nodes[root].name, s->links[far] + ends, IDEAL_MAX_HOPS);
 }
 
-/* Graphs built by hand (nics_per_host 0): host d is one endpoint, entered
- * through any of its ports. One search per host. */
-static int rt_build_hosts(const struct topo *t, struct route_table *tables, struct rt_grow *grow,
-			  struct rt_search *s, uint16_t *buf, char **err)
+/* Graphs built by hand (nics_per_host 0): host d is one endpoint and its
+ * own group, entered through any of its ports. One search per host. */
+static int rt_build_hosts(struct rt_build *b, char **err)
 {
+	const struct topo *t = b->t;
+	struct rt_search *s = &b->s;
 	int n = t->n_nodes, nh = t->n_hosts;
 	const int *dist = s->dist;
 	for (int d = 0; d < nh; d++) {
-		rt_search(t, d, s);
+		rt_search(t, d, s, 0);
 		if (rt_check_length(t, s, d, 1, err) < 0)
 			return -1;
 		for (int u = nh; u < n; u++) {
@@ -298,104 +298,77 @@ static int rt_build_hosts(const struct topo *t, struct route_table *tables, stru
 			int m = 0, base = t->port_off[u];
 			for (int i = base; dist[u] >= 0 && i < t->port_off[u + 1]; i++) {
 				int q = t->ports[i].peer;
-				if (link_out(s, t, i))
+				if (rt_link_out(s, t, i))
 					continue;
-				if (dist[q] >= 0 && dist[q] + link_cost(t, i) == dist[u] && (q >= nh || q == d))
-					buf[m++] = (uint16_t)(i - base);
+				if (dist[q] >= 0 && dist[q] + rt_link_cost(t, i) == dist[u] && (q >= nh || q == d))
+					b->buf[m++] = (uint16_t)(i - base);
 			}
 			/* The search reached u from d or a switch, so m >= 1;
 			 * m == 0 only after failures: no route (ROUTE_UNREACHABLE). */
-			if (rt_set(t, tables, grow, u, d, buf, m, err) < 0)
+			if (rt_set(b, u, d, b->buf, m, err) < 0)
 				return -1;
 		}
 	}
 	return 0;
 }
 
-/* Built topologies: endpoint e (NIC i of host d) hangs off exactly one
- * switch a, at d's port i. Every other switch reaches e through a, so its
- * set toward e is its set toward a: one search from a serves every endpoint
- * a carries (a ToR's hosts, a rail's NICs), and a itself sends down the
- * one port facing d's port i. */
-static int rt_build_eps(const struct topo *t, struct route_table *tables, struct rt_grow *grow,
-			struct rt_search *s, uint16_t *buf, char **err)
+/* The shared endpoint map: groups are the switches with endpoints, in
+ * node order (built topologies), or the hosts (graphs built by hand).
+ * 0, or -1 with *err (a NIC wired to a host, out of memory). */
+static int rt_groups(struct rt_build *b, char **err)
 {
-	const int *dist = s->dist;
-	int n = t->n_nodes, nh = t->n_hosts, nics = t->nics_per_host, n_eps = topo_n_eps(t), rc = -1;
-	int *first = calloc((size_t)n + 2, sizeof *first);    /* endpoints by switch, counting sort */
-	int *order = malloc(((size_t)n_eps + 1) * sizeof *order);
-	int *gid = malloc(((size_t)n + 1) * sizeof *gid);     /* set toward the group's switch */
-	if (!first || !order || !gid) {
-		err_printf(err, "routing: out of memory");
-		goto out;
+	const struct topo *t = b->t;
+	int n = t->n_nodes, nh = t->n_hosts, nics = t->nics_per_host, n_eps = topo_n_eps(t);
+	struct route_dst *dst = calloc(1, sizeof *dst);
+	if (!dst)
+		return err_printf(err, "routing: out of memory");
+	b->dst = dst;
+	dst->n_eps = n_eps;
+	dst->eps = malloc(((size_t)n_eps + 1) * sizeof *dst->eps);
+	dst->grp_switch = malloc(((size_t)(nics >= 1 ? n - nh : nh) + 1) * sizeof *dst->grp_switch);
+	b->first_ep = malloc(((size_t)(nics >= 1 ? n - nh : nh) + 1) * sizeof *b->first_ep);
+	if (!dst->eps || !dst->grp_switch || !b->first_ep)
+		return err_printf(err, "routing: out of memory");
+	if (nics < 1) {
+		for (int d = 0; d < nh; d++) {
+			dst->eps[d] = (struct route_ep){ .grp = (uint32_t)d, .port = ROUTE_UNREACHABLE };
+			dst->grp_switch[d] = -1;
+			b->first_ep[d] = d;
+		}
+		dst->n_grps = nh;
+		return 0;
 	}
+	int *grp = malloc(((size_t)n + 1) * sizeof *grp);   /* group of each switch, -1 none */
+	if (!grp)
+		return err_printf(err, "routing: out of memory");
+	for (int u = 0; u < n; u++)
+		grp[u] = -1;
 	for (int e = 0; e < n_eps; e++) {
 		int a = t->ports[t->port_off[e / nics] + e % nics].peer;
 		if (a < nh) {
-			err_printf(err, "routing: host %s NIC %d is linked to host %s, not to a switch",
-				   t->nodes[e / nics].name, e % nics, t->nodes[a].name);
-			goto out;
+			free(grp);
+			return err_printf(err, "routing: host %s NIC %d is linked to host %s, not to a switch",
+					  t->nodes[e / nics].name, e % nics, t->nodes[a].name);
 		}
-		first[a + 1]++;
+		grp[a] = 0;
 	}
-	for (int u = 0; u < n; u++)
-		first[u + 1] += first[u];
-	for (int e = 0; e < n_eps; e++)
-		order[first[t->ports[t->port_off[e / nics] + e % nics].peer]++] = e;
-	/* first[u] now ends u's group; shift back so [first[u], first[u + 1]) is it. */
-	for (int u = n; u > 0; u--)
-		first[u] = first[u - 1];
-	first[0] = 0;
-	for (int a = nh; a < n; a++) {
-		if (first[a] == first[a + 1])
-			continue;
-		rt_search(t, a, s);
-		if (rt_check_length(t, s, a, 2, err) < 0)
-			goto out;
-		for (int u = nh; u < n; u++) {
-			if (dist[u] < 0 && !s->down) {
-				int e = order[first[a]];
-				if (nics > 1)
-					err_printf(err, "routing: switch %s cannot reach host %s NIC %d",
-						   t->nodes[u].name, t->nodes[e / nics].name, e % nics);
-				else
-					err_printf(err, "routing: switch %s cannot reach host %s",
-						   t->nodes[u].name, t->nodes[e / nics].name);
-				goto out;
-			}
-			if (u == a)
-				continue;
-			int m = 0, base = t->port_off[u];
-			for (int i = base; dist[u] >= 0 && i < t->port_off[u + 1]; i++) {
-				int q = t->ports[i].peer;
-				if (q >= nh && !link_out(s, t, i) && dist[q] >= 0 &&
-				    dist[q] + link_cost(t, i) == dist[u])
-					buf[m++] = (uint16_t)(i - base);
-			}
-			/* u was reached from a switch, so m >= 1; m == 0 only after
-			 * failures: no route (ROUTE_UNREACHABLE). */
-			if (rt_set(t, tables, grow, u, order[first[a]], buf, m, err) < 0)
-				goto out;
-			gid[u] = tables[u].set_of_dst[order[first[a]]];
+	for (int u = nh; u < n; u++)
+		if (grp[u] == 0) {
+			grp[u] = dst->n_grps;
+			dst->grp_switch[dst->n_grps] = u;
+			b->first_ep[dst->n_grps++] = -1;
 		}
-		for (int k = first[a]; k < first[a + 1]; k++) {
-			int e = order[k];
-			int hp = t->port_off[e / nics] + e % nics;
-			const struct topo_port *last = &t->ports[hp];
-			buf[0] = (uint16_t)last->peer_port;
-			if (rt_set(t, tables, grow, a, e, buf, link_out(s, t, hp) ? 0 : 1, err) < 0)
-				goto out;
-			for (int u = nh; u < n; u++)
-				if (u != a)
-					tables[u].set_of_dst[e] = (uint16_t)gid[u];
-		}
+	for (int e = 0; e < n_eps; e++) {
+		int hp = t->port_off[e / nics] + e % nics;
+		int g = grp[t->ports[hp].peer];
+		dst->eps[e] = (struct route_ep){ .grp = (uint32_t)g,
+						 .port = rt_link_out(&b->s, t, hp) ? ROUTE_UNREACHABLE
+										   : (uint16_t)t->ports[hp].peer_port };
+		if (b->first_ep[g] < 0)
+			b->first_ep[g] = e;
 	}
-	rc = 0;
-out:
-	free(first);
-	free(order);
-	free(gid);
-	return rc;
+	free(grp);
+	return 0;
 }
 
 int routing_build(const struct topo *t, struct route_table *tables, char **err)
@@ -407,16 +380,20 @@ int routing_build_masked(const struct topo *t, struct route_table *tables, const
 {
 	int n = t->n_nodes, nh = t->n_hosts, n_eps = topo_n_eps(t), rc = -1;
 	memset(tables, 0, (size_t)n * sizeof *tables);
-	struct rt_search s = {
-		.dist = malloc(((size_t)n + 1) * sizeof *s.dist),
-		.links = malloc(((size_t)n + 1) * sizeof *s.links),
-		.next = malloc(((size_t)n + 1) * sizeof *s.next),
-		.prev = malloc(((size_t)n + 1) * sizeof *s.prev),
-		.down = down,
+	struct rt_build b = {
+		.t = t,
+		.tables = tables,
+		.s = {
+			.dist = malloc(((size_t)n + 1) * sizeof *b.s.dist),
+			.links = malloc(((size_t)n + 1) * sizeof *b.s.links),
+			.next = malloc(((size_t)n + 1) * sizeof *b.s.next),
+			.prev = malloc(((size_t)n + 1) * sizeof *b.s.prev),
+			.down = down,
+		},
+		.grow = calloc((size_t)n + 1, sizeof *b.grow),
+		.buf = malloc((TOPO_MAX_PORTS + 1) * sizeof *b.buf),
 	};
-	struct rt_grow *grow = calloc((size_t)n + 1, sizeof *grow);
-	uint16_t *buf = malloc((TOPO_MAX_PORTS + 1) * sizeof *buf);
-	if (!s.dist || !s.links || !s.next || !s.prev || !grow || !buf) {
+	if (!b.s.dist || !b.s.links || !b.s.next || !b.s.prev || !b.grow || !b.buf) {
 		err_printf(err, "routing: out of memory");
 		goto out;
 	}
@@ -427,38 +404,52 @@ int routing_build_masked(const struct topo *t, struct route_table *tables, const
 				   t->links[l].cost, TOPO_MAX_COST);
 			goto out;
 		}
-	for (int u = nh; u < n; u++) {
+	for (int u = nh; u < n; u++)
 		if (topo_n_ports(t, u) > TOPO_MAX_PORTS) {
 			err_printf(err, "routing: %s has %d ports; at most %d are supported",
 				     t->nodes[u].name, topo_n_ports(t, u), TOPO_MAX_PORTS);
 			goto out;
 		}
+	if (rt_groups(&b, err) < 0)
+		goto out;
+	for (int u = nh; u < n; u++) {
+		b.grow[u].local_sid = -1;
 		tables[u].n_eps = n_eps;
-		tables[u].set_of_dst = malloc(((size_t)n_eps + 1) * sizeof *tables[u].set_of_dst);
-		if (!tables[u].set_of_dst) {
+		tables[u].n_grps = b.dst->n_grps;
+		tables[u].dst = b.dst;
+		b.dst->refs++;
+		tables[u].set_of_grp = malloc(((size_t)b.dst->n_grps + 1) * sizeof *tables[u].set_of_grp);
+		if (!tables[u].set_of_grp) {
 			err_printf(err, "routing: out of memory");
 			goto out;
 		}
 	}
-	if ((t->nics_per_host >= 1 ? rt_build_eps : rt_build_hosts)(t, tables, grow, &s, buf, err) < 0)
+	if ((t->nics_per_host >= 1 ? rt_build_eps : rt_build_hosts)(&b, err) < 0)
 		goto out;
 	for (int u = nh; u < n; u++)
-		rt_shrink(&tables[u], &grow[u]);
+		rt_shrink(&tables[u], &b.grow[u]);
 	rc = 0;
 out:
-	if (grow)
+	if (b.grow)
 		for (int u = 0; u < n; u++) {
-			free(grow[u].slots);
-			free(grow[u].set_hash);
+			free(b.grow[u].slots);
+			free(b.grow[u].set_hash);
 		}
-	free(grow);
-	free(s.dist);
-	free(s.links);
-	free(s.next);
-	free(s.prev);
-	free(buf);
-	if (rc < 0)
-		routing_free(tables, n);
+	free(b.grow);
+	free(b.s.dist);
+	free(b.s.links);
+	free(b.s.next);
+	free(b.s.prev);
+	free(b.buf);
+	free(b.first_ep);
+	if (rc < 0) {
+		if (b.dst && b.dst->refs == 0) {   /* no table took it */
+			free(b.dst->eps);
+			free(b.dst->grp_switch);
+			free(b.dst);
+		}
+		routing_free(tables, n);   /* frees the map with the last table holding it */
+	}
 	return rc;
 }
 
@@ -467,9 +458,37 @@ void routing_free(struct route_table *tables, int n_nodes)
 	if (!tables)
 		return;
 	for (int u = 0; u < n_nodes; u++) {
-		free(tables[u].set_of_dst);
+		struct route_dst *dst = tables[u].dst;
+		if (dst && --dst->refs == 0) {
+			free(dst->eps);
+			free(dst->grp_switch);
+			free(dst);
+		}
+		free(tables[u].set_of_grp);
 		free(tables[u].ports);
 		free(tables[u].sets);
 		memset(&tables[u], 0, sizeof tables[u]);
 	}
+}
+
+uint64_t routing_estimate_b(const struct topo *t)
+{
+	int n = t->n_nodes, nh = t->n_hosts, nics = t->nics_per_host;
+	uint64_t switches = (uint64_t)(n - nh), grps = 0, eps = (uint64_t)topo_n_eps(t);
+	if (nics < 1) {
+		grps = (uint64_t)nh;
+	} else if (t->port_off) {
+		/* Switches with a host link: every endpoint is one. */
+		for (int u = nh; u < n; u++)
+			for (int i = t->port_off[u]; i < t->port_off[u + 1]; i++)
+				if (t->ports[i].peer < nh) {
+					grps++;
+					break;
+				}
+	} else {
+		grps = switches;
+	}
+	/* A uint16 per (switch, group) plus room for its sets, and the shared
+	 * endpoint map. */
+	return switches * (grps + 64) * sizeof(uint16_t) + eps * sizeof(struct route_ep);
 }

@@ -88,6 +88,65 @@ int switch_path(const struct fabric *f, int src, int dst, uint16_t sport, struct
 	return n;
 }
 
+/* A port's per-rate settings ([switch] pfc_alpha, ecn_*) for a link of
+ * rate_bps. 0, or -1 with *err naming a rate the maps lack. */
+static int port_settings(const struct switch_cfg *c, uint64_t rate_bps, struct mmu_port *mp, char **err)
+{
+	double v;
+	/* A per-rate value with no entry for this link's rate is an error
+	 * naming the rate (cfg_rate_map_get). */
+	if (cfg_rate_map_get(&c->pfc_alpha, rate_bps, &mp->alpha, err) < 0)
+		return -1;
+	mp->ecn = c->ecn;
+	if (c->ecn) {
+		if (cfg_rate_map_get(&c->ecn_kmin, rate_bps, &v, err) < 0)
+			return -1;
+		mp->kmin_b = (uint64_t)v;
+		if (cfg_rate_map_get(&c->ecn_kmax, rate_bps, &v, err) < 0)
+			return -1;
+		mp->kmax_b = (uint64_t)v;
+		if (cfg_rate_map_get(&c->ecn_pmax, rate_bps, &mp->pmax, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static char *buffer_error(const struct fabric *f, const char *name, int n_ports)
+{
+	return cfg_error_at(f->cfg, "switch", "buffer", 0,
+			    "smaller than %s's headroom and reserves (%d ports): "
+			    "raise buffer or lower pfc_headroom", name, n_ports);
+}
+
+int switch_check_buffers(const struct fabric *f, const struct topo *t, char **err)
+{
+	const struct switch_cfg *c = f->sw_cfg;
+	uint8_t lossless = c->pfc ? f->params.lossless : 0;
+	simtime_t lat = topology_cfg(f->cfg)->switch_latency;
+	for (int u = t->n_hosts; u < t->n_nodes; u++) {
+		if (t->nodes[u].kind != NODE_SWITCH)
+			continue;
+		uint64_t hdrm = 0;
+		for (int i = t->port_off[u]; i < t->port_off[u + 1]; i++) {
+			const struct topo_link *l = &t->links[t->ports[i].link];
+			struct mmu_port mp;
+			if (port_settings(c, l->rate_bps, &mp, err) < 0)
+				return -1;
+			/* fabric_port_headroom of the live port: frames pay this
+			 * switch's latency, the XOFF the peer's (a switch's). */
+			simtime_t peer_lat = t->nodes[t->ports[i].peer].kind == NODE_SWITCH ? lat : 0;
+			hdrm += c->headroom_auto ? mmu_auto_headroom(l->rate_bps, l->delay_ps, lat + peer_lat,
+								     f->params.max_frame_b)
+						 : (uint32_t)c->headroom_b;
+		}
+		if (mmu_fixed_b(topo_n_ports(t, u), hdrm, lossless) >= c->buffer_b) {
+			*err = buffer_error(f, t->nodes[u].name, topo_n_ports(t, u));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int switch_setup(struct fabric *f, struct node *sw, char **err)
 {
 	const struct switch_cfg *c = f->sw_cfg;
@@ -102,30 +161,14 @@ int switch_setup(struct fabric *f, struct node *sw, char **err)
 	for (int i = 0; i < sw->n_ports; i++) {
 		struct port *p = &sw->ports[i];
 		struct mmu_port *mp = &m->port[i];
-		double v;
 		if (p->peer)
 			mp->pass_copy = &p->peer->peer_pass;
-		/* A per-rate value with no entry for this link's rate is an
-		 * error naming the rate (cfg_rate_map_get). */
-		if (cfg_rate_map_get(&c->pfc_alpha, p->rate_bps, &mp->alpha, err) < 0)
+		if (port_settings(c, p->rate_bps, mp, err) < 0)
 			return -1;
 		mp->hdrm_cap_b = c->headroom_auto ? fabric_port_headroom(p, max_frame) : (uint32_t)c->headroom_b;
-		mp->ecn = c->ecn;
-		if (c->ecn) {
-			if (cfg_rate_map_get(&c->ecn_kmin, p->rate_bps, &v, err) < 0)
-				return -1;
-			mp->kmin_b = (uint64_t)v;
-			if (cfg_rate_map_get(&c->ecn_kmax, p->rate_bps, &v, err) < 0)
-				return -1;
-			mp->kmax_b = (uint64_t)v;
-			if (cfg_rate_map_get(&c->ecn_pmax, p->rate_bps, &mp->pmax, err) < 0)
-				return -1;
-		}
 	}
 	if (mmu_finalize(m) < 0) {
-		*err = cfg_error_at(f->cfg, "switch", "buffer", 0,
-				    "smaller than %s's headroom and reserves (%d ports): "
-				    "raise buffer or lower pfc_headroom", sw->name, sw->n_ports);
+		*err = buffer_error(f, sw->name, sw->n_ports);
 		return -1;
 	}
 	return 0;

@@ -26,6 +26,7 @@
 struct node;
 struct fabric;
 struct port;
+struct topo;
 
 /* [switch] (switch.c) */
 enum { ECMP_FLOW, ECMP_PACKET };
@@ -51,6 +52,13 @@ extern const struct cfg_section switch_section;
  * per-rate value without an entry for a link's rate, a buffer smaller than
  * its headroom and reserves). */
 int switch_setup(struct fabric *f, struct node *sw, char **err);
+/* Before anything but the topology graph is built: every switch's
+ * headroom and reserves against [switch] buffer, and the per-rate keys
+ * against its links' rates, from t and the fabric's parameters alone (the
+ * sums switch_setup makes, in the same order, with the same errors), so
+ * a fabric whose switches cannot hold their headroom is refused in time
+ * linear in its links. 0, or -1 with *err. */
+int switch_check_buffers(const struct fabric *f, const struct topo *t, char **err);
 void switch_free(struct node *sw);   /* no-op for other nodes */
 /* Buffer counters all zero (after the fabric drained); aborts naming the switch otherwise. */
 void switch_check_drained(struct node *sw);

@@ -37,10 +37,11 @@ static inline uint32_t ecmp_hash(uint32_t seed, int src, int dst, uint16_t sport
 /* The egress port index a switch chooses for a packet (routing + ECMP). */
 static inline int route_port(const struct node *sw, int src, int dst, uint16_t sport, int64_t psn)
 {
-	struct route_set rs = sw->sets[sw->set_of_dst[dst]];
+	const struct route_ep *ep = &sw->ep_route[dst];
+	struct route_set rs = sw->sets[sw->set_of_grp[ep->grp]];
 	uint32_t n = rs.n;
-	if (n <= 1) /* n == 0 after failures: ROUTE_UNREACHABLE */
-		return rs.port0;
+	if (n <= 1) /* n == 0 after failures: ROUTE_UNREACHABLE; the local marker: dst's own port */
+		return rs.off == ROUTE_LOCAL ? ep->port : rs.port0;
 	uint32_t h = ecmp_hash(sw->ecmp_seed, src, dst, sport, psn);
 	/* A mask where the fan-out is a power of two (fat-trees): the same
 	 * choice as the modulo, without a division per frame. */

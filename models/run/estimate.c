@@ -4,7 +4,8 @@
  * Terms, each from the size of the structure that holds it:
  *   fabric   sizeof(struct node) per node, sizeof(struct port) per link end,
  *            sizeof(struct mmu_port) per switch port, a NIC per endpoint;
- *   routing  routing.h: one uint16 per (switch, endpoint) plus its sets;
+ *   routing  routing.h: one uint16 per (switch, destination switch) plus
+ *            its sets and the endpoints' shared map;
  *   flows    every flow a static traffic section posts (incast, permutation,
  *            all_to_all, flows) lives at once: sizeof(struct flow), a pair
  *            of queue pairs (requester and responder, nic.c; pairs are
@@ -68,10 +69,9 @@ void estimate_memory(const struct config *cfg, const struct topo *t, struct mem_
 {
 	*e = (struct mem_estimate){ .base_b = EST_BASE_B };
 	uint64_t eps = (uint64_t)topo_n_eps(t);
-	uint64_t switches = (uint64_t)(t->n_nodes - t->n_hosts);
 	uint64_t ports = 2 * (uint64_t)t->n_links;
 	e->fabric_b = fabric_estimate_b(t) + eps * EST_NIC_B;
-	e->routing_b = switches * (eps * sizeof(uint16_t) + 64 * sizeof(uint16_t));
+	e->routing_b = fabric_routing_estimate_b(t);
 	bool open = cfg_count(cfg, &job_section) > 0;
 	e->flows = traffic_flows_known(cfg, t->n_hosts, &open);
 	const struct nic_cfg *nic = nic_cfg_of(cfg);
