@@ -62,8 +62,10 @@ CREATE TABLE IF NOT EXISTS run_rank (
 	windows        INTEGER NOT NULL,   -- synchronisation windows
 	frames_out     INTEGER NOT NULL,   -- frames it sent over cut links
 	bytes_out      INTEGER NOT NULL,   -- their bytes as messages
-	busy_s         REAL,               -- wall seconds simulating
-	sync_s         REAL,               -- wall seconds in exchanges (waiting for the slowest rank included)
+	busy_s         REAL,               -- wall seconds running events
+	wait_s         REAL,               -- wall seconds at window boundaries (MPI_Allgather): waiting for the slowest rank
+	trade_s        REAL,               -- wall seconds trading frames (MPI_Alltoallv)
+	land_s         REAL,               -- wall seconds putting received frames on their links
 	PRIMARY KEY (run_id, rank)
 );
 

@@ -43,8 +43,10 @@ struct par_stats {
 	uint64_t windows;          /* synchronisation windows */
 	uint64_t frames_out;       /* frames sent to other ranks */
 	uint64_t bytes_out;        /* their bytes in messages */
-	double busy_s;             /* wall time simulating */
-	double sync_s;             /* wall time in MPI exchanges (waiting for the slowest rank included) */
+	double busy_s;             /* wall time running events */
+	double wait_s;             /* in the boundary's MPI_Allgather: waiting for the slowest rank */
+	double trade_s;            /* in MPI_Alltoallv: the frames' bytes */
+	double land_s;             /* putting received frames on their links */
 };
 
 struct par {

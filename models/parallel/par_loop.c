@@ -46,7 +46,7 @@ static simtime_t global_next(struct par *p)
 	int64_t mine = local_next(p->sim), min = mine;
 	double t0 = par_wall();
 	MPI_Allreduce(&mine, &min, 1, MPI_INT64_T, MPI_MIN, p->comm);
-	p->st.sync_s += par_wall() - t0;
+	p->st.wait_s += par_wall() - t0;
 	return min;
 }
 
@@ -115,7 +115,7 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 		mine[SAID_COUNTS + r] = (int64_t)p->out[r].n;
 	double t0 = par_wall();
 	MPI_Allgather(mine, w, MPI_INT64_T, all, w, MPI_INT64_T, p->comm);
-	p->st.sync_s += par_wall() - t0;
+	p->st.wait_s += par_wall() - t0;
 	free(mine);
 	bool done = check_done, intr = false, any_paused = false;
 	int last = 0;
@@ -138,7 +138,6 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 		sim->now = l[SAID_DONE_T];
 		return SIM_DONE;
 	}
-	t0 = par_wall();
 	if (any_paused) {
 		if (paused)
 			run_window(p, bt, bk, false);
@@ -154,7 +153,6 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 		par_exchange(p, rc, none);
 		free(rc);
 	}
-	p->st.sync_s += par_wall() - t0;
 	p->st.windows++;
 	if (intr) /* the window finished and its frames traded: nothing half-sent */
 		return SIM_INTERRUPTED;

@@ -114,10 +114,11 @@ void par_write_run(struct par *p, struct results *res)
 		results_run_set(res, p->n, part, ev);
 		free(ev);
 		struct results_table *t = results_table(res, "run_rank", "rank, events, foreign_events, windows,"
-							" frames_out, bytes_out, busy_s, sync_s");
+							" frames_out, bytes_out, busy_s, wait_s, trade_s, land_s");
 		for (int r = 0; t && r < p->n; r++)
-			results_row(res, t, "iuuuuudd", r, all[r].events, all[r].foreign, all[r].windows,
-				    all[r].frames_out, all[r].bytes_out, all[r].busy_s, all[r].sync_s);
+			results_row(res, t, "iuuuuudddd", r, all[r].events, all[r].foreign, all[r].windows,
+				    all[r].frames_out, all[r].bytes_out, all[r].busy_s, all[r].wait_s,
+				    all[r].trade_s, all[r].land_s);
 		for (int r = 0; r < p->n; r++)
 			if (all[r].foreign)
 				warnx_sim("rank %d ran %llu events of elements other ranks own (a bug: a model "

@@ -121,10 +121,13 @@ void par_exchange(struct par *p, const int *rc_known, bool none)
 		sd[r] = (int)total;
 		total += p->out[r].n;
 	}
-	if (rc_known)
+	if (rc_known) {
 		memcpy(rc, rc_known, (size_t)n * sizeof *rc);
-	else
+	} else {
+		double t0 = par_wall();
 		MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, p->comm);
+		p->st.trade_s += par_wall() - t0;
+	}
 	size_t rtotal = 0;
 	for (int r = 0; r < n; r++) {
 		rd[r] = (int)rtotal;
@@ -136,9 +139,13 @@ void par_exchange(struct par *p, const int *rc_known, bool none)
 			if (p->out[r].n)
 				memcpy(send + sd[r], p->out[r].b, p->out[r].n);
 		uint8_t *recv = xmalloc(rtotal ? rtotal : 1);
+		double t0 = par_wall();
 		MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, p->comm);
+		double t1 = par_wall();
 		for (int r = 0; r < n; r++)
 			land_all(p, recv + rd[r], (size_t)rc[r]);
+		p->st.trade_s += t1 - t0;
+		p->st.land_s += par_wall() - t1;
 		free(send);
 		free(recv);
 	}

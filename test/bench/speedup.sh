@@ -62,6 +62,7 @@ awk -v n="$N" '
 		printf "speedup on %d ranks over %d pairs: loop %.3f +- %.3f, whole process %.3f +- %.3f\n", n, k, ma, ea, mb, eb
 	}' "$PAIRS"
 sqlite3 -header -column "$DB" "SELECT rank, events, windows, frames_out, round(busy_s, 3) AS busy_s,
-	round(sync_s, 3) AS sync_s, round(1.0 * events / windows, 1) AS events_per_window FROM run_rank" 2>/dev/null || true
+	round(wait_s, 3) AS wait_s, round(trade_s, 3) AS trade_s, round(land_s, 3) AS land_s,
+	round(1.0 * events / windows, 1) AS events_per_window FROM run_rank" 2>/dev/null || true
 sqlite3 "$DB" "SELECT 'partition: ' || partition FROM run" 2>/dev/null || true
 rm -f "$DB"
