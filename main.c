@@ -13,6 +13,7 @@
 #include "log.h"
 #include "run.h"
 #include "serve.h"
+#include "sweep.h"
 #include "xalloc.h"
 
 static volatile sig_atomic_t interrupted;
@@ -77,6 +78,13 @@ int main(int argc, char **argv)
 			printf("rocesim %s\n", PACKAGE_VERSION);
 		cli_free(&cli);
 		return 0;
+	}
+
+	if (cli.n_sweeps) {
+		/* The points run as child processes of this binary (sweep.c). */
+		rc = sweep_main(&cli, argv[0]);
+		cli_free(&cli);
+		return rc;
 	}
 
 	if (cli.serve) {

@@ -46,7 +46,9 @@ CREATE TABLE IF NOT EXISTS run (
 	packets_delivered INTEGER,               -- data packets that reached their receiving NIC (duplicates and out-of-order ones included)
 	packets_dropped   INTEGER,               -- data packets lost in the network (switch or NIC buffer, corrupted on a lossy link); sent = delivered + dropped once drained
 	                                         -- (sent = delivered + dropped + in flight when the run ended)
-	status            TEXT NOT NULL          -- running | complete | stopped | interrupted | deadlock | stalled | failed
+	status            TEXT NOT NULL,         -- running | complete | stopped | interrupted | deadlock | stalled | failed
+	sweep             TEXT                   -- sim --sweep: the point's swept values, 'section.key=value' joined by
+	                                         -- spaces in --sweep order ('traffic.ws.load=0.5 nic.cc=dcqcn'); NULL outside a sweep
 );
 
 -- Every node of the built world.
