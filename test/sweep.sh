@@ -12,8 +12,8 @@
 #     world refuses (an unknown host): exit 2, no database, no temporary
 #     file or folder, an existing database at the target untouched.
 #   - The worst point's exit status: a PFC deadlock in one point (status
-#     'deadlock', exit 3) beside a lossy point that runs to its stop.
-#   - --append: the points' run_ids follow the runs already there.
+#     'deadlock', exit 3) beside a lossy point that runs to its stop, with
+#     --append: the points' run_ids follow the run already there.
 #   - SIGINT while the second of three points runs: the first point kept
 #     ('stopped' by its short [simulation] stop), the second 'interrupted'
 #     with its finished flows, the third never started (no row), exit 0 as
@@ -34,15 +34,15 @@ incast=$SRCDIR/scenarios/incast.ini
 # dump DB RUN_ID: every table's rows of that run, run_id left out, rows in
 # the order of all their columns; run: the columns a rerun reproduces.
 dump() {
-	for t in $(sqlite3 "$1" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"); do
-		if [ "$t" = run ]; then
-			cols="config, seed, sim_end_ps, events, packets_sent, packets_delivered, packets_dropped, status"
-		else
-			cols=$(sqlite3 "$1" "SELECT group_concat(name, ', ') FROM pragma_table_info('$t') WHERE name != 'run_id'")
-		fi
-		echo "== $t"
-		sqlite3 "$1" "SELECT $cols FROM $t WHERE run_id = $2 ORDER BY $cols"
-	done
+	runcols="config, seed, sim_end_ps, events, packets_sent, packets_delivered, packets_dropped, status"
+	# one query writes a SELECT per table, a second sqlite3 runs them all
+	sqlite3 "$1" "SELECT 'SELECT ''== ' || m.name || ''';' || char(10) || 'SELECT ' || c.cols || ' FROM ' ||
+	                     m.name || ' WHERE run_id = $2 ORDER BY ' || c.cols || ';'
+	                FROM sqlite_master m JOIN
+	                     (SELECT name AS t, CASE WHEN name = 'run' THEN '$runcols' ELSE
+	                             (SELECT group_concat(p.name, ', ') FROM pragma_table_info(x.name) p WHERE p.name != 'run_id')
+	                             END AS cols FROM sqlite_master x WHERE type = 'table') c ON c.t = m.name
+	               WHERE m.type = 'table' ORDER BY m.name" | sqlite3 "$1"
 }
 # nothing_left DIR WHAT: no temporary database or work folder in DIR
 nothing_left() {
@@ -117,28 +117,27 @@ refuse "empty value" "value 2 is empty" --sweep nic.cc=none,,dcqcn -o "$tmp/r/ne
 OMPI_COMM_WORLD_SIZE=2 refuse "under mpirun" "--sweep under mpirun is not supported; use -j" \
 	--sweep nic.cc=none,dcqcn -o "$tmp/r/new.db"
 
-# ---- the worst point's exit status; --append
-"$SIM" "$SRCDIR/scenarios/pfc_deadlock.ini" --set simulation.stop=3ms --sweep switch.pfc=on,off -j 2 -o "$tmp/dl.db" >"$tmp/dl.out" 2>"$tmp/dl.err"
+# ---- the worst point's exit status, appended to a database with a run
+cp "$tmp/plain1.db" "$tmp/dl.db"
+"$SIM" "$SRCDIR/scenarios/pfc_deadlock.ini" --set simulation.stop=3ms --sweep switch.pfc=on,off -j 2 --append \
+	-o "$tmp/dl.db" >"$tmp/dl.out" 2>"$tmp/dl.err"
 rc=$?
 [ $rc = 3 ] || fail "deadlock point: exit $rc, expected 3 ($(cat "$tmp/dl.err"))"
-got=$(sqlite3 "$tmp/dl.db" "SELECT group_concat(run_id || '|' || sweep || '|' || status, ';') FROM (SELECT * FROM run ORDER BY run_id)")
-[ "$got" = "1|switch.pfc=on|deadlock;2|switch.pfc=off|stopped" ] || fail "deadlock sweep rows: $got"
-[ "$(sqlite3 "$tmp/dl.db" "SELECT count(*) FROM deadlock WHERE run_id = 1") " != "0 " ] || fail "deadlock point: no cycle rows"
-cp "$tmp/plain1.db" "$tmp/app.db"
-"$SIM" -q "$incast" --sweep nic.cc=none,dcqcn --append -o "$tmp/app.db" >/dev/null 2>"$tmp/app.err" ||
-	fail "--append: exit $? ($(cat "$tmp/app.err"))"
-got=$(sqlite3 "$tmp/app.db" "SELECT group_concat(run_id || '|' || coalesce(sweep, '-'), ';') FROM (SELECT * FROM run ORDER BY run_id)")
-[ "$got" = "1|-;2|nic.cc=none;3|nic.cc=dcqcn" ] || fail "--append rows: $got"
+got=$(sqlite3 "$tmp/dl.db" "SELECT group_concat(run_id || '|' || coalesce(sweep, '-') || '|' || status, ';') FROM (SELECT * FROM run ORDER BY run_id)")
+[ "$got" = "1|-|complete;2|switch.pfc=on|deadlock;3|switch.pfc=off|stopped" ] || fail "deadlock sweep rows (--append): $got"
+[ "$(sqlite3 "$tmp/dl.db" "SELECT count(*) FROM deadlock WHERE run_id = 2") " != "0 " ] || fail "deadlock point: no cycle rows"
+[ "$(sqlite3 "$tmp/dl.db" "SELECT count(*) FROM flow WHERE run_id = 1")" = 15 ] || fail "--append: the first run's flows changed"
 
 # ---- SIGINT during the second of three points
 mkdir "$tmp/i"
 db=$tmp/i/int.db
-"$SIM" "$SRCDIR/scenarios/websearch.ini" --set traffic.ws.stop=1s --sweep simulation.stop=50us,1s,1s \
-	-o "$db" >"$tmp/int.out" 2>"$tmp/int.err" &
+: >"$tmp/int.out"
+"$SIM" "$SRCDIR/scenarios/websearch.ini" --set topology.k=4 --set traffic.ws.stop=1s \
+	--sweep simulation.stop=50us,1s,1s -o "$db" >"$tmp/int.out" 2>"$tmp/int.err" &
 pid=$!
 n=0
 while ! grep -q 'point 1/3' "$tmp/int.out" && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
-sleep 2
+sleep 1
 kill -INT $pid
 wait $pid
 rc=$?

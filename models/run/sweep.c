@@ -273,14 +273,14 @@ static void point_done(struct sweep *s, struct point *p, bool check)
 	p->err = NULL;
 	size_t i = (size_t)(p - s->pt);
 	if (check) {
-		if (p->code != 0) {
-			fprintf(stderr, "sim: sweep point %zu/%zu (%s) is refused%s:\n", i + 1, s->n, p->label,
-				p->signalled ? " (its check was stopped)" : "");
+		/* A check the sweep's interruption stopped refuses nothing. */
+		if (p->code != 0 && !(sweep_interrupted() && p->signalled)) {
+			fprintf(stderr, "sim: sweep point %zu/%zu (%s) is refused:\n", i + 1, s->n, p->label);
 			print_indented(stderr, *text ? text : "(no message)\n");
-			if (!sweep_interrupted())
-				note_exit(s, p->code == EXIT_INPUT ? EXIT_INPUT : EXIT_INTERNAL);
-			s->stop = true;
+			note_exit(s, p->code == EXIT_INPUT ? EXIT_INPUT : EXIT_INTERNAL);
 		}
+		if (p->code != 0)
+			s->stop = true;
 		free(text);
 		return;
 	}
