@@ -18,7 +18,8 @@
 #     ('stopped' by its short [simulation] stop), the second 'interrupted'
 #     with its finished flows, the third never started (no row), exit 0 as
 #     a plain interrupted run, a whole database, nothing temporary left.
-#   - analysis/report on a sweep database: one line per point, labelled.
+#   - analysis/report on a sweep database: one line per point, labelled;
+#     analysis/compare labels the points by their swept values.
 #
 # Run by `make check` with SIM and SRCDIR set. POSIX sh.
 set -u
@@ -161,6 +162,11 @@ if command -v gnuplot >/dev/null; then
 		want=$(sqlite3 "$tmp/a/j1.db" "SELECT count(end_ps) || '/' || count(*) FROM flow WHERE run_id = $k")
 		grep -Eq "^ +$k +$label +complete +$want " "$tmp/rep.out" || fail "report: no line for point $k ($label, $want)"
 	done
+	# compare labels a sweep's runs by their swept values
+	"$SRCDIR/analysis/compare" "$tmp/a/j1.db" -o "$tmp/cplots" >"$tmp/cmp.out" 2>"$tmp/cmp.err" ||
+		fail "compare: exit $? ($(cat "$tmp/cmp.err"))"
+	[ "$(grep -Ec '^nic\.cc=(none|dcqcn) traffic\.incast\.size=(100KB|1MB) +complete +15/15 ' "$tmp/cmp.out")" = 4 ] ||
+		fail "compare: not one line per point labelled by its values: $(cat "$tmp/cmp.out")"
 fi
 
 [ $fails = 0 ] && echo "sweep.sh: all passed"
