@@ -1,6 +1,6 @@
 /*
  * test_sweep.c — a sweep's plan (models/run/sweep_plan.c) and gathering
- * runs into one database (kernel/results_merge.c).
+ * runs into one database (kernel/results_gather.c).
  *
  * The plan: --sweep values split at commas with '\,' and '\\' escapes,
  * empty values refused; the cartesian product in the order of nested loops
@@ -182,22 +182,22 @@ static char *one_run(const char *name, const char *tag, int n, const char *statu
 	return path;
 }
 
-static void test_merge_fresh(void)
+static void test_gather_fresh(void)
 {
 	char *a = one_run("a.db", "A", 3, "complete", NULL);
 	char *b = one_run("b.db", "B", 5, "stalled", NULL);
 	char *target = strdup(file_in(tmp_dir(), "all.db", ""));
 	unlink(target);
 	char *err = NULL;
-	struct results_merge *m = results_merge_open(target, false, schema, indexes, "sweep", &err);
+	struct results_gather *m = results_gather_open(target, false, schema, indexes, "sweep", &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	/* Added in the order b, a: b becomes run 1. */
-	CU_ASSERT_EQUAL(results_merge_add(m, b, "x=1", &err), 1);
-	CU_ASSERT_EQUAL(results_merge_add(m, a, "x=2", &err), 2);
+	CU_ASSERT_EQUAL(results_gather_add(m, b, "x=1", &err), 1);
+	CU_ASSERT_EQUAL(results_gather_add(m, a, "x=2", &err), 2);
 	struct results_run_info info = { .scenario = "C", .config = "[c]", .seed = 9, .version = "t" };
-	CU_ASSERT_EQUAL(results_merge_add_row(m, &info, "failed", 0.25, "x=3", &err), 3);
+	CU_ASSERT_EQUAL(results_gather_add_row(m, &info, "failed", 0.25, "x=3", &err), 3);
 	CU_ASSERT_EQUAL(access(target, F_OK), -1);   /* not there until finished */
-	CU_ASSERT_EQUAL(results_merge_finish(m, &err), 0);
+	CU_ASSERT_EQUAL(results_gather_finish(m, &err), 0);
 	CU_ASSERT_PTR_NULL(err);
 	sqlite3 *db = db_open(target);
 	CHECK_TEXT(db, "SELECT group_concat(run_id || ':' || scenario || ':' || status || ':' || sweep, ' ') FROM "
@@ -226,7 +226,7 @@ static void test_merge_fresh(void)
 
 /* Appending: after the runs already there; a source whose table has a
  * column the target lacks is refused and the target keeps what it had. */
-static void test_merge_append(void)
+static void test_gather_append(void)
 {
 	char *a = one_run("c.db", "A", 2, "complete", NULL);
 	char *target = one_run("base.db", "BASE", 4, "complete", NULL);
@@ -237,15 +237,15 @@ static void test_merge_append(void)
 			    "TEXT NOT NULL); CREATE TABLE IF NOT EXISTS item (run_id INTEGER NOT NULL, k INTEGER NOT "
 			    "NULL, v TEXT, extra INTEGER);");
 	char *err = NULL;
-	struct results_merge *m = results_merge_open(target, true, schema, indexes, "sweep", &err);
+	struct results_gather *m = results_gather_open(target, true, schema, indexes, "sweep", &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	CU_ASSERT_EQUAL(results_merge_add(m, a, "p=1", &err), 2);
-	CU_ASSERT_EQUAL(results_merge_add(m, odd, "p=2", &err), -1);
+	CU_ASSERT_EQUAL(results_gather_add(m, a, "p=1", &err), 2);
+	CU_ASSERT_EQUAL(results_gather_add(m, odd, "p=2", &err), -1);
 	CU_ASSERT_TRUE(msg_has_all(err, (const char *[]){ "copy table item", "extra", NULL }));
 	free(err);
 	err = NULL;
-	CU_ASSERT_EQUAL(results_merge_add(m, a, "p=3", &err), 3);
-	CU_ASSERT_EQUAL(results_merge_finish(m, &err), 0);
+	CU_ASSERT_EQUAL(results_gather_add(m, a, "p=3", &err), 3);
+	CU_ASSERT_EQUAL(results_gather_finish(m, &err), 0);
 	sqlite3 *db = db_open(target);
 	CHECK_TEXT(db, "SELECT group_concat(run_id || ':' || scenario || ':' || coalesce(sweep, '-'), ' ') FROM "
 		       "(SELECT * FROM run ORDER BY run_id)", "1:BASE:- 2:A:p=1 3:A:p=3");
@@ -258,13 +258,13 @@ static void test_merge_append(void)
 }
 
 /* A target that cannot be written: NULL and a reason naming it. */
-static void test_merge_unwritable(void)
+static void test_gather_unwritable(void)
 {
 	const char *f = file_in(tmp_dir(), "plain", "x");
 	char *path = malloc(strlen(f) + 16);
 	sprintf(path, "%s/sub/t.db", f);
 	char *err = NULL;
-	CU_ASSERT_PTR_NULL(results_merge_open(path, false, schema, NULL, "sweep", &err));
+	CU_ASSERT_PTR_NULL(results_gather_open(path, false, schema, NULL, "sweep", &err));
 	CU_ASSERT_TRUE(msg_has_all(err, (const char *[]){ "cannot write results to", "t.db", NULL }));
 	free(err);
 	free(path);
@@ -276,6 +276,6 @@ TEST_MAIN("sweep",
 	  { "points in nested-loop order", test_order },
 	  { "too many points", test_too_many },
 	  { "a point's overrides", test_overrides },
-	  { "gathering into a fresh database", test_merge_fresh },
-	  { "gathering into an existing database", test_merge_append },
-	  { "an unwritable target", test_merge_unwritable })
+	  { "gathering into a fresh database", test_gather_fresh },
+	  { "gathering into an existing database", test_gather_append },
+	  { "an unwritable target", test_gather_unwritable })

@@ -82,7 +82,7 @@ struct sweep {
 	char *exe;               /* the binary the points run with */
 	char *output;            /* the target database */
 	char *work;              /* folder of the points' databases */
-	struct results_merge *target;
+	struct results_gather *target;
 	size_t next_gather;      /* points before it are gathered */
 	bool stop;               /* start no more points (a refusal, a failed write) */
 	int worst;               /* worst exit status so far */
@@ -244,18 +244,18 @@ static void gather(struct sweep *s)
 			continue;   /* a write already failed: the rest is not gathered */
 		char *err = NULL;
 		if (access(p->db, F_OK) == 0) {
-			p->run_id = results_merge_add(s->target, p->db, p->label, &err);
+			p->run_id = results_gather_add(s->target, p->db, p->label, &err);
 		} else {
 			struct results_run_info info = { .scenario = s->cli->scenario, .config = p->config,
 							 .seed = p->seed, .version = PACKAGE_VERSION };
-			p->run_id = results_merge_add_row(s->target, &info, p->status, p->wall_s, p->label, &err);
+			p->run_id = results_gather_add_row(s->target, &info, p->status, p->wall_s, p->label, &err);
 		}
 		unlink(p->db);
 		if (p->run_id < 0) {
 			p->run_id = 0;
 			fprintf(stderr, "sim: error: %s\n", err ? err : "cannot gather a point");
 			free(err);
-			results_merge_abort(s->target);
+			results_gather_abort(s->target);
 			s->target = NULL;
 			s->lost = true;
 			s->stop = true;
@@ -473,10 +473,14 @@ static int parse_axes(struct sweep *s)
 
 int sweep_main(const struct cli *cli, const char *self)
 {
-	/* Every rank of an MPI job would run every point. */
-	if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK")) {
-		fprintf(stderr, "sim: --sweep under mpirun is not supported; use -j (the points run as local "
-			"processes)\n");
+	/* Every rank of an MPI job would run every point: refused, by rank 0
+	 * alone (Open MPI, PMIx and MPICH launchers set these). */
+	if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE")) {
+		const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+		rank = rank ? rank : getenv("PMIX_RANK") ? getenv("PMIX_RANK") : getenv("PMI_RANK");
+		if (!rank || atoi(rank) == 0)
+			fprintf(stderr, "sim: --sweep under mpirun is not supported; use -j (the points run as "
+				"local processes)\n");
 		return EXIT_INPUT;
 	}
 	struct sweep s = { .cli = cli, .jobs = cli->jobs ? cli->jobs : 1, .quiet = cli->quiet };
@@ -515,7 +519,7 @@ int sweep_main(const struct cli *cli, const char *self)
 	for (size_t i = 0; i < s.n; i++)
 		s.pt[i].state = P_WAITING;
 	char *err = NULL;
-	s.target = results_merge_open(s.output, cli->append, rocesim_schema_sql, rocesim_index_sql, SWEEP_COLUMN,
+	s.target = results_gather_open(s.output, cli->append, rocesim_schema_sql, rocesim_index_sql, SWEEP_COLUMN,
 				      &err);
 	if (!s.target) {
 		fprintf(stderr, "sim: %s\n", err);
@@ -528,7 +532,7 @@ int sweep_main(const struct cli *cli, const char *self)
 	if (mkdir(s.work, 0777) != 0) {
 		fprintf(stderr, "sim: cannot write results to %s: cannot create folder %s: %s\n", s.output, s.work,
 			strerror(errno));
-		results_merge_abort(s.target);
+		results_gather_abort(s.target);
 		sweep_signals_restore();
 		free_sweep(&s);
 		return EXIT_INPUT;
@@ -542,7 +546,7 @@ int sweep_main(const struct cli *cli, const char *self)
 	double t0 = wall_seconds();
 	run_all(&s, false);
 	remove_work(s.work);
-	if (s.target && results_merge_finish(s.target, &err) < 0) {
+	if (s.target && results_gather_finish(s.target, &err) < 0) {
 		fprintf(stderr, "sim: %s\n", err);
 		free(err);
 		note_exit(&s, EXIT_INTERNAL);

@@ -1,12 +1,12 @@
 /*
- * results_merge.c — gathering finished runs from their own databases into
+ * results_gather.c — gathering finished runs from their own databases into
  * one (results.h, "Gathering runs"): how a sweep, whose points run as
  * separate processes that each write a database of their own (SQLite has
  * one writer at a time), ends with one result database.
  *
  * Two ways to open the target, as results_open has:
  *   fresh   built in "PATH.tmp-PID" and renamed over PATH by
- *           results_merge_finish; until then PATH is as it was, so an
+ *           results_gather_finish; until then PATH is as it was, so an
  *           interrupted or failed gathering never leaves a database that
  *           looks complete and never destroys earlier results.
  *   append  rows go into PATH in place, one transaction per run: a run is
@@ -22,7 +22,7 @@
  *     the same columns: both made by this version's schema).
  *   - The kernel names no model's table: every table of the source is
  *     copied. It knows the `run` table only, which it writes (results.c).
- *   - Indexes are built once, by results_merge_finish, over the finished
+ *   - Indexes are built once, by results_gather_finish, over the finished
  *     tables (results.c does the same for one run).
  */
 #include <errno.h>
@@ -39,31 +39,31 @@
 #include "mkdirs.h"
 #include "results_internal.h"
 
-struct results_merge {
+struct results_gather {
 	sqlite3 *db;           /* the target's connection */
 	char *path;            /* the target as named by the user */
 	char *tmp_path;        /* fresh: the file being built; NULL with append */
 	bool created;          /* append: this gathering created PATH */
-	const char *index_sql; /* built by results_merge_finish (NULL: none) */
+	const char *index_sql; /* built by results_gather_finish (NULL: none) */
 	char *label_column;    /* run's column that takes each run's label */
-	char **made_dirs;      /* folders results_merge_open created, outermost first */
+	char **made_dirs;      /* folders results_gather_open created, outermost first */
 	size_t n_made_dirs;
 };
 
 /* *err = "cannot write results to PATH: WHAT: WHY" (malloc'd). */
-static void merge_error(char **err, const char *path, const char *what, const char *why)
+static void gather_error(char **err, const char *path, const char *what, const char *why)
 {
 	if (err)
 		*err = results_fmt("cannot write results to %s: %s%s%s", path, what ? what : "",
 				   what ? ": " : "", why);
 }
 
-static int merge_exec(struct results_merge *m, const char *sql, const char *what, char **err)
+static int gather_exec(struct results_gather *m, const char *sql, const char *what, char **err)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(m->db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
-	merge_error(err, m->path, what, msg ? msg : sqlite3_errmsg(m->db));
+	gather_error(err, m->path, what, msg ? msg : sqlite3_errmsg(m->db));
 	sqlite3_free(msg);
 	return -1;
 }
@@ -89,7 +89,7 @@ static char *quoted(const char *name)
 	return s;
 }
 
-static void free_merge(struct results_merge *m)
+static void free_gather(struct results_gather *m)
 {
 	for (size_t i = 0; i < m->n_made_dirs; i++)
 		free(m->made_dirs[i]);
@@ -102,7 +102,7 @@ static void free_merge(struct results_merge *m)
 
 /* Closes and removes what this gathering created: the temporary file, the
  * database created by an append, the folders made for them (if empty). */
-static void discard(struct results_merge *m)
+static void discard(struct results_gather *m)
 {
 	if (m->db)
 		sqlite3_close_v2(m->db);   /* rolls back an open transaction */
@@ -113,7 +113,7 @@ static void discard(struct results_merge *m)
 		unlink(m->path);
 	for (size_t i = m->n_made_dirs; i-- > 0; )
 		rmdir(m->made_dirs[i]);
-	free_merge(m);
+	free_gather(m);
 }
 
 /* Does table `run` of schema `schema` ("main", an attached name) have the column? */
@@ -133,22 +133,22 @@ static int has_column(sqlite3 *db, const char *schema, const char *table, const 
 	return found;
 }
 
-struct results_merge *results_merge_open(const char *path, bool append, const char *schema_sql,
+struct results_gather *results_gather_open(const char *path, bool append, const char *schema_sql,
 					 const char *index_sql, const char *label_column, char **err)
 {
 	*err = NULL;
-	struct results_merge *m = calloc(1, sizeof *m);
+	struct results_gather *m = calloc(1, sizeof *m);
 	if (!m || !(m->path = strdup(path)) || !(m->label_column = strdup(label_column))) {
 		if (m)
-			free_merge(m);
-		merge_error(err, path, NULL, strerror(ENOMEM));
+			free_gather(m);
+		gather_error(err, path, NULL, strerror(ENOMEM));
 		return NULL;
 	}
 	m->index_sql = index_sql;
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		merge_error(err, path, NULL, strerror(EISDIR));
-		free_merge(m);
+		gather_error(err, path, NULL, strerror(EISDIR));
+		free_gather(m);
 		return NULL;
 	}
 	char *dir = strdup(path), *where = NULL;
@@ -161,14 +161,14 @@ struct results_merge *results_merge_open(const char *path, bool append, const ch
 	free(dir);
 	if (e) {
 		char *what = where ? results_fmt("cannot create folder %s", where) : NULL;
-		merge_error(err, path, what, strerror(e));
+		gather_error(err, path, what, strerror(e));
 		free(what);
 		free(where);
 		discard(m);
 		return NULL;
 	}
 	if (!append && !(m->tmp_path = results_fmt("%s.tmp-%ld", path, (long)getpid()))) {
-		merge_error(err, path, NULL, strerror(ENOMEM));
+		gather_error(err, path, NULL, strerror(ENOMEM));
 		discard(m);
 		return NULL;
 	}
@@ -179,28 +179,28 @@ struct results_merge *results_merge_open(const char *path, bool append, const ch
 	/* open(2) first: its errno says why a path is unwritable. */
 	int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC | (existed ? 0 : O_EXCL), 0666);
 	if (fd < 0) {
-		merge_error(err, path, NULL, strerror(errno));
+		gather_error(err, path, NULL, strerror(errno));
 		discard(m);
 		return NULL;
 	}
 	close(fd);
 	m->created = append && !existed;
 	if (sqlite3_open_v2(file, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		merge_error(err, path, "open", sqlite3_errmsg(m->db));
+		gather_error(err, path, "open", sqlite3_errmsg(m->db));
 		discard(m);
 		return NULL;
 	}
 	sqlite3_extended_result_codes(m->db, 1);
 	/* As results.c: the temporary file is discarded unless closed cleanly,
 	 * so it needs no fsync; an append keeps the user's durability. */
-	if (m->tmp_path ? merge_exec(m, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;", "set pragmas", err)
+	if (m->tmp_path ? gather_exec(m, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;", "set pragmas", err)
 			: (sqlite3_busy_timeout(m->db, 30000), 0)) {
 		discard(m);
 		return NULL;
 	}
-	if (merge_exec(m, "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;", "set pragmas", err) ||
-	    merge_exec(m, "BEGIN IMMEDIATE", "begin transaction", err) ||
-	    merge_exec(m, schema_sql ? schema_sql : "", "create schema", err)) {
+	if (gather_exec(m, "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;", "set pragmas", err) ||
+	    gather_exec(m, "BEGIN IMMEDIATE", "begin transaction", err) ||
+	    gather_exec(m, schema_sql ? schema_sql : "", "create schema", err)) {
 		discard(m);
 		return NULL;
 	}
@@ -209,9 +209,9 @@ struct results_merge *results_merge_open(const char *path, bool append, const ch
 	if (has == 0) {
 		char *col = quoted(label_column);
 		char *sql = col ? results_fmt("ALTER TABLE run ADD COLUMN %s TEXT", col) : NULL;
-		int rc = sql ? merge_exec(m, sql, "add the run label column", err) : -1;
+		int rc = sql ? gather_exec(m, sql, "add the run label column", err) : -1;
 		if (!sql)
-			merge_error(err, path, NULL, strerror(ENOMEM));
+			gather_error(err, path, NULL, strerror(ENOMEM));
 		free(sql);
 		free(col);
 		if (rc) {
@@ -219,11 +219,11 @@ struct results_merge *results_merge_open(const char *path, bool append, const ch
 			return NULL;
 		}
 	} else if (has < 0) {
-		merge_error(err, path, "read table run", sqlite3_errmsg(m->db));
+		gather_error(err, path, "read table run", sqlite3_errmsg(m->db));
 		discard(m);
 		return NULL;
 	}
-	if (merge_exec(m, "COMMIT", "commit schema", err)) {
+	if (gather_exec(m, "COMMIT", "commit schema", err)) {
 		discard(m);
 		return NULL;
 	}
@@ -231,7 +231,7 @@ struct results_merge *results_merge_open(const char *path, bool append, const ch
 }
 
 /* The next run_id of the target. -1 on failure. */
-static int next_run_id(struct results_merge *m, char **err)
+static int next_run_id(struct results_gather *m, char **err)
 {
 	sqlite3_stmt *st = NULL;
 	int next = -1;
@@ -239,7 +239,7 @@ static int next_run_id(struct results_merge *m, char **err)
 		    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		next = sqlite3_column_int(st, 0);
 	else
-		merge_error(err, m->path, "read run ids", sqlite3_errmsg(m->db));
+		gather_error(err, m->path, "read run ids", sqlite3_errmsg(m->db));
 	sqlite3_finalize(st);
 	return next;
 }
@@ -247,12 +247,12 @@ static int next_run_id(struct results_merge *m, char **err)
 /* "INSERT INTO main.T (c...) SELECT c or ?1 for run_id... FROM src.T" for
  * the table, built from the source's columns (malloc'd; NULL on failure
  * with *err). */
-static char *copy_sql(struct results_merge *m, const char *table, char **err)
+static char *copy_sql(struct results_gather *m, const char *table, char **err)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(m->db, "SELECT name FROM pragma_table_info(?1, 'src') ORDER BY cid", -1, &st,
 			       NULL) != SQLITE_OK) {
-		merge_error(err, m->path, "read the columns of a run's table", sqlite3_errmsg(m->db));
+		gather_error(err, m->path, "read the columns of a run's table", sqlite3_errmsg(m->db));
 		return NULL;
 	}
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
@@ -274,7 +274,7 @@ static char *copy_sql(struct results_merge *m, const char *table, char **err)
 	char *sql = cols && sel && t ? results_fmt("INSERT INTO main.%s (%s) SELECT %s FROM src.%s", t, cols, sel, t)
 				     : NULL;
 	if (!sql)
-		merge_error(err, m->path, NULL, strerror(ENOMEM));
+		gather_error(err, m->path, NULL, strerror(ENOMEM));
 	free(t);
 	free(cols);
 	free(sel);
@@ -282,12 +282,12 @@ static char *copy_sql(struct results_merge *m, const char *table, char **err)
 }
 
 /* Copies every table of the attached `src` under run_id `id`. 0 or -1. */
-static int copy_tables(struct results_merge *m, int id, char **err)
+static int copy_tables(struct results_gather *m, int id, char **err)
 {
 	sqlite3_stmt *tables = NULL;
 	if (sqlite3_prepare_v2(m->db, "SELECT name FROM src.sqlite_master WHERE type = 'table' AND name NOT LIKE "
 				      "'sqlite_%' ORDER BY name = 'run' DESC, name", -1, &tables, NULL) != SQLITE_OK) {
-		merge_error(err, m->path, "read a run's tables", sqlite3_errmsg(m->db));
+		gather_error(err, m->path, "read a run's tables", sqlite3_errmsg(m->db));
 		return -1;
 	}
 	int rc = 0;
@@ -299,7 +299,7 @@ static int copy_tables(struct results_merge *m, int id, char **err)
 			rc = -1;
 		} else if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK) {
 			char *what = results_fmt("copy table %s", name);
-			merge_error(err, m->path, what, sqlite3_errmsg(m->db));
+			gather_error(err, m->path, what, sqlite3_errmsg(m->db));
 			free(what);
 			rc = -1;
 		} else {
@@ -307,7 +307,7 @@ static int copy_tables(struct results_merge *m, int id, char **err)
 				sqlite3_bind_int(st, 1, id);
 			if (sqlite3_step(st) != SQLITE_DONE) {
 				char *what = results_fmt("copy table %s", name);
-				merge_error(err, m->path, what, sqlite3_errmsg(m->db));
+				gather_error(err, m->path, what, sqlite3_errmsg(m->db));
 				free(what);
 				rc = -1;
 			}
@@ -320,7 +320,7 @@ static int copy_tables(struct results_merge *m, int id, char **err)
 }
 
 /* UPDATE run SET <label column> = label WHERE run_id = id. */
-static int set_label(struct results_merge *m, int id, const char *label, char **err)
+static int set_label(struct results_gather *m, int id, const char *label, char **err)
 {
 	char *col = quoted(m->label_column);
 	char *sql = col ? results_fmt("UPDATE main.run SET %s = ?1 WHERE run_id = ?2", col) : NULL;
@@ -333,19 +333,19 @@ static int set_label(struct results_merge *m, int id, const char *label, char **
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	}
 	if (rc)
-		merge_error(err, m->path, "label the run", sql ? sqlite3_errmsg(m->db) : strerror(ENOMEM));
+		gather_error(err, m->path, "label the run", sql ? sqlite3_errmsg(m->db) : strerror(ENOMEM));
 	sqlite3_finalize(st);
 	free(sql);
 	return rc;
 }
 
-int results_merge_add(struct results_merge *m, const char *src, const char *label, char **err)
+int results_gather_add(struct results_gather *m, const char *src, const char *label, char **err)
 {
 	*err = NULL;
 	sqlite3_stmt *st = NULL;
 	int id = -1, n = 0;
 	if (sqlite3_prepare_v2(m->db, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) != SQLITE_OK) {
-		merge_error(err, m->path, "attach a run", sqlite3_errmsg(m->db));
+		gather_error(err, m->path, "attach a run", sqlite3_errmsg(m->db));
 		return -1;
 	}
 	sqlite3_bind_text(st, 1, src, -1, SQLITE_STATIC);
@@ -353,7 +353,7 @@ int results_merge_add(struct results_merge *m, const char *src, const char *labe
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		char *what = results_fmt("attach %s", src);
-		merge_error(err, m->path, what, sqlite3_errmsg(m->db));
+		gather_error(err, m->path, what, sqlite3_errmsg(m->db));
 		free(what);
 		return -1;
 	}
@@ -363,12 +363,12 @@ int results_merge_add(struct results_merge *m, const char *src, const char *labe
 	sqlite3_finalize(st);
 	if (n != 1) {
 		char *why = results_fmt("%s holds %d runs, expected one", src, n);
-		merge_error(err, m->path, NULL, why ? why : "not one run");
+		gather_error(err, m->path, NULL, why ? why : "not one run");
 		free(why);
-	} else if (merge_exec(m, "BEGIN IMMEDIATE", "begin transaction", err) == 0) {
+	} else if (gather_exec(m, "BEGIN IMMEDIATE", "begin transaction", err) == 0) {
 		id = next_run_id(m, err);
 		if (id < 0 || copy_tables(m, id, err) < 0 || set_label(m, id, label, err) < 0 ||
-		    merge_exec(m, "COMMIT", "commit a run", err) < 0) {
+		    gather_exec(m, "COMMIT", "commit a run", err) < 0) {
 			sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
 			id = -1;
 		}
@@ -377,7 +377,7 @@ int results_merge_add(struct results_merge *m, const char *src, const char *labe
 	return id;
 }
 
-int results_merge_add_row(struct results_merge *m, const struct results_run_info *info, const char *status,
+int results_gather_add_row(struct results_gather *m, const struct results_run_info *info, const char *status,
 			  double wall_s, const char *label, char **err)
 {
 	*err = NULL;
@@ -386,7 +386,7 @@ int results_merge_add_row(struct results_merge *m, const struct results_run_info
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (merge_exec(m, "BEGIN IMMEDIATE", "begin transaction", err))
+	if (gather_exec(m, "BEGIN IMMEDIATE", "begin transaction", err))
 		return -1;
 	int id = next_run_id(m, err);
 	sqlite3_stmt *st = NULL;
@@ -407,22 +407,22 @@ int results_merge_add_row(struct results_merge *m, const struct results_run_info
 		id = -1;
 	}
 	if (id < 0 && !*err)
-		merge_error(err, m->path, "insert run", sqlite3_errmsg(m->db));
+		gather_error(err, m->path, "insert run", sqlite3_errmsg(m->db));
 	sqlite3_finalize(st);
-	if (id < 0 || set_label(m, id, label, err) < 0 || merge_exec(m, "COMMIT", "commit a run", err) < 0) {
+	if (id < 0 || set_label(m, id, label, err) < 0 || gather_exec(m, "COMMIT", "commit a run", err) < 0) {
 		sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
 	return id;
 }
 
-int results_merge_finish(struct results_merge *m, char **err)
+int results_gather_finish(struct results_gather *m, char **err)
 {
 	*err = NULL;
-	if ((m->index_sql && merge_exec(m, m->index_sql, "create indexes", err)) ||
+	if ((m->index_sql && gather_exec(m, m->index_sql, "create indexes", err)) ||
 	    sqlite3_close(m->db) != SQLITE_OK) {
 		if (!*err)
-			merge_error(err, m->path, "close", sqlite3_errmsg(m->db));
+			gather_error(err, m->path, "close", sqlite3_errmsg(m->db));
 		discard(m);
 		return -1;
 	}
@@ -430,16 +430,16 @@ int results_merge_finish(struct results_merge *m, char **err)
 	/* rename(2) is atomic: a reader sees the old database or the new one. */
 	if (m->tmp_path && rename(m->tmp_path, m->path) != 0) {
 		char *what = results_fmt("rename from %s", m->tmp_path);
-		merge_error(err, m->path, what, strerror(errno));
+		gather_error(err, m->path, what, strerror(errno));
 		free(what);
 		discard(m);
 		return -1;
 	}
-	free_merge(m);
+	free_gather(m);
 	return 0;
 }
 
-void results_merge_abort(struct results_merge *m)
+void results_gather_abort(struct results_gather *m)
 {
 	if (m)
 		discard(m);
