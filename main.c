@@ -12,6 +12,7 @@
 #include "config.h"
 #include "log.h"
 #include "run.h"
+#include "parallel.h"
 #include "serve.h"
 #include "sweep.h"
 #include "xalloc.h"
@@ -63,7 +64,28 @@ static void print_summary(const struct run_report *r)
 	       (unsigned long long)r->pkt_peak, (unsigned long long)r->pkt_bytes);
 }
 
+static int run_main(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	/* Under mpirun: MPI first (it may take its own arguments); ranks other
+	 * than 0 print nothing on stdout (rank 0 says it all: parallel.h). */
+	char *err = NULL;
+	if (par_init(&argc, &argv, &err) < 0) {
+		if (par_leader())
+			fprintf(stderr, "sim: %s\n", err);
+		free(err);
+		return EXIT_INPUT;
+	}
+	if (!par_leader()) {
+		log_set_rank(par_rank());
+		if (!freopen("/dev/null", "w", stdout))
+			return EXIT_INTERNAL;
+	}
+	return par_finalize(run_main(argc, argv));
+}
+
+static int run_main(int argc, char **argv)
 {
 	struct cli cli;
 	int rc = cli_parse(argc, argv, &cli);
@@ -104,7 +126,8 @@ int main(int argc, char **argv)
 	struct config cfg;
 	char *err = NULL;
 	if (scenario_load(&cfg, cli.scenario, cli.sets, cli.n_sets, &err) < 0) {
-		fprintf(stderr, "sim: %s\n", err);
+		if (par_leader())
+			fprintf(stderr, "sim: %s\n", err);
 		free(err);
 		cli_free(&cli);
 		return EXIT_INPUT;
@@ -122,13 +145,14 @@ int main(int argc, char **argv)
 		.scenario = cli.scenario, .output = cli.output, .append = cli.append, .check = cli.check,
 		.pcap_dir = cli.pcap_dir,
 		.interrupt = &interrupted,
-		.progress = !cli.quiet && (scenario_sim(&cfg)->progress == PROGRESS_ON ||
+		.progress = par_leader() && !cli.quiet && (scenario_sim(&cfg)->progress == PROGRESS_ON ||
 					   (scenario_sim(&cfg)->progress == PROGRESS_AUTO && isatty(2))),
 	};
 	struct run_report rep;
 	rc = run_scenario(&cfg, &o, &rep, &err);
 	if (rc && rc != EXIT_STALLED) {
-		fprintf(stderr, "sim: %s\n", err ? err : "failed");
+		if (par_leader())
+			fprintf(stderr, "sim: %s\n", err ? err : "failed");
 	} else {
 		printf("%s: hosts %d, switches %d, links %d\n", cli.scenario, rep.hosts, rep.switches, rep.links);
 		if (cli.check) {

@@ -47,8 +47,26 @@ CREATE TABLE IF NOT EXISTS run (
 	packets_dropped   INTEGER,               -- data packets lost in the network (switch or NIC buffer, corrupted on a lossy link); sent = delivered + dropped once drained
 	                                         -- (sent = delivered + dropped + in flight when the run ended)
 	status            TEXT NOT NULL,         -- running | complete | stopped | interrupted | deadlock | stalled | failed
+	ranks             INTEGER DEFAULT 1,     -- MPI ranks that ran it (1: sequential; docs/parallel.md)
+	partition         TEXT,                  -- with ranks > 1: the partition ('pod: 48 cut links, lookahead 1000000 ps'), or why rank 0 ran alone
+	rank_events       TEXT,                  -- with ranks > 1: each rank's events, 'e0,e1,...' (their sum is events)
 	sweep             TEXT                   -- sim --sweep: the point's swept values, 'section.key=value' joined by
 	                                         -- spaces in --sweep order ('traffic.ws.load=0.5 nic.cc=dcqcn'); NULL outside a sweep
+);
+
+-- A partitioned run: each rank's share of the work and of the waiting
+-- (docs/parallel.md). No rows for a sequential run.
+CREATE TABLE IF NOT EXISTS run_rank (
+	run_id         INTEGER NOT NULL,   -- run.run_id
+	rank           INTEGER NOT NULL,   -- MPI rank
+	events         INTEGER NOT NULL,   -- events it ran (those of elements every rank runs counted on rank 0)
+	foreign_events INTEGER NOT NULL,   -- events of elements another rank owns: always 0 (else a bug, warned)
+	windows        INTEGER NOT NULL,   -- synchronisation windows
+	frames_out     INTEGER NOT NULL,   -- frames it sent over cut links
+	bytes_out      INTEGER NOT NULL,   -- their bytes as messages
+	busy_s         REAL,               -- wall seconds simulating
+	sync_s         REAL,               -- wall seconds in exchanges (waiting for the slowest rank included)
+	PRIMARY KEY (run_id, rank)
 );
 
 -- Every node of the built world.

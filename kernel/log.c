@@ -8,6 +8,17 @@
 #include "sim.h"
 
 static void (*log_cleanup)(void);
+/* A partitioned run's rank other than 0: its warnings and input errors are
+ * rank 0's too (every rank reads the same scenario), so only rank 0 says
+ * them; internal errors say which rank. */
+static bool follower;
+static char follower_tag[32];
+
+void log_set_rank(int rank)
+{
+	follower = rank > 0;
+	snprintf(follower_tag, sizeof follower_tag, "sim (rank %d): ", rank);
+}
 
 void log_set_cleanup(void (*fn)(void)) { log_cleanup = fn; }
 
@@ -30,7 +41,8 @@ void die_input(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("sim: ", fmt, ap);
+	if (!follower)
+		report("sim: ", fmt, ap);
 	va_end(ap);
 	run_cleanup();
 	exit(EXIT_INPUT);
@@ -40,7 +52,9 @@ void die_internal(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("sim: internal error: ", fmt, ap);
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "%sinternal error: ", follower ? follower_tag : "sim: ");
+	report(prefix, fmt, ap);
 	va_end(ap);
 	run_cleanup();
 	exit(EXIT_INTERNAL);
@@ -50,7 +64,8 @@ void warnx_sim(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("sim: warning: ", fmt, ap);
+	if (!follower)
+		report("sim: warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -59,8 +74,8 @@ void sim_assert_fail(const struct sim *sim, const struct sim_elem *e, const char
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "sim: internal error at t=%lld ps in %s (%s:%d, %s): ",
-		sim ? (long long)sim->now : -1LL,
+	fprintf(stderr, "%sinternal error at t=%lld ps in %s (%s:%d, %s): ",
+		follower ? follower_tag : "sim: ", sim ? (long long)sim->now : -1LL,
 		sim && e && sim_elem_id(e) < sim->n_elems && sim->elem_names[sim_elem_id(e)]
 			? sim->elem_names[sim_elem_id(e)] : "?",
 		file, line, cond);

@@ -24,6 +24,10 @@ _Noreturn void die_input(const char *fmt, ...) __attribute__((format(printf, 1, 
 _Noreturn void die_internal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "sim: warning: ..." on stderr (always; warnings are never silenced by -q). */
 void warnx_sim(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* This process is rank `rank` of a partitioned run (parallel.h): above 0,
+ * warnings and input errors are left to rank 0, which says the same ones,
+ * and internal errors name the rank. */
+void log_set_rank(int rank);
 /* Hook run before die_* exits (e.g. remove a temporary database). */
 void log_set_cleanup(void (*fn)(void));
 

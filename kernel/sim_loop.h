@@ -96,4 +96,57 @@ out:
 	return sim->stopped;
 }
 
+/*
+ * One window of a partitioned run (models/parallel): runs, in order, the
+ * events ranked before (bound_t, bound_key), stopping early, when
+ * check_done, after an event whose model asked for a poll (sim_poll_soon)
+ * and the done hook then says the local work is finished. Returns true
+ * when it stopped for the done hook; *last_key is the key of the last
+ * event run (the moment done became true, with sim->now).
+ * An event is counted in sim->events when owner[its element] is `me`,
+ * or is negative (an element every rank runs alike: a traffic source,
+ * the watchdog) and `me` is 0, so the ranks' counts add up to the
+ * sequential run's; *foreign counts events of elements another rank owns
+ * (none, unless a model reached across the partition: a bug).
+ */
+static inline __attribute__((always_inline)) bool sim_run_bounded(struct sim *sim, simtime_t bound_t,
+	uint64_t bound_key, bool check_done, const int16_t *owner, int me, uint64_t *last_key,
+	uint64_t *foreign, event_fn hot_a, event_fn hot_b)
+{
+	struct evq_node *nd;
+	unsigned __int128 bound = ((unsigned __int128)(uint64_t)bound_t << 64) | bound_key;
+	while ((nd = evq_pop_node(&sim->q))) {
+		if (__builtin_expect(evq_rank(&nd->e) >= bound, 0)) {
+			struct event ev = nd->e;
+			evq_release(&sim->q, nd);
+			evq_insert(&sim->q, &ev); /* the next window's */
+			return false;
+		}
+		event_fn fn = nd->e.fn;
+		void *obj = nd->e.obj;
+		uintptr_t arg = nd->e.arg;
+		uint64_t key = nd->e.key;
+		sim->now = nd->e.t;
+		evq_release(&sim->q, nd);
+		int o = owner[key >> EVQ_SEQ_BITS];
+		if (o == me || (o < 0 && me == 0))
+			sim->events++;
+		else if (o >= 0)
+			(*foreign)++;
+		*last_key = key;
+		if (hot_a && fn == hot_a)
+			hot_a(sim, obj, arg);
+		else if (hot_b && fn == hot_b)
+			hot_b(sim, obj, arg);
+		else
+			fn(sim, obj, arg);
+		if (__builtin_expect(sim->poll_forced, 0)) {
+			sim->poll_forced = false;
+			if (check_done && sim->done && sim->done(sim, sim->done_ctx))
+				return true;
+		}
+	}
+	return false;
+}
+
 #endif

@@ -93,6 +93,14 @@ struct fabric {
 	struct fail_model *fail;   /* [failure]'s links and switches (failure.h); NULL: none */
 	struct link_loss *loss;    /* [n_loss] lossy link directions; ports point into it */
 	int n_loss;
+	/* A partitioned run: a frame a port whose peer is another rank's sends
+	 * (port_set_remote), to land there at arrive_at; the hook takes it
+	 * (it returns it to the pool). NULL in a sequential run. */
+	void (*ship)(void *ctx, struct port *p, struct packet *pkt, simtime_t arrive_at);
+	void *ship_ctx;
+	/* A partitioned run: mine[u] says node u is this rank's (its rows are
+	 * this rank's to write); NULL: every node is. */
+	const bool *mine;
 };
 
 /* Builds the fabric of cfg's [topology], [switch] and [failure] into f (sim must be

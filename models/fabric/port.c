@@ -29,6 +29,7 @@ void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 			    .fail_id = -1 };
 	snprintf(p->name, sizeof p->name, "%s:p%d", node->name, idx);
 	sim_elem_register(sim, &p->elem, p->name);
+	sim_elem_register(sim, &p->land, p->name);
 	/* 100 Gb/s = 80 ps per byte: exact whenever the rate divides 8e12. */
 	if (8000000000000ull % rate_bps == 0)
 		p->ps_per_byte = (uint32_t)(8000000000000ull / rate_bps);
@@ -75,15 +76,21 @@ uint64_t port_tx_packets_sum(const struct port *ports, int n)
 void port_set_tap(struct port *p, struct port_tap *tap)
 {
 	p->tap = tap;
-	p->tx_hook = tap != NULL || p->int_stamp;
+	p->tx_hook = tap != NULL || p->int_stamp || p->remote;
 	if (p->peer)
 		p->peer->peer_tapped = tap != NULL;
+}
+
+void port_set_remote(struct port *p)
+{
+	p->remote = true;
+	p->tx_hook = true;
 }
 
 void port_set_int(struct port *p, bool on)
 {
 	p->int_stamp = on;
-	p->tx_hook = p->tap != NULL || on;
+	p->tx_hook = p->tap != NULL || on || p->remote;
 }
 
 static struct packet *queue_pop(struct port *p, int c)
@@ -189,10 +196,10 @@ static __attribute__((flatten)) void port_land(struct sim *sim, void *obj, uintp
 {
 	struct port *src = obj;
 	struct packet *pkt = (struct packet *)arg; /* the head of its FIFO */
-	SIM_DEBUG_ASSERT(sim, &src->elem, pkt == src->fly_head, "landing frame is not the link's head");
+	SIM_DEBUG_ASSERT(sim, &src->land, pkt == src->fly_head, "landing frame is not the link's head");
 	src->fly_head = pkt->next;
 	if (src->fly_head)
-		sched_at(sim, pkt->next_at, &src->elem, port_land, src, (uintptr_t)src->fly_head);
+		sched_at(sim, pkt->next_at, &src->land, port_land, src, (uintptr_t)src->fly_head);
 	else
 		src->fly_tail = NULL;
 	if (__builtin_expect(src->fly_doomed, 0)) { /* on the wire when the link failed */
@@ -231,7 +238,7 @@ static void tx_done_at_end(struct sim *sim, struct port *p, const void *hint)
  * bytes sent with it, the time and the rate. Past PKT_INT_MAX_HOPS
  * switches the frame carries no more hops.
  * Capture: the tap sees the frame as it goes (ECN marked by now). */
-static __attribute__((noinline, cold)) void port_tx_hook(struct sim *sim, struct port *p, struct packet *pkt)
+static __attribute__((noinline, cold)) bool port_tx_hook(struct sim *sim, struct port *p, struct packet *pkt)
 {
 	if (p->int_stamp && (pkt->flags & PKT_F_TEL) && pkt->type == PKT_DATA) {
 		struct pkt_tel *r = pkt_tel_at(&p->node->fab->tel, pkt->aux);
@@ -243,6 +250,32 @@ static __attribute__((noinline, cold)) void port_tx_hook(struct sim *sim, struct
 	}
 	if (p->tap)
 		p->tap->tx(p->tap, sim->now, pkt);
+	if (p->remote) { /* the peer is another rank's: the frame goes as a message */
+		struct fabric *f = p->node->fab;
+		f->ship(f->ship_ctx, p, pkt, p->busy_until + p->flight_ps);
+		return true;
+	}
+	return false;
+}
+
+/* pkt goes on p's link to land at arrive_at: after the frames on it, the
+ * first one's landing scheduled (port_land schedules the next ones). */
+static inline void port_fly(struct sim *sim, struct port *p, struct packet *pkt, simtime_t arrive_at)
+{
+	pkt->next = NULL;
+	if (p->fly_tail) {
+		p->fly_tail->next = pkt;
+		p->fly_tail->next_at = arrive_at;
+	} else {
+		p->fly_head = pkt;
+		sched_at(sim, arrive_at, &p->land, port_land, p, (uintptr_t)pkt);
+	}
+	p->fly_tail = pkt;
+}
+
+void port_inject(struct sim *sim, struct port *src, struct packet *pkt, simtime_t arrive_at)
+{
+	port_fly(sim, src, pkt, arrive_at);
 }
 
 /* Puts pkt on the wire now (its buffer, at a switch, already released);
@@ -258,18 +291,10 @@ static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 	}
 	p->tx_bytes += pkt->frame_b;
 	p->tx_packets++;
-	if (__builtin_expect(p->tx_hook, 0)) /* telemetry, capture */
-		port_tx_hook(sim, p, pkt);
-	simtime_t arrive_at = p->busy_until + p->flight_ps;
-	pkt->next = NULL;
-	if (p->fly_tail) {
-		p->fly_tail->next = pkt;
-		p->fly_tail->next_at = arrive_at;
-	} else {
-		p->fly_head = pkt;
-		sched_at(sim, arrive_at, &p->elem, port_land, p, (uintptr_t)pkt);
-	}
-	p->fly_tail = pkt;
+	if (__builtin_expect(p->tx_hook, 0) && port_tx_hook(sim, p, pkt)) /* telemetry, capture, */
+		goto shipped;                                                /* a cut link */
+	port_fly(sim, p, pkt, p->busy_until + p->flight_ps);
+shipped:
 	/* More may follow: frames queued, PFC frames owed (busy, tx_event
 	 * being clear here) or the pull source's. The hint: the pull source's
 	 * line (a host port's NIC) or the queue the next frame likely leaves. */
@@ -355,6 +380,14 @@ void port_kick(struct sim *sim, struct port *p)
 __attribute__((flatten)) int port_run(struct sim *sim)
 {
 	return sim_run_with(sim, port_land, port_tx_done);
+}
+
+__attribute__((flatten)) bool port_run_bounded(struct sim *sim, simtime_t bound_t, uint64_t bound_key,
+					       bool check_done, const int16_t *owner, int me, uint64_t *last_key,
+					       uint64_t *foreign)
+{
+	return sim_run_bounded(sim, bound_t, bound_key, check_done, owner, me, last_key, foreign,
+			       port_land, port_tx_done);
 }
 
 static void pfc_refresh(struct sim *sim, void *obj, uintptr_t arg)

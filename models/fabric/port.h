@@ -62,7 +62,9 @@ struct port {
 	/* Line 0: the link toward the peer: the frames on it, and what a frame
 	 * landing at the peer needs of the peer (port_connect keeps copies). */
 	struct packet *fly_head, *fly_tail; /* on the wire toward the peer, oldest first */
-	struct sim_elem elem;          /* schedules departures and arrivals at the peer */
+	struct sim_elem land;          /* schedules the landings at the peer: the link's own
+				       * sequence, one key a frame in the order sent, so a
+				       * partitioned run stamps a frame crossing ranks alike */
 	struct port *peer;
 	struct node *peer_node;        /* peer->node */
 	void *peer_ctx;                /* peer->pull_ctx: at a host, its NIC (the receive hook's context) */
@@ -77,6 +79,7 @@ struct port {
 				       * wire when the link last went down: lost on landing */
 	/* Line 1: sending. */
 	struct node *node __attribute__((aligned(64)));
+	struct sim_elem elem;          /* schedules departures, PFC refreshes and expiries */
 	simtime_t busy_until;          /* end of the frame being serialised */
 	simtime_t flight_ps;           /* propagation and the peer's switch latency */
 	uint32_t ps_per_byte;          /* exact serialisation per byte, 0 if the rate has none */
@@ -97,9 +100,9 @@ struct port {
 	bool tx_hook;                  /* a frame sent calls port_tx_hook: tap != NULL or int_stamp */
 	uint64_t tx_bytes;
 	uint64_t tx_packets;
-	uint64_t max_queue_bytes;
 	/* Queueing, scheduling and the pull source. */
 	uint64_t queued_bytes;         /* sum over classes */
+	uint64_t max_queue_bytes;
 	port_pull_fn pull;             /* host ports: the NIC */
 	void *pull_ctx;
 	int32_t deficit[PORT_DATA_CLASSES];
@@ -124,6 +127,7 @@ struct port {
 	uint64_t fail_lost;            /* frames lost on this port's link while down or in flight
 				       * when it went down (failure.h); not in tx_packets */
 	int32_t fail_id;               /* the failure that last took the link down, -1: none */
+	bool remote;                   /* the peer is another rank's (port_set_remote) */
 	char name[40];                 /* "tor3:p5" */
 } __attribute__((aligned(64)));
 
@@ -149,6 +153,16 @@ uint64_t port_tx_packets_sum(const struct port *ports, int n);
 /* sim_run, with the two most frequent events of a fabric (a frame
  * landing, a transmission done) run by direct calls (sim_loop.h). */
 int port_run(struct sim *sim);
+/* sim_run_bounded (sim_loop.h) with the same direct calls: one window of a
+ * partitioned run. */
+bool port_run_bounded(struct sim *sim, simtime_t bound_t, uint64_t bound_key, bool check_done,
+		      const int16_t *owner, int me, uint64_t *last_key, uint64_t *foreign);
+/* A frame sent by src on another rank reaches this rank's copy of src's
+ * link, to land at the peer at arrive_at (after those already on it). */
+void port_inject(struct sim *sim, struct port *src, struct packet *pkt, simtime_t arrive_at);
+/* Makes p's peer another rank's (partitioned run): every frame p sends
+ * goes to its node's fabric's ship hook instead of onto the local link. */
+void port_set_remote(struct port *p);
 /* Queue a frame for transmission and start it if the link is free. */
 void port_enqueue(struct sim *sim, struct port *p, struct packet *pkt);
 /* An idle port with nothing queued, owed or pausing class prio would

@@ -339,6 +339,12 @@ struct flow *nic_post_class(struct world *w, int src, int dst, uint64_t size_b,
 	return f;
 }
 
+void nic_post_elsewhere(struct world *w, int src, int dst, int prio)
+{
+	w->next_flow_id++;
+	nic_qp_for(w, w->eps[src].nic, dst, prio < 0 ? w->nic_cfg->priority : prio);
+}
+
 struct packet *nic_pull(struct sim *sim, void *ctx)
 {
 	struct nic *n = ctx;

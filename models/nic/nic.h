@@ -70,6 +70,12 @@ struct flow *nic_post(struct world *w, int src, int dst, uint64_t size_b,
  * queue pairs to dst, whose frames carry that class (a job's priority). */
 struct flow *nic_post_class(struct world *w, int src, int dst, uint64_t size_b,
 			    const char *source, const char *parallelism, int prio);
+/* What nic_post_class does to the world but the message: its id counted
+ * and its queue pair taken (made at both ends, numbered, their turn among
+ * qps_per_pair kept). A partitioned run's ranks do this for the messages
+ * another rank's host posts, so every queue pair is numbered as in the
+ * sequential run and the receiver's half exists (parallel.h). */
+void nic_post_elsewhere(struct world *w, int src, int dst, int prio);
 
 /* The NIC behind port `port` of host, endpoint id ep (world.h). */
 struct nic *nic_create(struct world *w, struct node *host, int port, int ep);

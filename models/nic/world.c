@@ -194,6 +194,8 @@ void world_write_final(struct world *w, struct results *res)
 	struct results_table *t = results_table(res, "port_stats", port_cols);
 	for (int i = 0; t && i < w->fab.n_ports; i++) {
 		const struct port *p = &w->fab.ports[i];
+		if (w->fab.mine && !w->fab.mine[p->node->id])
+			continue; /* another rank's row (parallel.h) */
 		results_row(res, t, "siuuuuuuuluu", p->node->name, (int)p->idx, p->tx_bytes, p->tx_packets,
 			    port_rx_bytes(p), p->drops, p->ecn_marked, p->pause_tx, p->pause_rx,
 			    (int64_t)p->paused_ps, p->max_queue_bytes, p->rx_corrupt);

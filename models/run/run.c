@@ -11,6 +11,7 @@
 #include "collective.h"
 #include "config.h"
 #include "observe.h"
+#include "parallel.h"
 #include "estimate.h"
 #include "fabric.h"
 #include "topology.h"
@@ -270,6 +271,34 @@ static int prepare_tables(void *ctx, struct results *res)
 	return tc->refused ? -1 : 0;
 }
 
+/* The model a partitioned run cannot split across ranks (its state spans
+ * hosts with no link between them, or it writes one file for all), NULL
+ * when there is none (parallel.h). */
+static const char *unpartitionable(const struct world *w, const struct jobs *jobs, const struct traffic *tr,
+				   const struct sampler *sampler, const struct run_opts *o)
+{
+	const char *closed = traffic_closed_loop(tr);
+	if (jobs)
+		return "a training job ([job])";
+	if (closed)
+		return closed;
+	if (o->attach)
+		return "a driver (librocesim)";
+	if (w->fab.fail)
+		return "link and switch failures ([failure])";
+	if (w->mcast)
+		return "multicast";
+	if (sampler)
+		return "sampling ([output] *_sample_interval)";
+	const struct pcap_cfg *pc = cfg_get(w->cfg, &pcap_section);
+	if (o->pcap_dir || pc->dir || pc->n_taps)
+		return "packet capture ([pcap])";
+	const struct output_cfg *oc = cfg_get(w->cfg, &output_section);
+	if (oc->hpcc_fct)
+		return "[output] hpcc_fct";
+	return NULL;
+}
+
 /* A run in progress (run.h): what run_scenario held on its stack, on the
  * heap so that a driver (api.c) can hold it between calls. */
 struct run {
@@ -285,6 +314,7 @@ struct run {
 	struct hpcc_fct *fct;
 	struct results *res;          /* NULL with o.no_results */
 	struct watchdog wd;
+	struct par *par;              /* a partitioned run (parallel.h); NULL: sequential */
 	struct progress_ctx pc;
 	double t0;                    /* wall clock at run_open */
 };
@@ -294,6 +324,7 @@ struct run {
 static void run_free(struct run *r)
 {
 	watchdog_free(&r->wd);
+	par_free(r->par);
 	sampler_free(r->sampler);
 	tap_close(r->taps);   /* --check or an input error: nothing was opened */
 	jobs_free(r->jobs);
@@ -333,8 +364,11 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		goto input_error;
 	fill_world(rep, w);
 	rep->flows_expected = traffic_flows_expected(r->traffic);
+	const char *par_why = unpartitionable(w, r->jobs, r->traffic, r->sampler, o);
+	r->par = par_attach(sim, w, cfg, &par_why);
 	if (o->check) {
 		warn_choices(cfg, w, r->jobs, true);
+		par_describe(r->par, stdout);
 		failure_print(&w->fab, stdout);
 		jobs_print_plan(r->jobs, stdout);
 		estimate_cost(cfg, w, r->jobs, o, false);
@@ -342,8 +376,17 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		return 0;
 	}
 
+	if (par_idle(r->par)) { /* rank 0 runs it all: nothing to write here */
+		*out = r;
+		return 0;
+	}
 	if (!o->no_results) {
 		rep->output = output_path(cfg, o);
+		if (r->par && par_rank() > 0) { /* its part, merged by rank 0 (par_merge.c) */
+			char *part = par_part_path(rep->output, par_rank());
+			free(rep->output);
+			rep->output = part;
+		}
 		if (r->taps && tap_open(r->taps, rep->output, err) < 0) {
 			r->taps = NULL;  /* tap_open removed what it created */
 			goto input_error;
@@ -391,7 +434,8 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		log_set_cleanup(abort_results);
 		sim->res = r->res;
 		rep->run_id = results_run_id(r->res);
-		world_write_topology(w, r->res);
+		if (par_leader())
+			world_write_topology(w, r->res);
 	}
 	if (r->res)
 		sampler_start(w, r->sampler, r->res);
@@ -400,6 +444,8 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	sim->done = world_done;
 	sim->done_ctx = w;
 	watchdog_start(&r->wd, w, sc->watchdog); /* last element registered */
+	if (r->par && !par_idle(r->par))
+		par_watch(r->par, &r->wd);
 	r->pc = (struct progress_ctx){ .w = w, .flows_expected = rep->flows_expected, .jobs = r->jobs };
 	progress_init(&r->pc.p, o->progress, sim->stop_at);
 	if (o->progress) {
@@ -427,7 +473,50 @@ void run_watchdog_rearm(struct run *r)
 
 int run_advance(struct run *r)
 {
+	if (par_idle(r->par))
+		return SIM_RAN_DRY;
+	if (r->par && par_partitioned(r->par))
+		return par_run(r->par);
 	return port_run(&r->sim);
+}
+
+/* The drain after the work ended: events run to end + k x DRAIN_STEP_PS
+ * until, at one of these instants, no frame is queued, on a link or owed
+ * anywhere: instants of simulated time, so a partitioned run drains
+ * exactly as the sequential one does. Returns SIM_DONE, or SIM_STOP_TIME
+ * when [simulation] stop came first, or SIM_RAN_DRY when the events ran
+ * out with frames left (world_check_drained then reports them). */
+#define DRAIN_STEP_PS 1000000
+static int run_drain(struct run *r)
+{
+	struct sim *sim = &r->sim;
+	bool par = r->par && par_partitioned(r->par);
+	simtime_t stop = sim->stop_at;
+	sim->done = NULL;
+	sim->progress = NULL;
+	for (simtime_t t = sim->now;; t += DRAIN_STEP_PS) {
+		if (t > stop)
+			t = stop;
+		if (par) {
+			par_run_to(r->par, t);
+		} else if (t > sim->now || !evq_empty(&sim->q)) {
+			sim->stop_at = t;
+			port_run(sim);
+			sim->now = t;
+		}
+		bool quiet = run_quiet(sim, &r->w), empty = evq_empty(&sim->q);
+		if (par) {
+			quiet = par_all(r->par, quiet);
+			empty = par_all(r->par, empty);
+		}
+		sim->stop_at = stop;
+		if (quiet)
+			return SIM_DONE;
+		if (t >= stop)
+			return SIM_STOP_TIME;
+		if (empty)
+			return SIM_RAN_DRY;
+	}
 }
 
 int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
@@ -439,17 +528,19 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 	simtime_t end = sim->now;
 	sampler_stop(r->sampler); /* samples end with the run's work, before the drain */
 	watchdog_stop(&r->wd);
+	if (par_idle(r->par)) {
+		run_free(r);
+		return 0;
+	}
 	if (stopped == SIM_DONE) {
 		/* Every message is complete; let the last control frames (ACKs of
 		 * duplicates, PFC resumes) land so the fabric is empty, without
 		 * counting that tail as simulated time of the run. */
-		sim->done = run_quiet;
-		sim->done_ctx = w;
-		sim->progress = NULL;
-		stopped = port_run(sim);
+		stopped = run_drain(r);
 		if (stopped == SIM_RAN_DRY)
 			stopped = SIM_DONE;
 	}
+	bool par = r->par && par_partitioned(r->par);
 	rep->wall_s = wall_seconds() - r->t0;
 	progress_end(&r->pc.p);
 	/* Once per run, in every build: finished means nothing left anywhere. */
@@ -461,6 +552,15 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 	inv_check(w);
 #endif
 	rep->packets_in_network = fabric_data_in_flight(&w->fab);
+	if (par) { /* the ranks' sums (every rank: world_done reads them below) */
+		rep->packets_in_network = par_sum(r->par, rep->packets_in_network);
+		sim->packets_sent = par_sum(r->par, sim->packets_sent);
+		sim->packets_delivered = par_sum(r->par, sim->packets_delivered);
+		sim->packets_dropped = par_sum(r->par, sim->packets_dropped);
+		sim->events = par_sum(r->par, sim->events);
+		w->flows_done = par_sum(r->par, w->flows_done);
+		w->flows_posted = par_sum(r->par, w->flows_posted);
+	}
 	if (inv_conservation_checkable(w) &&
 	    sim->packets_sent != sim->packets_delivered + sim->packets_dropped + rep->packets_in_network)
 		warnx_sim("packet conservation broken (a bug): sent %llu, delivered %llu, dropped %llu, "
@@ -504,6 +604,8 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 	rep->sim_end_ps = sim->now;
 	rep->events = sim->events;
 	rep->packet_hops = port_tx_packets_sum(w->fab.ports, w->fab.n_ports);
+	if (par)
+		rep->packet_hops = par_sum(r->par, rep->packet_hops);
 	rep->pkt_peak = w->fab.pkt_pool.peak;
 	rep->pkt_bytes = w->fab.pkt_pool.obj_size;
 	rep->packets_sent = sim->packets_sent;
@@ -515,6 +617,20 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 				   .packets_sent = sim->packets_sent,
 				   .packets_delivered = sim->packets_delivered,
 				   .packets_dropped = sim->packets_dropped };
+	if (r->par && res) {
+		if (par_merge_received(r->par, res) < 0)
+			rc = EXIT_INTERNAL;
+		par_write_run(r->par, res);
+	}
+	if (res && r->par && par_rank() > 0) { /* its part first, for rank 0 to merge */
+		open_results = NULL;
+		log_set_cleanup(NULL);
+		if (results_finish(res, rep->status, &sum) < 0)
+			rc = EXIT_INTERNAL;
+		res = NULL;
+	}
+	if (r->par && par_merge_parts(r->par, res, rep->output) < 0)
+		rc = EXIT_INTERNAL;
 	if (res) {
 		open_results = NULL;
 		open_fct = NULL;

@@ -43,6 +43,7 @@ void watchdog_start(struct watchdog *wd, struct world *w, simtime_t period_ps)
 	sim_elem_register(sim, &wd->elem, "watchdog");
 	if (wd->active) {
 		sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
+		wd->next_tick = sim->now + wd->period_ps;
 		wd->ticking = true;
 	}
 }
@@ -55,6 +56,7 @@ void watchdog_rearm(struct watchdog *wd)
 	wd->silent_since = sim->now;
 	wd->last_progress = sim->packets_delivered + wd->w->flows_done;
 	sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
+	wd->next_tick = sim->now + wd->period_ps;
 	wd->ticking = true;
 }
 
@@ -235,29 +237,38 @@ static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
 #ifdef SIM_DEBUG
 	inv_check(w);   /* debug builds: the accounting identities, every period */
 #endif
-	uint64_t progress = sim->packets_delivered + w->flows_done;
-	bool idle = w->flows_done == w->flows_posted;
-	if (progress != wd->last_progress || idle) {
-		wd->last_progress = progress;
+	struct wd_view v = { .progress = sim->packets_delivered + w->flows_done,
+			     .idle = w->flows_done == w->flows_posted, .empty = evq_empty(&sim->q),
+			     .nic_flows = UINT64_MAX /* counted when needed */ };
+	if (wd->global) {
+		v.nic_flows = wd_nic_flows(w);
+		wd->global(wd->global_ctx, &v);
+	}
+	if (v.progress != wd->last_progress || v.idle) {
+		wd->last_progress = v.progress;
 		wd->silent_since = sim->now;
-		if (idle && evq_empty(&sim->q))
+		if (v.idle && v.empty)
 			return;   /* the last event: let the run end as it would without us */
-	} else if (wd_nic_flows(w) > 0) {
-		if (watchdog_find_cycles(w, wd->silent_since, &wd->cycles) > 0) {
+	} else if ((v.nic_flows == UINT64_MAX ? wd_nic_flows(w) : v.nic_flows) > 0) {
+		bool cycles = watchdog_find_cycles(w, wd->silent_since, &wd->cycles) > 0;
+		if (wd->global_any)
+			cycles = wd->global_any(wd->global_ctx, cycles);
+		if (cycles) {
 			wd_verdict(sim, wd, WD_DEADLOCK);
 			return;
 		}
 		wd_cycles_free(&wd->cycles);
-		if (sim->now - wd->silent_since >= wd->stall_ps || evq_empty(&sim->q)) {
+		if (sim->now - wd->silent_since >= wd->stall_ps || v.empty) {
 			wd_verdict(sim, wd, WD_STALLED);
 			return;
 		}
 	} else {
 		wd->silent_since = sim->now;   /* only NVLink messages: they always drain */
-		if (evq_empty(&sim->q))
+		if (v.empty)
 			return;
 	}
 	sched_in(sim, wd->period_ps, &wd->elem, watchdog_tick, wd, 0);
+	wd->next_tick = sim->now + wd->period_ps;
 	wd->ticking = true;
 }
 

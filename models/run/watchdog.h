@@ -55,6 +55,14 @@ struct wd_cycles {
 
 #define WD_MAX_CYCLES 64
 
+/* What a tick reads of the whole run (a partitioned run sums its ranks'). */
+struct wd_view {
+	uint64_t progress;         /* packets delivered + flows done */
+	bool idle;                 /* every posted flow finished */
+	bool empty;                /* no other event pending */
+	uint64_t nic_flows;        /* unfinished flows carried by queue pairs */
+};
+
 struct watchdog {
 	struct sim_elem elem;      /* registered last: its ties never reorder model events */
 	struct world *w;
@@ -67,6 +75,13 @@ struct watchdog {
 	enum watchdog_verdict verdict;
 	simtime_t verdict_at;
 	struct wd_cycles cycles;   /* with WD_DEADLOCK */
+	simtime_t next_tick;       /* while ticking: when the pending tick fires */
+	/* A partitioned run (parallel.h): replaces the local view by the
+	 * ranks' sums, and says whether any rank's switches hold a cycle
+	 * (cycles then found on the ranks' own switches). NULL: sequential. */
+	void (*global)(void *ctx, struct wd_view *v);
+	bool (*global_any)(void *ctx, bool v);
+	void *global_ctx;
 };
 
 /* Arms the first tick one period from now (after the world and its traffic

@@ -137,3 +137,11 @@ uint64_t traffic_flows_expected(const struct traffic *tr)
 		return 0;
 	return tr->flows_expected;
 }
+
+const char *traffic_closed_loop(const struct traffic *tr)
+{
+	for (size_t i = 0; tr && i < tr->n; i++)
+		if (!tr->src[i]->ops->open_loop)
+			return tr->section[i];
+	return NULL;
+}

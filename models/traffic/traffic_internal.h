@@ -21,6 +21,10 @@ struct traffic_src_ops {
 	 * ends the source at once when it has nothing to post). */
 	void (*start)(struct traffic_src *s);
 	void (*destroy)(struct traffic_src *s); /* frees s and what it owns */
+	/* Open loop: the source posts messages through w->post and reads
+	 * nothing of the network, so a partitioned run runs it on every rank
+	 * alike, each rank posting at its own hosts (parallel.h). */
+	bool open_loop;
 };
 
 /* What every source starts with; implementations embed it first. */

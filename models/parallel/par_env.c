@@ -1,0 +1,83 @@
+/*
+ * par_env.c — the MPI environment (parallel.h): whether this process is one
+ * of several ranks started by mpirun, MPI's start and end.
+ *
+ * mpirun is recognised by the variables its launchers set (Open MPI's
+ * OMPI_COMM_WORLD_SIZE, PMIx's and MPICH's PMI_SIZE), so a sequential run
+ * never starts MPI at all (its start costs a second and maps shared memory).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "autoconfig.h"
+#include "parallel.h"
+#include "xalloc.h"
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int env_rank, env_size = 1;
+static bool mpi_started;
+
+/* The rank count the launcher announced, 1 without one. */
+static int launched_size(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", NULL };
+	for (const char *const *v = vars; *v; v++) {
+		const char *s = getenv(*v);
+		if (s && atoi(s) > 0)
+			return atoi(s);
+	}
+	return 1;
+}
+
+#ifndef HAVE_MPI
+static int launched_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL };
+	for (const char *const *v = vars; *v; v++) {
+		const char *s = getenv(*v);
+		if (s)
+			return atoi(s);
+	}
+	return 0;
+}
+#endif
+
+int par_init(int *argc, char ***argv, char **err)
+{
+	int n = launched_size();
+	if (n <= 1)
+		return 0;
+#ifdef HAVE_MPI
+	MPI_Init(argc, argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &env_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &env_size);
+	mpi_started = true;
+	return 0;
+#else
+	(void)argc;
+	(void)argv;
+	env_rank = launched_rank();
+	*err = str_printf("started by mpirun with %d ranks, but this sim was built without MPI: "
+			  "configure --with-mpi (Debian: libopenmpi-dev openmpi-bin) and rebuild, "
+			  "or run it without mpirun", n);
+	return -1;
+#endif
+}
+
+int par_rank(void) { return env_rank; }
+int par_size(void) { return env_size; }
+
+int par_finalize(int rc)
+{
+#ifdef HAVE_MPI
+	if (mpi_started) {
+		int worst = rc;
+		MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+		MPI_Finalize();
+		mpi_started = false;
+		return worst;
+	}
+#endif
+	return rc;
+}

@@ -1,0 +1,88 @@
+/*
+ * par_internal.h — what the files of a partitioned run share (parallel.h
+ * says how such a run works).
+ */
+#ifndef ROCESIM_PAR_INTERNAL_H
+#define ROCESIM_PAR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "autoconfig.h"
+#include "parallel.h"
+#include "simtime.h"
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+struct flow;
+struct packet;
+struct port;
+
+/* Bytes to send to one rank (frames, in the order sent). */
+struct par_buf {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+/* The sender's record of a message, as the ranks its frames reach keep a
+ * copy of it (id, ends, size: what the receiver and the capture read);
+ * the receiving rank's copy gathers what the receiver writes into the
+ * record (recv_end, ecn_marked), which rank 0 puts into the flow's row. */
+struct par_shadows {
+	uint64_t *id;              /* [cap] open addressing on the flow id, 0: empty */
+	struct flow **f;           /* [cap] */
+	bool *real;                /* [cap]: the sender's own record (its rank posted it), not a copy */
+	size_t n, cap;
+};
+
+/* Per-rank figures of the run (run row, bench, docs/parallel.md). */
+struct par_stats {
+	uint64_t events;           /* events this rank ran and counted */
+	uint64_t foreign;          /* events of another rank's elements (must stay 0) */
+	uint64_t windows;          /* synchronisation windows */
+	uint64_t frames_out;       /* frames sent to other ranks */
+	uint64_t bytes_out;        /* their bytes in messages */
+	double busy_s;             /* wall time simulating */
+	double sync_s;             /* wall time in MPI exchanges (waiting for the slowest rank included) */
+};
+
+struct par {
+	int me, n;                 /* this rank, ranks */
+	bool solo;                 /* rank 0 simulates everything (why says which model) */
+	const char *why;
+	struct sim *sim;
+	struct world *w;
+	int *node_owner;           /* [n_nodes] */
+	bool *mine;                /* [n_nodes]: node_owner == me (fabric.mine) */
+	int16_t *elem_owner;       /* [n_elems]: rank of each element's node, -1: every rank's */
+	char method[32];           /* partition method used */
+	int n_cut;                 /* links whose ends are on different ranks */
+	simtime_t lookahead;       /* smallest propagation delay of a cut link */
+	struct par_buf *out;       /* [n] frames for each rank */
+	struct par_shadows sh;
+	struct watchdog *wd;       /* decided with every rank's counts (par_watch) */
+	bool done;                 /* this rank's work is finished (world_done) */
+	simtime_t done_t;          /* ... since this event */
+	uint64_t done_key;
+	struct par_stats st;
+#ifdef HAVE_MPI
+	MPI_Comm comm;
+#endif
+};
+
+/* par_xfer.c: frames crossing ranks. The fabric's ship hook. */
+void par_ship(void *ctx, struct port *p, struct packet *pkt, simtime_t arrive_at);
+/* Trades the window's frames with every rank and lands them on the local
+ * copies of their links. */
+void par_exchange(struct par *p);
+/* The local copy of flow id's record (made on first sight). */
+struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src, int32_t dst);
+void par_shadows_free(struct par_shadows *sh);
+/* A message this rank posted: its frames coming back through another
+ * rank's switches find the record itself. */
+void par_flow_posted(struct par *p, struct flow *f);
+
+double par_wall(void);
+
+#endif

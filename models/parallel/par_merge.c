@@ -1,0 +1,130 @@
+/*
+ * par_merge.c — one database from a partitioned run (parallel.h).
+ *
+ * Each rank writes the rows of what it owns (its ports' statistics and
+ * pauses, the messages its hosts sent, ...) into its own database: rank 0
+ * into the output, rank r > 0 into a part beside it (par_part_path), which
+ * it publishes as any run does. Rank 0 then copies every part's rows into
+ * the run (results_merge) before publishing the output, so the database
+ * appears complete or not at all, as in a sequential run.
+ *
+ * A message's row is written by its sender's rank; what its receiver
+ * records (the time its last byte arrived, the CE marks it saw) is in the
+ * receiving rank's copy of the record when the two ranks differ: each rank
+ * writes those into par_flow_recv, merged and folded into the flow rows,
+ * then dropped.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "flow.h"
+#include "log.h"
+#include "par_internal.h"
+#include "results.h"
+#include "world.h"
+#include "xalloc.h"
+
+char *par_part_path(const char *output, int rank)
+{
+	return str_printf("%s.rank%d", output, rank);
+}
+
+#ifdef HAVE_MPI
+
+/* The receiving half of the messages other ranks sent to this rank's hosts. */
+static int write_received(struct par *p, struct results *res)
+{
+	if (results_sql(res, "CREATE TABLE IF NOT EXISTS par_flow_recv (run_id INTEGER, flow_id INTEGER,"
+			     " recv_end_ps INTEGER, ecn_marked INTEGER)", "make par_flow_recv") < 0)
+		return -1;
+	struct results_table *t = results_table(res, "par_flow_recv", "flow_id, recv_end_ps, ecn_marked");
+	if (!t)
+		return -1;
+	const struct world *w = p->w;
+	for (size_t i = 0; i < p->sh.cap; i++) {
+		const struct flow *f = p->sh.f[i];
+		if (!p->sh.id[i] || p->sh.real[i] || p->node_owner[w->eps[f->dst].host->id] != p->me)
+			continue;
+		if (f->recv_end >= 0 || f->ecn_marked)
+			results_row(res, t, "utu", f->id, f->recv_end, f->ecn_marked);
+	}
+	return 0;
+}
+
+int par_merge_received(struct par *p, struct results *res)
+{
+	if (p->solo || !res)
+		return 0;
+	return write_received(p, res);
+}
+
+int par_merge_parts(struct par *p, struct results *res, const char *output)
+{
+	int rc = 0;
+	if (p->solo)
+		return 0;
+	MPI_Barrier(p->comm); /* every part published */
+	if (p->me != 0)
+		return 0;
+	for (int r = 1; r < p->n; r++) {
+		char *part = par_part_path(output, r);
+		if (!rc && results_merge(res, part, 1) < 0) {
+			warnx_sim("could not merge rank %d's part %s", r, part);
+			rc = -1;
+		}
+		unlink(part);
+		free(part);
+	}
+	if (!rc) {
+		char *sql = str_printf(
+			"UPDATE flow SET"
+			" recv_end_ps = coalesce((SELECT max(x.recv_end_ps) FROM par_flow_recv x"
+			"   WHERE x.run_id = flow.run_id AND x.flow_id = flow.flow_id), recv_end_ps),"
+			" ecn_marked = ecn_marked + (SELECT sum(x.ecn_marked) FROM par_flow_recv x"
+			"   WHERE x.run_id = flow.run_id AND x.flow_id = flow.flow_id)"
+			" WHERE run_id = %d AND flow_id IN (SELECT flow_id FROM par_flow_recv WHERE run_id = %d);"
+			"DELETE FROM par_flow_recv WHERE run_id = %d;",
+			results_run_id(res), results_run_id(res), results_run_id(res));
+		rc = results_sql(res, sql, "fold the received halves into flow");
+		free(sql);
+		if (!rc)
+			rc = results_sql(res, "DROP TABLE IF EXISTS par_flow_recv", "drop par_flow_recv");
+	}
+	return rc;
+}
+
+void par_write_run(struct par *p, struct results *res)
+{
+	struct par_stats *all = xcalloc((size_t)p->n, sizeof *all);
+	if (p->solo) /* the others idle: rank 0's figures alone */
+		all[0] = p->st;
+	else
+		MPI_Gather(&p->st, sizeof p->st, MPI_BYTE, all, sizeof p->st, MPI_BYTE, 0, p->comm);
+	if (p->me == 0 && res) {
+		char part[200];
+		if (p->solo)
+			snprintf(part, sizeof part, "none: rank 0 ran alone (%s cannot be partitioned)", p->why);
+		else
+			snprintf(part, sizeof part, "%s: %d cut links, lookahead %lld ps", p->method, p->n_cut,
+				 (long long)p->lookahead);
+		size_t cap = 24 * (size_t)p->n + 1, n = 0;
+		char *ev = xcalloc(cap, 1);
+		for (int r = 0; r < p->n; r++)
+			n += (size_t)snprintf(ev + n, cap - n, "%s%llu", r ? "," : "",
+					      (unsigned long long)all[r].events);
+		results_run_set(res, p->n, part, ev);
+		free(ev);
+		struct results_table *t = results_table(res, "run_rank", "rank, events, foreign_events, windows,"
+							" frames_out, bytes_out, busy_s, sync_s");
+		for (int r = 0; t && r < p->n; r++)
+			results_row(res, t, "iuuuuudd", r, all[r].events, all[r].foreign, all[r].windows,
+				    all[r].frames_out, all[r].bytes_out, all[r].busy_s, all[r].sync_s);
+		for (int r = 0; r < p->n; r++)
+			if (all[r].foreign)
+				warnx_sim("rank %d ran %llu events of elements other ranks own (a bug: a model "
+					  "reached across the partition)", r, (unsigned long long)all[r].foreign);
+	}
+	free(all);
+}
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * par_run.c — a partitioned run's set-up (parallel.h): which rank owns each
+ * node and element, the cut links made remote, the sources posting at this
+ * rank's hosts only.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include "config.h"
+#include "fabric.h"
+#include "flow.h"
+#include "log.h"
+#include "nic.h"
+#include "par_internal.h"
+#include "sim.h"
+#include "watchdog.h"
+#include "world.h"
+#include "xalloc.h"
+
+double par_wall(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec * 1e-6;
+}
+
+#ifdef HAVE_MPI
+
+/* The run's partition, kept for w->post (which has no context argument:
+ * one partitioned run per process). */
+static struct par *the_par;
+
+/* w->post of a partitioned run: the message is posted by the rank that
+ * owns its source host; the others count its id, so ids stay the
+ * sequential run's. */
+static struct flow *par_post(struct world *w, int src, int dst, uint64_t size_b, const char *source,
+			     const char *parallelism)
+{
+	struct par *p = the_par;
+	if (p->node_owner[w->eps[world_ep(w, src, 0)].host->id] != p->me) {
+		nic_post_elsewhere(w, world_ep(w, src, 0), world_ep(w, dst, 0), -1);
+		return NULL;
+	}
+	struct flow *f = world_post_host(w, src, dst, size_b, source, parallelism);
+	par_flow_posted(p, f);
+	return f;
+}
+
+/* Hosts in contiguous blocks of equal size; each switch with the rank of
+ * the first of its neighbours placed, tier by tier (ToRs with their hosts,
+ * aggregation switches with their ToRs, ...). */
+static void partition_blocks(const struct topo *t, int n, int *owner)
+{
+	for (int u = 0; u < t->n_nodes; u++)
+		owner[u] = u < t->n_hosts ? (int)((int64_t)u * n / t->n_hosts) : -1;
+	for (bool more = true; more;) {
+		more = false;
+		int *next = xmalloc((size_t)t->n_nodes * sizeof *next);
+		memcpy(next, owner, (size_t)t->n_nodes * sizeof *next);
+		for (int u = t->n_hosts; u < t->n_nodes; u++) {
+			if (owner[u] >= 0)
+				continue;
+			for (int k = t->port_off[u]; k < t->port_off[u + 1]; k++)
+				if (owner[t->ports[k].peer] >= 0) {
+					next[u] = owner[t->ports[k].peer];
+					break;
+				}
+			more |= next[u] < 0;
+		}
+		bool moved = memcmp(next, owner, (size_t)t->n_nodes * sizeof *next) != 0;
+		memcpy(owner, next, (size_t)t->n_nodes * sizeof *next);
+		free(next);
+		if (!moved)
+			break;
+	}
+	for (int u = 0; u < t->n_nodes; u++)
+		if (owner[u] < 0)
+			owner[u] = u % n; /* a switch with no host below it */
+}
+
+struct par *par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char **why)
+{
+	(void)cfg;
+	if (par_size() <= 1)
+		return NULL;
+	struct par *p = xcalloc(1, sizeof *p);
+	p->me = par_rank();
+	p->n = par_size();
+	p->sim = sim;
+	p->w = w;
+	p->comm = MPI_COMM_WORLD;
+	p->why = *why;
+	p->solo = *why != NULL;
+	p->lookahead = SIMTIME_NEVER;
+	p->out = xcalloc((size_t)p->n, sizeof *p->out);
+	struct fabric *f = &w->fab;
+	p->node_owner = xcalloc((size_t)f->n_nodes, sizeof *p->node_owner);
+	p->elem_owner = xmalloc((size_t)sim->n_elems * sizeof *p->elem_owner);
+	for (uint32_t e = 0; e < sim->n_elems; e++)
+		p->elem_owner[e] = -1;
+	if (p->solo) {
+		snprintf(p->method, sizeof p->method, "none");
+		return p; /* node_owner all 0: rank 0 owns everything */
+	}
+	snprintf(p->method, sizeof p->method, "blocks");
+	partition_blocks(&f->topo, p->n, p->node_owner);
+	for (int u = 0; u < f->n_nodes; u++)
+		p->elem_owner[sim_elem_id(&f->nodes[u].elem)] = (int16_t)p->node_owner[u];
+	for (int i = 0; i < f->n_ports; i++) {
+		struct port *pt = &f->ports[i];
+		int a = p->node_owner[pt->node->id], b = p->node_owner[pt->peer_node->id];
+		p->elem_owner[sim_elem_id(&pt->elem)] = (int16_t)a;
+		p->elem_owner[sim_elem_id(&pt->land)] = (int16_t)b; /* landings run at the peer */
+		if (a != b) {
+			if (pt->delay_ps < p->lookahead)
+				p->lookahead = pt->delay_ps;
+			if (pt < pt->peer)
+				p->n_cut++;
+			if (a == p->me)
+				port_set_remote(pt);
+		}
+	}
+	p->mine = xcalloc((size_t)f->n_nodes, sizeof *p->mine);
+	for (int u = 0; u < f->n_nodes; u++)
+		p->mine[u] = p->node_owner[u] == p->me;
+	f->mine = p->mine;
+	f->ship = par_ship;
+	f->ship_ctx = p;
+	w->post = par_post;
+	the_par = p;
+	return p;
+}
+
+#else
+
+struct par *par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char **why)
+{
+	(void)sim;
+	(void)w;
+	(void)cfg;
+	(void)why;
+	return NULL;
+}
+
+#endif
+
+bool par_idle(const struct par *p) { return p && p->solo && p->me != 0; }
+bool par_partitioned(const struct par *p) { return p && !p->solo; }
+
+void par_free(struct par *p)
+{
+	if (!p)
+		return;
+	for (int r = 0; r < p->n; r++)
+		free(p->out[r].b);
+	free(p->out);
+	par_shadows_free(&p->sh);
+	free(p->node_owner);
+	free(p->mine);
+	free(p->elem_owner);
+	free(p);
+}
+
+void par_describe(struct par *p, FILE *to)
+{
+	if (!p)
+		return;
+	if (p->solo) {
+		fprintf(to, "parallel: %d ranks; rank 0 simulates everything (%s cannot be partitioned)\n",
+			p->n, p->why);
+		return;
+	}
+	int *nodes = xcalloc((size_t)p->n * 2, sizeof *nodes), *hosts = nodes + p->n;
+	for (int u = 0; u < p->w->fab.n_nodes; u++) {
+		nodes[p->node_owner[u]]++;
+		hosts[p->node_owner[u]] += u < p->w->fab.n_hosts;
+	}
+	fprintf(to, "parallel: %d ranks, partition %s, %d cut links, lookahead %lld ps\n", p->n, p->method,
+		p->n_cut, (long long)p->lookahead);
+	for (int r = 0; r < p->n; r++)
+		fprintf(to, "  rank %d: %d nodes (%d hosts, %d switches)\n", r, nodes[r], hosts[r],
+			nodes[r] - hosts[r]);
+	free(nodes);
+}

@@ -1,0 +1,211 @@
+/*
+ * par_xfer.c — frames crossing ranks (par_internal.h).
+ *
+ * A frame a port sends toward another rank's node is written, with its
+ * landing time and the index of the sending port, into that rank's buffer
+ * for the window; a data frame also carries its message's id, size and
+ * ends, and a frame with a side record (telemetry, pkt_tel.h) carries the
+ * record. At the window's end the ranks trade buffers (MPI_Alltoall of
+ * the sizes, MPI_Alltoallv of the bytes) and each frame received is put on
+ * the receiving rank's copy of the sending port's link (port_inject), in
+ * the order sent: it lands with the key the sequential run gives it (the
+ * link's own sequence, port.h), so equal-time events order alike.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "fabric.h"
+#include "flow.h"
+#include "log.h"
+#include "par_internal.h"
+#include "port.h"
+#include "sim.h"
+#include "world.h"
+#include "xalloc.h"
+
+#ifdef HAVE_MPI
+
+/* A frame in a buffer; a wire_flow and a struct pkt_tel follow when the
+ * flags say so. */
+struct wire_frame {
+	int64_t arrive_at;
+	uint32_t port;             /* the sending port: its index in fabric.ports */
+	uint8_t has_flow, has_tel;
+	uint16_t pad;
+	struct packet pkt;         /* header fields; its pointers mean nothing here */
+};
+struct wire_flow {
+	uint64_t id, size_b;
+	int32_t src, dst;
+};
+
+static void *buf_grow(struct par_buf *b, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 65536;
+		while (b->n + n > b->cap)
+			b->cap *= 2;
+		b->b = xrealloc(b->b, b->cap);
+	}
+	void *at = b->b + b->n;
+	b->n += n;
+	return at;
+}
+
+void par_ship(void *ctx, struct port *pt, struct packet *pkt, simtime_t arrive_at)
+{
+	struct par *p = ctx;
+	struct fabric *f = &p->w->fab;
+	struct par_buf *b = &p->out[p->node_owner[pt->peer_node->id]];
+	bool has_flow = pkt->type == PKT_DATA && pkt->flow;
+	bool has_tel = pkt->flags & PKT_F_TEL;
+	size_t n = sizeof(struct wire_frame) + (has_flow ? sizeof(struct wire_flow) : 0) +
+		   (has_tel ? sizeof(struct pkt_tel) : 0);
+	uint8_t *at = buf_grow(b, n);
+	struct wire_frame wf = { .arrive_at = arrive_at, .port = (uint32_t)(pt - f->ports),
+				 .has_flow = has_flow, .has_tel = has_tel, .pkt = *pkt };
+	memcpy(at, &wf, sizeof wf);
+	at += sizeof wf;
+	if (has_flow) {
+		struct wire_flow fl = { .id = pkt->flow->id, .size_b = pkt->flow->size_b,
+					.src = pkt->flow->src, .dst = pkt->flow->dst };
+		memcpy(at, &fl, sizeof fl);
+		at += sizeof fl;
+	}
+	if (has_tel)
+		memcpy(at, pkt_tel_at(&f->tel, pkt->aux), sizeof(struct pkt_tel));
+	p->st.frames_out++;
+	p->st.bytes_out += n;
+	fabric_pkt_put(f, pkt);
+}
+
+/* The frames of one rank's buffer, onto the local copies of their links. */
+static void land_all(struct par *p, const uint8_t *b, size_t n)
+{
+	struct fabric *f = &p->w->fab;
+	const uint8_t *end = b + n;
+	while (b < end) {
+		struct wire_frame wf;
+		memcpy(&wf, b, sizeof wf);
+		b += sizeof wf;
+		struct packet *pkt = pool_get(&f->pkt_pool);
+		*pkt = wf.pkt;
+		pkt->flow = NULL;
+		if (wf.has_flow) {
+			struct wire_flow fl;
+			memcpy(&fl, b, sizeof fl);
+			b += sizeof fl;
+			pkt->flow = par_shadow(p, fl.id, fl.size_b, fl.src, fl.dst);
+		}
+		if (wf.has_tel) {
+			uint32_t idx = pkt_tel_new(&f->tel);
+			memcpy(pkt_tel_at(&f->tel, idx), b, sizeof(struct pkt_tel));
+			b += sizeof(struct pkt_tel);
+			pkt->aux = idx;
+		}
+		struct port *src = &f->ports[wf.port];
+		src->tx_bytes += pkt->frame_b; /* what the peer's rx_bytes counts (port_rx_bytes) */
+		port_inject(p->sim, src, pkt, wf.arrive_at);
+	}
+}
+
+void par_exchange(struct par *p)
+{
+	int n = p->n;
+	int *sc = xcalloc((size_t)n * 4, sizeof *sc);
+	int *sd = sc + n, *rc = sc + 2 * n, *rd = sc + 3 * n;
+	size_t total = 0;
+	for (int r = 0; r < n; r++) {
+		if (p->out[r].n > (size_t)1 << 30)
+			die_internal("more than 1 GiB of frames for one rank in one window");
+		sc[r] = (int)p->out[r].n;
+		sd[r] = (int)total;
+		total += p->out[r].n;
+	}
+	uint8_t *send = xmalloc(total ? total : 1);
+	for (int r = 0; r < n; r++)
+		memcpy(send + sd[r], p->out[r].b, p->out[r].n);
+	MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, p->comm);
+	size_t rtotal = 0;
+	for (int r = 0; r < n; r++) {
+		rd[r] = (int)rtotal;
+		rtotal += (size_t)rc[r];
+	}
+	uint8_t *recv = xmalloc(rtotal ? rtotal : 1);
+	MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, p->comm);
+	for (int r = 0; r < n; r++) {
+		p->out[r].n = 0;
+		land_all(p, recv + rd[r], (size_t)rc[r]);
+	}
+	free(send);
+	free(recv);
+	free(sc);
+}
+
+#endif /* HAVE_MPI */
+
+/* The slot of id (its own or the empty one where it would go), after
+ * growing the table to keep it at most half full. */
+static size_t shadow_slot(struct par_shadows *sh, uint64_t id)
+{
+	if (2 * (sh->n + 1) > sh->cap) {
+		struct par_shadows g = { .cap = sh->cap ? 2 * sh->cap : 1024 };
+		g.id = xcalloc(g.cap, sizeof *g.id);
+		g.f = xcalloc(g.cap, sizeof *g.f);
+		g.real = xcalloc(g.cap, sizeof *g.real);
+		for (size_t i = 0; i < sh->cap; i++) {
+			if (!sh->id[i])
+				continue;
+			size_t k = (sh->id[i] * 0x9E3779B97F4A7C15ull) & (g.cap - 1);
+			while (g.id[k])
+				k = (k + 1) & (g.cap - 1);
+			g.id[k] = sh->id[i];
+			g.f[k] = sh->f[i];
+			g.real[k] = sh->real[i];
+		}
+		g.n = sh->n;
+		free(sh->id);
+		free(sh->f);
+		free(sh->real);
+		*sh = g;
+	}
+	size_t k = (id * 0x9E3779B97F4A7C15ull) & (sh->cap - 1);
+	while (sh->id[k] && sh->id[k] != id)
+		k = (k + 1) & (sh->cap - 1);
+	return k;
+}
+
+void par_flow_posted(struct par *p, struct flow *f)
+{
+	size_t k = shadow_slot(&p->sh, f->id);
+	p->sh.id[k] = f->id;
+	p->sh.f[k] = f;
+	p->sh.real[k] = true;
+	p->sh.n++;
+}
+
+struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src, int32_t dst)
+{
+	struct par_shadows *sh = &p->sh;
+	size_t k = shadow_slot(sh, id);
+	if (!sh->id[k]) {
+		struct flow *f = xcalloc(1, sizeof *f);
+		*f = (struct flow){ .id = id, .src = src, .dst = dst, .size_b = size_b, .start = -1,
+				    .recv_end = -1, .end = -1, .iteration = -1, .collective_id = -1,
+				    .src_gpu = -1, .dst_gpu = -1 };
+		sh->id[k] = id;
+		sh->f[k] = f;
+		sh->n++;
+	}
+	return sh->f[k];
+}
+
+void par_shadows_free(struct par_shadows *sh)
+{
+	for (size_t i = 0; i < sh->cap; i++)
+		if (!sh->real[i])
+			free(sh->f[i]);
+	free(sh->id);
+	free(sh->f);
+	free(sh->real);
+	memset(sh, 0, sizeof *sh);
+}
