@@ -115,7 +115,7 @@ refuse "unknown host in the last points" "sweep point 3/4 (traffic.incast.receiv
 	--sweep traffic.incast.receiver=host0,host99 --sweep traffic.incast.size=100KB,1MB -o "$tmp/r/keep.db"
 grep -Fq "unknown host 'host99'" "$tmp/r.err" || fail "unknown host: not the check's message: $(cat "$tmp/r.err")"
 refuse "empty value" "value 2 is empty" --sweep nic.cc=none,,dcqcn -o "$tmp/r/new.db"
-OMPI_COMM_WORLD_SIZE=2 refuse "under mpirun" "--sweep under mpirun is not supported; use -j" \
+PMIX_RANK=0 refuse "under mpirun" "--sweep under mpirun is not supported; use -j" \
 	--sweep nic.cc=none,dcqcn -o "$tmp/r/new.db"
 
 # ---- the worst point's exit status, appended to a database with a run
