@@ -20,6 +20,19 @@
 /* True when the run should end now (interrupt or done hook); sets stopped. */
 bool sim_should_stop(struct sim *sim);
 
+/* Runs fn(sim, obj, arg), by a direct (inlinable) call when fn is hot_a
+ * or hot_b. */
+static inline __attribute__((always_inline)) void sim_call(struct sim *sim, event_fn fn, void *obj,
+							   uintptr_t arg, event_fn hot_a, event_fn hot_b)
+{
+	if (hot_a && fn == hot_a)
+		hot_a(sim, obj, arg);
+	else if (hot_b && fn == hot_b)
+		hot_b(sim, obj, arg);
+	else
+		fn(sim, obj, arg);
+}
+
 /* sim_run, with events whose handler is hot_a or hot_b (either may be
  * NULL) run by a direct call: same order, same results. */
 static inline __attribute__((always_inline)) int sim_run_with(struct sim *sim, event_fn hot_a, event_fn hot_b)
@@ -51,12 +64,7 @@ static inline __attribute__((always_inline)) int sim_run_with(struct sim *sim, e
 		uintptr_t arg = nd->e.arg;
 		sim->now = nd->e.t;
 		evq_release(&sim->q, nd);
-		if (hot_a && fn == hot_a)
-			hot_a(sim, obj, arg);
-		else if (hot_b && fn == hot_b)
-			hot_b(sim, obj, arg);
-		else
-			fn(sim, obj, arg);
+		sim_call(sim, fn, obj, arg, hot_a, hot_b);
 		if (__builtin_expect(--sim->poll_left == 0, 0)) {
 			/* A poll: one a model asked for (sim_poll_soon), which
 			 * leaves the rest of the periodic countdown, or the
@@ -134,12 +142,7 @@ static inline __attribute__((always_inline)) bool sim_run_bounded(struct sim *si
 		else if (o >= 0)
 			(*foreign)++;
 		*last_key = key;
-		if (hot_a && fn == hot_a)
-			hot_a(sim, obj, arg);
-		else if (hot_b && fn == hot_b)
-			hot_b(sim, obj, arg);
-		else
-			fn(sim, obj, arg);
+		sim_call(sim, fn, obj, arg, hot_a, hot_b);
 		if (__builtin_expect(sim->poll_forced, 0)) {
 			sim->poll_forced = false;
 			if (check_done && sim->done && sim->done(sim, sim->done_ctx))

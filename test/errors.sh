@@ -361,6 +361,19 @@ printf '%s[job.gpt]\nmodel = llama2-7b\nglobal_batch = 8\ntp = 2\ndp = 4\nhosts 
 "$SIM" -q --check "$tmp/warn.ini" >/dev/null 2>"$tmp/stderr" || fail "job on its hosts: exit $?"
 [ ! -s "$tmp/stderr" ] || fail "job on its hosts: warned: $(cat "$tmp/stderr")"
 
+# A sim built without MPI, started by mpirun on two ranks (its launcher's
+# variables stand in for it): refused with a way out, not run twice.
+if [ -z "${MPIRUN:-}" ]; then
+	cases=$((cases + 1))
+	st=0
+	OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 "$SIM" -q -o "$tmp/nompi.db" \
+		"$SRCDIR/scenarios/permutation.ini" >/dev/null 2>"$tmp/stderr" || st=$?
+	[ "$st" -eq 2 ] || fail "built without MPI under mpirun: exit $st, expected 2"
+	grep -q "this sim was built without MPI: configure --with-mpi" "$tmp/stderr" ||
+		fail "built without MPI under mpirun: $(cat "$tmp/stderr")"
+	[ ! -e "$tmp/nompi.db" ] || fail "built without MPI under mpirun: a database was written"
+fi
+
 if [ "$fails" -ne 0 ]; then
 	echo "errors.sh: $fails failure(s) in $cases cases"
 	exit 1

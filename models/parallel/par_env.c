@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "autoconfig.h"
 #include "parallel.h"
 #include "xalloc.h"
@@ -72,6 +73,16 @@ int par_finalize(int rc)
 {
 #ifdef HAVE_MPI
 	if (mpi_started) {
+		/* Ranks that finished first (idle ones above all, while rank 0 runs
+		 * a scenario alone) wait here without spinning a core. */
+		MPI_Request req;
+		MPI_Ibarrier(MPI_COMM_WORLD, &req);
+		for (int flag = 0;;) {
+			MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+			if (flag)
+				break;
+			nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+		}
 		int worst = rc;
 		MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 		MPI_Finalize();

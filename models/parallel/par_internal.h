@@ -60,12 +60,14 @@ struct par {
 	int n_cut;                 /* links whose ends are on different ranks */
 	simtime_t lookahead;       /* smallest propagation delay of a cut link */
 	struct par_buf *out;       /* [n] frames for each rank */
+	simtime_t first_landing;   /* earliest landing of the frames in out (SIMTIME_NEVER: none) */
 	struct par_shadows sh;
 	struct watchdog *wd;       /* decided with every rank's counts (par_watch) */
 	bool done;                 /* this rank's work is finished (world_done) */
 	simtime_t done_t;          /* ... since this event */
 	uint64_t done_key;
 	struct par_stats st;
+	uint64_t next_progress;    /* rank 0: events at the next progress line */
 #ifdef HAVE_MPI
 	MPI_Comm comm;
 #endif
@@ -74,8 +76,10 @@ struct par {
 /* par_xfer.c: frames crossing ranks. The fabric's ship hook. */
 void par_ship(void *ctx, struct port *p, struct packet *pkt, simtime_t arrive_at);
 /* Trades the window's frames with every rank and lands them on the local
- * copies of their links. */
-void par_exchange(struct par *p);
+ * copies of their links; rc_known: the bytes each rank sends this one,
+ * when the ranks already told (else they are traded first); none: they
+ * told that no rank sends anything. */
+void par_exchange(struct par *p, const int *rc_known, bool none);
 /* The local copy of flow id's record (made on first sight). */
 struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src, int32_t dst);
 void par_shadows_free(struct par_shadows *sh);

@@ -32,21 +32,10 @@
 
 #ifdef HAVE_MPI
 
-/* What every rank says at a window's boundary. */
-struct said {
-	int64_t done_t;            /* its done event's time, -1 when not done */
-	uint64_t done_key;
-	int64_t next_t;            /* its earliest pending event, SIMTIME_NEVER: none */
-	int32_t interrupt;
-	int32_t pad;
-};
-
-static void gather(struct par *p, const struct said *mine, struct said *all)
-{
-	double t0 = par_wall();
-	MPI_Allgather(mine, sizeof *mine, MPI_BYTE, all, sizeof *mine, MPI_BYTE, p->comm);
-	p->st.sync_s += par_wall() - t0;
-}
+/* What every rank says at a window's boundary: the fields, then the
+ * bytes of frames it sends each rank (so the trade needs no count
+ * exchange of its own). */
+enum { SAID_DONE_T, SAID_DONE_KEY, SAID_NEXT_T, SAID_INTERRUPT, SAID_PAUSED, SAID_COUNTS };
 
 static simtime_t local_next(struct sim *sim)
 {
@@ -79,14 +68,6 @@ static bool run_window(struct par *p, simtime_t bt, uint64_t bk, bool check_done
 	return done;
 }
 
-static void exchange(struct par *p)
-{
-	double t0 = par_wall();
-	par_exchange(p);
-	p->st.sync_s += par_wall() - t0;
-	p->st.windows++;
-}
-
 /* The bound of the window starting at T: (time, key), exclusive. */
 static void window_bound(struct par *p, simtime_t T, simtime_t limit, simtime_t *bt, uint64_t *bk, bool *tick)
 {
@@ -111,28 +92,97 @@ static void run_tick(struct par *p, simtime_t t, uint64_t key)
 	p->st.foreign += foreign;
 }
 
+/* One window up to (bt, bk): the ranks run it, say where they stand
+ * (all: n rows of SAID_COUNTS + n), and, unless every one is done or
+ * a signal came, finish it and trade frames. Returns SIM_DONE or
+ * SIM_INTERRUPTED when the run ends here, else -1 with *T_next a lower
+ * bound of the next pending event anywhere. */
+static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool check_done, int64_t *all,
+		  simtime_t *T_next)
+{
+	struct sim *sim = p->sim;
+	int n = p->n, w = SAID_COUNTS + n;
+	bool paused = check_done && p->done; /* done before: it waits for the others' verdict */
+	if (!paused)
+		paused = run_window(p, bt, bk, check_done);
+	int64_t *mine = xcalloc((size_t)w, sizeof *mine);
+	simtime_t next = local_next(sim);
+	mine[SAID_DONE_T] = p->done ? p->done_t : -1;
+	mine[SAID_DONE_KEY] = (int64_t)p->done_key;
+	/* A paused rank runs the rest of its window after this: bt bounds it. */
+	simtime_t nx = next < p->first_landing ? next : p->first_landing;
+	mine[SAID_NEXT_T] = paused && nx < bt ? bt : nx;
+	mine[SAID_INTERRUPT] = sim->interrupt && *sim->interrupt;
+	mine[SAID_PAUSED] = paused;
+	for (int r = 0; r < n; r++)
+		mine[SAID_COUNTS + r] = (int64_t)p->out[r].n;
+	double t0 = par_wall();
+	MPI_Allgather(mine, w, MPI_INT64_T, all, w, MPI_INT64_T, p->comm);
+	p->st.sync_s += par_wall() - t0;
+	free(mine);
+	bool done = check_done, intr = false, any_paused = false;
+	int last = 0;
+	simtime_t min_next = SIMTIME_NEVER;
+	for (int r = 0; r < n; r++) {
+		const int64_t *a = all + (size_t)r * w, *l = all + (size_t)last * w;
+		done &= a[SAID_DONE_T] >= 0;
+		intr |= a[SAID_INTERRUPT] != 0;
+		any_paused |= a[SAID_PAUSED] != 0;
+		if (a[SAID_NEXT_T] < min_next)
+			min_next = a[SAID_NEXT_T];
+		if (a[SAID_DONE_T] > l[SAID_DONE_T] ||
+		    (a[SAID_DONE_T] == l[SAID_DONE_T] && (uint64_t)a[SAID_DONE_KEY] > (uint64_t)l[SAID_DONE_KEY]))
+			last = r;
+	}
+	if (done) {
+		/* The sequential run's last event is the latest done one. */
+		const int64_t *l = all + (size_t)last * w;
+		run_window(p, l[SAID_DONE_T], (uint64_t)l[SAID_DONE_KEY] + 1, false);
+		sim->now = l[SAID_DONE_T];
+		return SIM_DONE;
+	}
+	t0 = par_wall();
+	if (any_paused) {
+		if (paused)
+			run_window(p, bt, bk, false);
+		par_exchange(p, NULL, false);
+	} else {
+		int *rc = xmalloc((size_t)n * sizeof *rc);
+		bool none = true;
+		for (int r = 0; r < n; r++) {
+			rc[r] = (int)all[(size_t)r * w + SAID_COUNTS + p->me];
+			for (int k = 0; k < n; k++)
+				none &= all[(size_t)r * w + SAID_COUNTS + k] == 0;
+		}
+		par_exchange(p, rc, none);
+		free(rc);
+	}
+	p->st.sync_s += par_wall() - t0;
+	p->st.windows++;
+	if (intr) /* the window finished and its frames traded: nothing half-sent */
+		return SIM_INTERRUPTED;
+	if (tick)
+		run_tick(p, bt, bk);
+	*T_next = tick || min_next < bt ? bt : min_next;
+	if (tick) /* the tick may arm the next one, or end the run: ask again */
+		*T_next = global_next(p);
+	return -1;
+}
+
 int par_run(struct par *p)
 {
 	struct sim *sim = p->sim;
-	struct said *all = xcalloc((size_t)p->n, sizeof *all);
+	int w = SAID_COUNTS + p->n;
+	int64_t *all = xcalloc((size_t)p->n * (size_t)w, sizeof *all);
 	int stopped;
+	simtime_t T = global_next(p);
 	for (;;) {
-		simtime_t T = global_next(p);
-		if (getenv("ROCESIM_PAR_DEBUG") && p->st.windows % 1000 == 0)
-			fprintf(stderr, "rank %d window %llu T %lld L %lld events %llu done %d\n", p->me,
-				(unsigned long long)p->st.windows, (long long)T, (long long)p->lookahead,
-				(unsigned long long)p->st.events, p->done);
 		if (T == SIMTIME_NEVER) { /* every queue is empty */
-			struct said mine = { .done_t = -1, .next_t = T,
-					     .interrupt = sim->interrupt && *sim->interrupt };
-			mine.done_t = sim->done && sim->done(sim, sim->done_ctx) ? 0 : -1;
-			gather(p, &mine, all);
-			bool done = true, intr = false;
-			for (int r = 0; r < p->n; r++) {
-				done &= all[r].done_t >= 0;
-				intr |= all[r].interrupt;
-			}
-			stopped = intr ? SIM_INTERRUPTED : done ? SIM_DONE : SIM_RAN_DRY;
+			int64_t mine[2] = { sim->done && sim->done(sim, sim->done_ctx),
+					    sim->interrupt && *sim->interrupt }, agg[2];
+			MPI_Allreduce(mine, agg, 1, MPI_INT64_T, MPI_MIN, p->comm);
+			MPI_Allreduce(mine + 1, agg + 1, 1, MPI_INT64_T, MPI_MAX, p->comm);
+			stopped = agg[1] ? SIM_INTERRUPTED : agg[0] ? SIM_DONE : SIM_RAN_DRY;
 			break;
 		}
 		if (T > sim->stop_at) {
@@ -144,37 +194,17 @@ int par_run(struct par *p)
 		uint64_t bk;
 		bool tick;
 		window_bound(p, T, sim->stop_at == SIMTIME_NEVER ? SIMTIME_NEVER : sim->stop_at + 1, &bt, &bk, &tick);
-		bool paused = p->done; /* done before: it waits for the others' verdict */
-		if (!paused)
-			paused = run_window(p, bt, bk, true);
-		struct said mine = { .done_t = p->done ? p->done_t : -1, .done_key = p->done_key,
-				     .interrupt = sim->interrupt && *sim->interrupt };
-		gather(p, &mine, all);
-		bool done = true, intr = false;
-		int last = 0;
-		for (int r = 0; r < p->n; r++) {
-			done &= all[r].done_t >= 0;
-			intr |= all[r].interrupt;
-			if (all[r].done_t > all[last].done_t ||
-			    (all[r].done_t == all[last].done_t && all[r].done_key > all[last].done_key))
-				last = r;
-		}
-		if (done) {
-			/* The sequential run's last event is the latest done one. */
-			run_window(p, all[last].done_t, all[last].done_key + 1, false);
-			sim->now = all[last].done_t;
-			stopped = SIM_DONE;
+		stopped = window(p, bt, bk, tick, true, all, &T);
+		if (getenv("ROCESIM_PAR_DEBUG"))
+			fprintf(stderr, "rank %d window %llu bt %lld tick %d -> T %lld done %d events %llu\n", p->me,
+				(unsigned long long)p->st.windows, (long long)bt, tick, (long long)T, p->done,
+				(unsigned long long)p->st.events);
+		if (stopped >= 0)
 			break;
+		if (p->me == 0 && sim->progress && sim->events >= p->next_progress) {
+			p->next_progress = sim->events + sim->progress_every;
+			sim->progress(sim, sim->progress_ctx);
 		}
-		if (intr) {
-			stopped = SIM_INTERRUPTED;
-			break;
-		}
-		if (paused)
-			run_window(p, bt, bk, false);
-		exchange(p);
-		if (tick)
-			run_tick(p, bt, bk);
 	}
 	free(all);
 	return stopped;
@@ -183,19 +213,17 @@ int par_run(struct par *p)
 void par_run_to(struct par *p, simtime_t t)
 {
 	struct sim *sim = p->sim;
-	for (;;) {
-		simtime_t T = global_next(p);
-		if (T == SIMTIME_NEVER || T > t)
-			break;
+	int w = SAID_COUNTS + p->n;
+	int64_t *all = xcalloc((size_t)p->n * (size_t)w, sizeof *all);
+	simtime_t T = global_next(p);
+	while (T != SIMTIME_NEVER && T <= t) {
 		simtime_t bt;
 		uint64_t bk;
 		bool tick;
 		window_bound(p, T, t + 1, &bt, &bk, &tick);
-		run_window(p, bt, bk, false);
-		exchange(p);
-		if (tick)
-			run_tick(p, bt, bk);
+		window(p, bt, bk, tick, false, all, &T);
 	}
+	free(all);
 	sim->now = t;
 }
 
@@ -224,12 +252,20 @@ static void wd_global(void *ctx, struct wd_view *v)
 	v->nic_flows = out[3];
 }
 
-static bool wd_any(void *ctx, bool v)
+static void wd_graph(void *ctx, const int *part, int n, int **all, int *n_all)
 {
 	struct par *p = ctx;
-	int mine = v, any = mine;
-	MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, p->comm);
-	return any != 0;
+	int *counts = xcalloc((size_t)p->n * 2, sizeof *counts), *displs = counts + p->n;
+	MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, p->comm);
+	int total = 0;
+	for (int r = 0; r < p->n; r++) {
+		displs[r] = total;
+		total += counts[r];
+	}
+	*all = xmalloc((size_t)(total ? total : 1) * sizeof **all);
+	MPI_Allgatherv(part, n, MPI_INT, *all, counts, displs, MPI_INT, p->comm);
+	*n_all = total;
+	free(counts);
 }
 
 void par_watch(struct par *p, struct watchdog *wd)
@@ -239,7 +275,7 @@ void par_watch(struct par *p, struct watchdog *wd)
 	p->elem_owner[sim_elem_id(&wd->elem)] = -1;
 	p->wd = wd;
 	wd->global = wd_global;
-	wd->global_any = wd_any;
+	wd->global_graph = wd_graph;
 	wd->global_ctx = p;
 }
 

@@ -92,6 +92,7 @@ struct par *par_attach(struct sim *sim, struct world *w, const struct config *cf
 	p->why = *why;
 	p->solo = *why != NULL;
 	p->lookahead = SIMTIME_NEVER;
+	p->first_landing = SIMTIME_NEVER;
 	p->out = xcalloc((size_t)p->n, sizeof *p->out);
 	struct fabric *f = &w->fab;
 	p->node_owner = xcalloc((size_t)f->n_nodes, sizeof *p->node_owner);

@@ -73,6 +73,8 @@ void par_ship(void *ctx, struct port *pt, struct packet *pkt, simtime_t arrive_a
 	}
 	if (has_tel)
 		memcpy(at, pkt_tel_at(&f->tel, pkt->aux), sizeof(struct pkt_tel));
+	if (arrive_at < p->first_landing)
+		p->first_landing = arrive_at;
 	p->st.frames_out++;
 	p->st.bytes_out += n;
 	fabric_pkt_put(f, pkt);
@@ -108,7 +110,7 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 	}
 }
 
-void par_exchange(struct par *p)
+void par_exchange(struct par *p, const int *rc_known, bool none)
 {
 	int n = p->n;
 	int *sc = xcalloc((size_t)n * 4, sizeof *sc);
@@ -121,23 +123,30 @@ void par_exchange(struct par *p)
 		sd[r] = (int)total;
 		total += p->out[r].n;
 	}
-	uint8_t *send = xmalloc(total ? total : 1);
-	for (int r = 0; r < n; r++)
-		memcpy(send + sd[r], p->out[r].b, p->out[r].n);
-	MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, p->comm);
+	if (rc_known)
+		memcpy(rc, rc_known, (size_t)n * sizeof *rc);
+	else
+		MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, p->comm);
 	size_t rtotal = 0;
 	for (int r = 0; r < n; r++) {
 		rd[r] = (int)rtotal;
 		rtotal += (size_t)rc[r];
 	}
-	uint8_t *recv = xmalloc(rtotal ? rtotal : 1);
-	MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, p->comm);
-	for (int r = 0; r < n; r++) {
-		p->out[r].n = 0;
-		land_all(p, recv + rd[r], (size_t)rc[r]);
+	if (!none) { /* a collective: every rank calls it, or none */
+		uint8_t *send = xmalloc(total ? total : 1);
+		for (int r = 0; r < n; r++)
+			if (p->out[r].n)
+				memcpy(send + sd[r], p->out[r].b, p->out[r].n);
+		uint8_t *recv = xmalloc(rtotal ? rtotal : 1);
+		MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, p->comm);
+		for (int r = 0; r < n; r++)
+			land_all(p, recv + rd[r], (size_t)rc[r]);
+		free(send);
+		free(recv);
 	}
-	free(send);
-	free(recv);
+	for (int r = 0; r < n; r++)
+		p->out[r].n = 0;
+	p->first_landing = SIMTIME_NEVER;
 	free(sc);
 }
 

@@ -444,7 +444,7 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	sim->done = world_done;
 	sim->done_ctx = w;
 	watchdog_start(&r->wd, w, sc->watchdog); /* last element registered */
-	if (r->par && !par_idle(r->par))
+	if (par_partitioned(r->par))
 		par_watch(r->par, &r->wd);
 	r->pc = (struct progress_ctx){ .w = w, .flows_expected = rep->flows_expected, .jobs = r->jobs };
 	progress_init(&r->pc.p, o->progress, sim->stop_at);
@@ -581,8 +581,9 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 		world_write_final(w, res);
 	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&r->wd);
 	if (wd_status) {
-		watchdog_report(&r->wd, stderr);
-		if (res)
+		if (par_leader())
+			watchdog_report(&r->wd, stderr);
+		if (res && par_leader()) /* the cycles are the whole fabric's on every rank */
 			watchdog_write(&r->wd, res);
 		rc = EXIT_STALLED;
 	}

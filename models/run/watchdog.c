@@ -94,23 +94,64 @@ static bool wd_holds_from(const struct port *o, int c, int in)
 	return false;
 }
 
-/* The next successor of (p, c) at or after port index *it of the peer
- * switch; -1 when none. */
-static int wd_next_succ(const struct wd_graph *g, const struct port *p, int c, int *it)
+/* The wait-for graph as data, so that a partitioned run's ranks, each
+ * holding part of the fabric, can put their parts together
+ * (wd->global_graph): records of ints, a vertex as (0, v) and the
+ * successors of every vertex whose peer ingress (in, c) holds XOFF as
+ * (1, in x PORT_PRIOS + c, n, u1 .. un), the u in port order of in's
+ * switch. Vertex v = port index x PORT_PRIOS + class. mine: the nodes
+ * whose part this is (NULL: all). */
+struct wd_blob {
+	int *v;
+	size_t n, cap;
+};
+
+static void blob_put(struct wd_blob *b, int x)
 {
-	const struct port *in = p->peer;
-	const struct node *sw = in->node;
-	if (!fabric_holds_pause(sw, in->idx, c))
-		return -1;
-	for (; *it < sw->n_ports; (*it)++) {
-		const struct port *o = &sw->ports[*it];
-		if (wd_vertex(g, o, c) && wd_holds_from(o, c, in->idx)) {
-			int v = (int)(o - g->w->fab.ports) * PORT_PRIOS + c;
-			(*it)++;
-			return v;
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 256;
+		b->v = xrealloc(b->v, b->cap * sizeof *b->v);
+	}
+	b->v[b->n++] = x;
+}
+
+static void wd_local_graph(const struct wd_graph *g, const bool *mine, struct wd_blob *b)
+{
+	const struct fabric *f = &g->w->fab;
+	for (int i = 0; i < f->n_ports; i++) {
+		const struct port *p = &f->ports[i];
+		if (p->node->kind != NODE_SWITCH || (mine && !mine[p->node->id]))
+			continue;
+		for (int c = 0; c < PORT_PRIOS; c++) {
+			if (wd_vertex(g, p, c)) {
+				blob_put(b, 0);
+				blob_put(b, i * PORT_PRIOS + c);
+			}
+			if (!fabric_holds_pause(p->node, p->idx, c))
+				continue; /* ingress p, class c: does it hold its upstream? */
+			blob_put(b, 1);
+			blob_put(b, i * PORT_PRIOS + c);
+			size_t at = b->n;
+			blob_put(b, 0);
+			for (int k = 0; k < p->node->n_ports; k++) {
+				const struct port *o = &p->node->ports[k];
+				if (wd_vertex(g, o, c) && wd_holds_from(o, c, p->idx)) {
+					blob_put(b, (int)(o - f->ports) * PORT_PRIOS + c);
+					b->v[at]++;
+				}
+			}
 		}
 	}
-	return -1;
+}
+
+/* The next successor of v = (p, c) (the *it-th of its list); -1 when none. */
+static int wd_next_succ(const struct world *w, const int *succ_at, const int *blob, int v, int *it)
+{
+	const struct port *in = w->fab.ports[v / PORT_PRIOS].peer;
+	int at = in ? succ_at[(int)(in - w->fab.ports) * PORT_PRIOS + v % PORT_PRIOS] : -1;
+	if (at < 0 || *it >= blob[at])
+		return -1;
+	return blob[at + 1 + (*it)++];
 }
 
 static void wd_push_hop(struct wd_cycles *out, const struct port *p, int c)
@@ -144,17 +185,40 @@ static void wd_record(const struct world *w, struct wd_cycles *out, const int *s
 
 int watchdog_find_cycles(const struct world *w, simtime_t since, struct wd_cycles *out)
 {
+	return wd_find_cycles(NULL, w, since, out);
+}
+
+int wd_find_cycles(const struct watchdog *wd, const struct world *w, simtime_t since, struct wd_cycles *out)
+{
 	memset(out, 0, sizeof *out);
 	struct wd_graph g = { .w = w, .since = since };
 	int nv = w->fab.n_ports * PORT_PRIOS;
+	struct wd_blob b = { 0 };
+	wd_local_graph(&g, w->fab.mine, &b);
+	int *blob = b.v, n = (int)b.n;
+	if (wd && wd->global_graph) /* every rank's part */
+		wd->global_graph(wd->global_ctx, b.v, (int)b.n, &blob, &n);
+	uint8_t *vertex = xcalloc((size_t)nv + 1, 1);
+	int *succ_at = xmalloc(((size_t)nv + 1) * sizeof *succ_at);
+	for (int v = 0; v < nv; v++)
+		succ_at[v] = -1;
+	for (int k = 0; k < n;) {
+		if (blob[k] == 0) {
+			vertex[blob[k + 1]] = 1;
+			k += 2;
+		} else {
+			succ_at[blob[k + 1]] = k + 2;
+			k += 3 + blob[k + 2];
+		}
+	}
 	/* Iterative DFS: colour 0 new, 1 on the stack, 2 finished; pos[v] its
-	 * stack slot; it[slot] the next peer port to try. */
+	 * stack slot; it[slot] the next successor to try. */
 	uint8_t *colour = xcalloc((size_t)nv + 1, 1);
 	int *pos = xmalloc(((size_t)nv + 1) * sizeof *pos);
 	int *stack = xmalloc(((size_t)nv + 1) * sizeof *stack);
 	int *it = xmalloc(((size_t)nv + 1) * sizeof *it);
 	for (int root = 0; root < nv && out->n < WD_MAX_CYCLES; root++) {
-		if (colour[root] || !wd_vertex(&g, &w->fab.ports[root / PORT_PRIOS], root % PORT_PRIOS))
+		if (colour[root] || !vertex[root])
 			continue;
 		int top = 0;
 		stack[0] = root;
@@ -163,7 +227,7 @@ int watchdog_find_cycles(const struct world *w, simtime_t since, struct wd_cycle
 		pos[root] = 0;
 		while (top >= 0) {
 			int v = stack[top];
-			int u = wd_next_succ(&g, &w->fab.ports[v / PORT_PRIOS], v % PORT_PRIOS, &it[top]);
+			int u = wd_next_succ(w, succ_at, blob, v, &it[top]);
 			if (u < 0) {
 				colour[v] = 2;
 				top--;
@@ -178,6 +242,11 @@ int watchdog_find_cycles(const struct world *w, simtime_t since, struct wd_cycle
 			}
 		}
 	}
+	if (blob != b.v)
+		free(blob);
+	free(b.v);
+	free(vertex);
+	free(succ_at);
 	free(colour);
 	free(pos);
 	free(stack);
@@ -250,10 +319,7 @@ static void watchdog_tick(struct sim *sim, void *obj, uintptr_t arg)
 		if (v.idle && v.empty)
 			return;   /* the last event: let the run end as it would without us */
 	} else if ((v.nic_flows == UINT64_MAX ? wd_nic_flows(w) : v.nic_flows) > 0) {
-		bool cycles = watchdog_find_cycles(w, wd->silent_since, &wd->cycles) > 0;
-		if (wd->global_any)
-			cycles = wd->global_any(wd->global_ctx, cycles);
-		if (cycles) {
+		if (wd_find_cycles(wd, w, wd->silent_since, &wd->cycles) > 0) {
 			wd_verdict(sim, wd, WD_DEADLOCK);
 			return;
 		}

@@ -77,10 +77,10 @@ struct watchdog {
 	struct wd_cycles cycles;   /* with WD_DEADLOCK */
 	simtime_t next_tick;       /* while ticking: when the pending tick fires */
 	/* A partitioned run (parallel.h): replaces the local view by the
-	 * ranks' sums, and says whether any rank's switches hold a cycle
-	 * (cycles then found on the ranks' own switches). NULL: sequential. */
+	 * ranks' sums, and this rank's part of the wait-for graph (records of
+	 * ints, watchdog.c) by every rank's (*all malloc'd). NULL: sequential. */
 	void (*global)(void *ctx, struct wd_view *v);
-	bool (*global_any)(void *ctx, bool v);
+	void (*global_graph)(void *ctx, const int *part, int n, int **all, int *n_all);
 	void *global_ctx;
 };
 
@@ -101,6 +101,9 @@ int watchdog_find_cycles(const struct world *w, simtime_t since, struct wd_cycle
 void wd_cycles_free(struct wd_cycles *c);
 
 /* "sw0:p1 (prio 3) -> sw1:p2 (prio 3) -> sw0:p1" into buf. */
+/* The same for the watchdog's tick: with wd->global_graph, over every
+ * rank's part of the graph. */
+int wd_find_cycles(const struct watchdog *wd, const struct world *w, simtime_t since, struct wd_cycles *out);
 void watchdog_cycle_name(const struct wd_cycles *c, int i, char *buf, size_t size);
 /* The verdict on f (stderr): cycles, or the outstanding flows and busy ports. */
 void watchdog_report(struct watchdog *wd, FILE *f);

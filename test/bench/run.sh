@@ -47,7 +47,12 @@ SIM=$1
 DIR=$2
 shift 2
 BENCH=$(cd "$(dirname "$0")" && pwd)
-CASES=${*:-k8_websearch k16_websearch hpcc_websearch hpcc_websearch_hpcc hpcc_websearch_timely hpcc_websearch_dctcp hpcc_websearch_swift fat_tree_moe moe_1024 api_latency serve_rate}
+# CASE@N: the same case on N MPI ranks (mpirun -np N, $MPIRUN), when sim
+# was built with MPI: the wall_s column is rank 0's loop, cpu_s rank 0's.
+PAR=
+if [ -n "${MPIRUN:-}" ]; then PAR="k16_websearch@2 hpcc_websearch@2 moe_1024@2"; fi
+CASES=${*:-k8_websearch k16_websearch hpcc_websearch hpcc_websearch_hpcc hpcc_websearch_timely hpcc_websearch_dctcp hpcc_websearch_swift fat_tree_moe moe_1024 api_latency serve_rate $PAR}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 FABRIC=$BENCH/../api_fabric.ini
 RUNS=${BENCH_RUNS:-3}
 case $RUNS in '' | *[!0-9]* | 0)
@@ -83,12 +88,17 @@ for c in $CASES; do
 			printf "serve_rate: %.0f now requests/s; %.0f requests/s as post msg + next pairs (%.0f messages/s); session start and close %.3f s\n",
 			       100000 / (n - b), 40000 / (p - b), 20000 / (p - b), b }' 
 		continue ;;
-	hpcc_websearch* | fat_tree_moe) ini=$DIR/$c.ini ;;
-	*) ini=$BENCH/$c.ini ;;
+	esac
+	base=${c%@*}
+	launch=
+	if [ "$base" != "$c" ]; then launch="${MPIRUN:-mpirun} -np ${c#*@}"; fi
+	case $base in
+	hpcc_websearch* | fat_tree_moe) ini=$DIR/$base.ini ;;
+	*) ini=$BENCH/$base.ini ;;
 	esac
 	r=1
 	while [ "$r" -le "$RUNS" ]; do
-		"$SIM" -q -o "$OUT/$c.db" "$ini" >"$OUT/$c.$r.txt" 2>"$OUT/$c.err" || {
+		$launch "$SIM" -q -o "$OUT/$c.db" "$ini" >"$OUT/$c.$r.txt" 2>"$OUT/$c.err" || {
 			echo "$c: sim failed:"; cat "$OUT/$c.err"; exit 1; }
 		rm -f "$OUT/$c.db"
 		r=$((r + 1))

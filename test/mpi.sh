@@ -1,0 +1,131 @@
+#!/bin/bash
+# mpi.sh — a partitioned run (mpirun -np N ./sim) writes the sequential run's
+# results, table for table (docs/parallel.md): for N = 2, 3 and 4 ranks (3
+# and 4 oversubscribed on small machines) on a permutation, the HPCC
+# reference case cut short by [simulation] stop, a lossy fabric with
+# retransmissions, a PFC deadlock (the same cycles, found at the same time),
+# incast under PFC, and scenarios with models that run on rank 0 alone (a
+# multicast job, the MoE training job). Also: --check prints the partition,
+# SIGINT stops every rank with an 'interrupted' database, too many ranks
+# and a bad partition are refused with exit status 2.
+# Run by make check when sim was built with MPI.
+set -u
+: "${SIM:?}" "${SRCDIR:?}" "${MPIRUN:=mpirun}"
+command -v sqlite3 >/dev/null || { echo "mpi.sh: sqlite3 not found"; exit 77; }
+command -v "$MPIRUN" >/dev/null || { echo "mpi.sh: $MPIRUN not found"; exit 77; }
+# Root in CI containers; vader's single copy needs ptrace rights containers lack;
+# Open MPI's own allocations are not ours to check for leaks.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocesim-mpi.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fail=0
+src=$(cd "$SRCDIR" && pwd -P)
+
+# Every table, sorted by every column (as test/golden.sh digests them); the
+# run row without what differs by nature (wall time, start time, ranks).
+dump() {
+	local t cols n
+	for t in $(sqlite3 "$1" "SELECT name FROM sqlite_master WHERE type = 'table'
+	                         AND name NOT LIKE 'sqlite_%' AND name <> 'run_rank' ORDER BY name"); do
+		if [ "$t" = run ]; then
+			cols="scenario, config, seed, sim_end_ps, events, packets_sent, packets_delivered,
+			      packets_dropped, status"
+		else
+			cols='*'
+		fi
+		n=$(sqlite3 "$1" "CREATE TEMP VIEW c AS SELECT $cols FROM \"$t\";
+		                  SELECT count(*) FROM pragma_table_info('c')")
+		echo "$t $(sqlite3 -csv "$1" "SELECT $cols FROM \"$t\" ORDER BY $(seq -s, 1 "$n")" |
+			sha256sum | cut -c1-16) $(sqlite3 "$1" "SELECT count(*) FROM \"$t\"")"
+	done
+}
+
+# same NAME SCENARIO "NPS" [--set ...]: sequential, then each N, compared.
+same() {
+	local name=$1 sc=$2 nps=$3 st
+	shift 3
+	st=0
+	"$SIM" -q -o "$tmp/$name.seq.db" "$SRCDIR/scenarios/$sc" "$@" >"$tmp/$name.seq.out" 2>&1 || st=$?
+	if [ $st -ne 0 ] && [ $st -ne 3 ]; then
+		echo "FAIL $name: sequential run exited $st"; cat "$tmp/$name.seq.out"; fail=1; return
+	fi
+	dump "$tmp/$name.seq.db" >"$tmp/$name.seq.dump"
+	for n in $nps; do
+		local pst=0
+		"$MPIRUN" -np "$n" "$SIM" -q -o "$tmp/$name.$n.db" "$SRCDIR/scenarios/$sc" "$@" \
+			>"$tmp/$name.$n.out" 2>&1 || pst=$?
+		if [ $pst -ne $st ]; then
+			echo "FAIL $name -np $n: exit $pst, the sequential run's $st"; tail -5 "$tmp/$name.$n.out"
+			fail=1; continue
+		fi
+		if [ -e "$tmp/$name.$n.db.rank1" ]; then
+			echo "FAIL $name -np $n: a rank's part was left beside the database"; fail=1
+		fi
+		dump "$tmp/$name.$n.db" >"$tmp/$name.$n.dump"
+		local how
+		how=$(sqlite3 "$tmp/$name.$n.db" "SELECT ranks || ' ranks, ' || partition FROM run")
+		if cmp -s "$tmp/$name.seq.dump" "$tmp/$name.$n.dump"; then
+			echo "ok $name -np $n: every table equal ($how)"
+		else
+			echo "FAIL $name -np $n: tables differ from the sequential run's ($how)"
+			diff "$tmp/$name.seq.dump" "$tmp/$name.$n.dump" | grep '^[<>]'
+			fail=1
+		fi
+	done
+}
+
+same permutation permutation.ini "2 3 4"
+same hpcc_stopped hpcc_websearch.ini "2 4" --set simulation.stop=300us
+same lossy lossy_link.ini "2 3"
+same pfc_deadlock pfc_deadlock.ini "2 3"
+same incast_pfc incast_pfc.ini "2"
+same multicast multicast_allgather.ini "2"
+same fat_tree_moe fat_tree_moe.ini "2" --set simulation.stop=50us
+
+# The partitioned cases did split the work, and said how.
+check() {
+	local what=$1 db=$2 sql=$3
+	if [ "$(sqlite3 "$db" "$sql")" = 1 ]; then echo "ok $what"; else echo "FAIL $what ($sql)"; fail=1; fi
+}
+check "permutation -np 4: four ranks ran events, their sum the run's" "$tmp/permutation.4.db" \
+	"SELECT count(*) = 4 AND sum(r.events) = (SELECT events FROM run) AND min(r.events) > 0
+	   AND sum(foreign_events) = 0 FROM run_rank r"
+check "pfc_deadlock -np 2: the deadlock's cycle rows" "$tmp/pfc_deadlock.2.db" \
+	"SELECT count(*) > 0 FROM deadlock"
+check "hpcc_stopped -np 2: stopped" "$tmp/hpcc_stopped.2.db" "SELECT status = 'stopped' FROM run"
+check "lossy -np 2: retransmissions happened" "$tmp/lossy.2.db" "SELECT sum(retx_packets) > 0 FROM flow"
+check "multicast -np 2: rank 0 ran it alone, saying why" "$tmp/multicast.2.db" \
+	"SELECT partition LIKE 'none: rank 0 ran alone (%job%' FROM run"
+
+# --check under mpirun prints the partition and its cut.
+out=$("$MPIRUN" -np 2 "$SIM" --check "$SRCDIR/scenarios/permutation.ini" 2>&1)
+if echo "$out" | grep -q "^parallel: 2 ranks, partition .*cut links, lookahead"; then
+	echo "ok --check -np 2 prints the partition"
+else
+	echo "FAIL --check -np 2: no partition line"; echo "$out"; fail=1
+fi
+
+# SIGINT to mpirun reaches every rank: one database, 'interrupted', rows intact.
+"$MPIRUN" -np 2 "$SIM" -q -o "$tmp/int.db" "$SRCDIR/test/bench/k8_websearch.ini" >"$tmp/int.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	[ -e "$tmp/int.db.tmp-"* ] 2>/dev/null && break
+	sleep 0.1
+done
+sleep 1
+kill -INT $pid
+wait $pid
+check "SIGINT: one database, interrupted" "$tmp/int.db" \
+	"SELECT status = 'interrupted' AND ranks = 2 FROM run"
+check "SIGINT: every finished flow has its row once" "$tmp/int.db" \
+	"SELECT count(*) = count(DISTINCT flow_id) FROM flow"
+if grep -q "conservation broken" "$tmp/int.out"; then
+	echo "FAIL SIGINT: packets unaccounted for"; grep conservation "$tmp/int.out"; fail=1
+else
+	echo "ok SIGINT: every packet sent is delivered, dropped or in the network"
+fi
+
+[ $fail -eq 0 ] && echo "mpi.sh: all checks passed"
+exit $fail
