@@ -143,6 +143,7 @@ static int run_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	struct run_opts o = {
 		.scenario = cli.scenario, .output = cli.output, .append = cli.append, .check = cli.check,
+		.ranks = cli.ranks,
 		.pcap_dir = cli.pcap_dir,
 		.interrupt = &interrupted,
 		.progress = par_leader() && !cli.quiet && (scenario_sim(&cfg)->progress == PROGRESS_ON ||

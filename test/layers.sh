@@ -27,7 +27,8 @@ allowed() {
 	job) echo "coll nic" ;;
 	traffic) echo "coll nic" ;;
 	observe) echo "fabric nic cc topo traffic" ;;
-	run) echo "fabric topo nic cc coll job traffic observe" ;;
+	parallel) echo "fabric nic topo" ;;
+	run) echo "fabric topo nic cc coll job traffic observe parallel" ;;
 	*) echo "?" ;;
 	esac
 }
@@ -47,6 +48,7 @@ public() {
 	traffic) echo "traffic.h" ;;
 	observe) echo "observe.h" ;;
 	run) echo "run.h" ;;
+	parallel) echo "parallel.h" ;;
 	esac
 }
 kernel_private="results_internal.h config_internal.h evq_heap.h"

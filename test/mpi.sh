@@ -83,6 +83,10 @@ same pfc_deadlock pfc_deadlock.ini "2 3"
 same incast_pfc incast_pfc.ini "2"
 same multicast multicast_allgather.ini "2"
 same fat_tree_moe fat_tree_moe.ini "2" --set simulation.stop=50us
+# Every partition method gives the same tables (auto picked pod or metis above).
+for m in leaf rail round_robin metis; do
+	same "permutation_$m" permutation.ini "3" --set parallel.partition=$m
+done
 
 # The partitioned cases did split the work, and said how.
 check() {
@@ -101,10 +105,22 @@ check "multicast -np 2: rank 0 ran it alone, saying why" "$tmp/multicast.2.db" \
 
 # --check under mpirun prints the partition and its cut.
 out=$("$MPIRUN" -np 2 "$SIM" --check "$SRCDIR/scenarios/permutation.ini" 2>&1)
-if echo "$out" | grep -q "^parallel: 2 ranks, partition .*cut links, lookahead"; then
+if echo "$out" | grep -q "^partition: 2 ranks by .* links cut .*lookahead"; then
 	echo "ok --check -np 2 prints the partition"
 else
 	echo "FAIL --check -np 2: no partition line"; echo "$out"; fail=1
+fi
+
+# A partition that cannot be made is bad input: exit 2, one located line,
+# nothing written.
+st=0
+"$MPIRUN" -np 3 "$SIM" -q -o "$tmp/bad.db" "$SRCDIR/scenarios/dumbbell.ini" \
+	--set parallel.partition=pod >"$tmp/bad.out" 2>&1 || st=$?
+if [ $st -ne 0 ] && grep -q "^sim: --set: \[parallel\] partition = 'pod': the fabric has no pods" "$tmp/bad.out" &&
+   [ "$(grep -c '^sim:' "$tmp/bad.out")" = 1 ] && [ ! -e "$tmp/bad.db" ]; then
+	echo "ok a partition that cannot be made: refused, said once, nothing written"
+else
+	echo "FAIL a partition that cannot be made (exit $st)"; cat "$tmp/bad.out"; fail=1
 fi
 
 # SIGINT to mpirun reaches every rank: one database, 'interrupted', rows intact.

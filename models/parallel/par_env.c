@@ -17,7 +17,9 @@
 #endif
 
 static int env_rank, env_size = 1;
+#ifdef HAVE_MPI
 static bool mpi_started;
+#endif
 
 /* The rank count the launcher announced, 1 without one. */
 static int launched_size(void)

@@ -62,7 +62,10 @@ struct par {
 	struct par_buf *out;       /* [n] frames for each rank */
 	simtime_t first_landing;   /* earliest landing of the frames in out (SIMTIME_NEVER: none) */
 	struct par_shadows sh;
-	struct watchdog *wd;       /* decided with every rank's counts (par_watch) */
+	/* The watchdog's pending tick (par_watch): a window bound. */
+	const bool *tick_on;       /* a tick is pending */
+	const simtime_t *tick_t;   /* when */
+	const struct sim_elem *tick_elem; /* its element: the tick is its last event */
 	bool done;                 /* this rank's work is finished (world_done) */
 	simtime_t done_t;          /* ... since this event */
 	uint64_t done_key;

@@ -23,11 +23,9 @@
 #include <string.h>
 #include "fabric.h"
 #include "log.h"
+#include "nic.h"
 #include "par_internal.h"
-#include "port.h"
 #include "sim.h"
-#include "watchdog.h"
-#include "world.h"
 #include "xalloc.h"
 
 #ifdef HAVE_MPI
@@ -76,10 +74,9 @@ static void window_bound(struct par *p, simtime_t T, simtime_t limit, simtime_t 
 		*bt = limit;
 	*bk = 0;
 	*tick = false;
-	struct watchdog *wd = p->wd;
-	if (wd && wd->ticking && wd->next_tick < *bt) {
-		*bt = wd->next_tick;
-		*bk = wd->elem.key - 1; /* the pending tick is its element's last event */
+	if (p->tick_on && *p->tick_on && *p->tick_t < *bt) {
+		*bt = *p->tick_t;
+		*bk = p->tick_elem->key - 1; /* the pending tick is its element's last event */
 		*tick = true;
 	}
 }
@@ -241,20 +238,16 @@ bool par_all(struct par *p, bool v)
 	return all != 0;
 }
 
-static void wd_global(void *ctx, struct wd_view *v)
+void par_sum_all(struct par *p, uint64_t *v, int n)
 {
-	struct par *p = ctx;
-	uint64_t in[4] = { v->progress, v->idle ? 0 : 1, v->empty ? 0 : 1, v->nic_flows }, out[4];
-	MPI_Allreduce(in, out, 4, MPI_UINT64_T, MPI_SUM, p->comm);
-	v->progress = out[0];
-	v->idle = out[1] == 0;
-	v->empty = out[2] == 0;
-	v->nic_flows = out[3];
+	uint64_t *out = xmalloc((size_t)n * sizeof *out);
+	MPI_Allreduce(v, out, n, MPI_UINT64_T, MPI_SUM, p->comm);
+	memcpy(v, out, (size_t)n * sizeof *out);
+	free(out);
 }
 
-static void wd_graph(void *ctx, const int *part, int n, int **all, int *n_all)
+void par_gather_ints(struct par *p, const int *part, int n, int **all, int *n_all)
 {
-	struct par *p = ctx;
 	int *counts = xcalloc((size_t)p->n * 2, sizeof *counts), *displs = counts + p->n;
 	MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, p->comm);
 	int total = 0;
@@ -268,15 +261,14 @@ static void wd_graph(void *ctx, const int *part, int n, int **all, int *n_all)
 	free(counts);
 }
 
-void par_watch(struct par *p, struct watchdog *wd)
+void par_watch(struct par *p, const bool *ticking, const simtime_t *next_tick, const struct sim_elem *elem)
 {
 	/* Registered after par_attach: every rank runs it alike. */
 	p->elem_owner = xrealloc(p->elem_owner, p->sim->n_elems * sizeof *p->elem_owner);
-	p->elem_owner[sim_elem_id(&wd->elem)] = -1;
-	p->wd = wd;
-	wd->global = wd_global;
-	wd->global_graph = wd_graph;
-	wd->global_ctx = p;
+	p->elem_owner[sim_elem_id(elem)] = -1;
+	p->tick_on = ticking;
+	p->tick_t = next_tick;
+	p->tick_elem = elem;
 }
 
 #else
@@ -285,6 +277,20 @@ int par_run(struct par *p) { (void)p; return SIM_RAN_DRY; }
 void par_run_to(struct par *p, simtime_t t) { (void)p; (void)t; }
 uint64_t par_sum(struct par *p, uint64_t v) { (void)p; return v; }
 bool par_all(struct par *p, bool v) { (void)p; return v; }
-void par_watch(struct par *p, struct watchdog *wd) { (void)p; (void)wd; }
+void par_watch(struct par *p, const bool *ticking, const simtime_t *next_tick, const struct sim_elem *elem)
+{
+	(void)p;
+	(void)ticking;
+	(void)next_tick;
+	(void)elem;
+}
+void par_sum_all(struct par *p, uint64_t *v, int n) { (void)p; (void)v; (void)n; }
+void par_gather_ints(struct par *p, const int *part, int n, int **all, int *n_all)
+{
+	(void)p;
+	*all = xmalloc((size_t)(n ? n : 1) * sizeof **all);
+	memcpy(*all, part, (size_t)n * sizeof **all);
+	*n_all = n;
+}
 
 #endif

@@ -8,13 +8,10 @@
 #include <sys/time.h>
 #include "config.h"
 #include "fabric.h"
-#include "flow.h"
 #include "log.h"
 #include "nic.h"
 #include "par_internal.h"
 #include "sim.h"
-#include "watchdog.h"
-#include "world.h"
 #include "xalloc.h"
 
 double par_wall(void)
@@ -46,65 +43,47 @@ static struct flow *par_post(struct world *w, int src, int dst, uint64_t size_b,
 	return f;
 }
 
-/* Hosts in contiguous blocks of equal size; each switch with the rank of
- * the first of its neighbours placed, tier by tier (ToRs with their hosts,
- * aggregation switches with their ToRs, ...). */
-static void partition_blocks(const struct topo *t, int n, int *owner)
+int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why, struct par **out,
+	       char **err)
 {
-	for (int u = 0; u < t->n_nodes; u++)
-		owner[u] = u < t->n_hosts ? (int)((int64_t)u * n / t->n_hosts) : -1;
-	for (bool more = true; more;) {
-		more = false;
-		int *next = xmalloc((size_t)t->n_nodes * sizeof *next);
-		memcpy(next, owner, (size_t)t->n_nodes * sizeof *next);
-		for (int u = t->n_hosts; u < t->n_nodes; u++) {
-			if (owner[u] >= 0)
-				continue;
-			for (int k = t->port_off[u]; k < t->port_off[u + 1]; k++)
-				if (owner[t->ports[k].peer] >= 0) {
-					next[u] = owner[t->ports[k].peer];
-					break;
-				}
-			more |= next[u] < 0;
-		}
-		bool moved = memcmp(next, owner, (size_t)t->n_nodes * sizeof *next) != 0;
-		memcpy(owner, next, (size_t)t->n_nodes * sizeof *next);
-		free(next);
-		if (!moved)
-			break;
-	}
-	for (int u = 0; u < t->n_nodes; u++)
-		if (owner[u] < 0)
-			owner[u] = u % n; /* a switch with no host below it */
-}
-
-struct par *par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char **why)
-{
-	(void)cfg;
+	*out = NULL;
 	if (par_size() <= 1)
-		return NULL;
+		return 0;
+	struct fabric *f = &w->fab;
+	struct partition part = { 0 };
+	if (!why && partition_scenario(cfg, &f->topo, par_size(), &part, err) < 0)
+		return -1;
+	if (!why && part.lookahead_ps <= 0) {
+		partition_free(&part);
+		*err = str_printf("%s: [parallel] partition %s cuts a link without propagation delay: the ranks "
+				  "could never run ahead of each other; give [topology] links a delay, or choose a "
+				  "partition that keeps such links whole", cfg->path ? cfg->path : "scenario",
+				  partition_method_name(part.method));
+		return -1;
+	}
 	struct par *p = xcalloc(1, sizeof *p);
 	p->me = par_rank();
 	p->n = par_size();
 	p->sim = sim;
 	p->w = w;
 	p->comm = MPI_COMM_WORLD;
-	p->why = *why;
-	p->solo = *why != NULL;
+	p->why = why;
+	p->solo = why != NULL;
 	p->lookahead = SIMTIME_NEVER;
 	p->first_landing = SIMTIME_NEVER;
 	p->out = xcalloc((size_t)p->n, sizeof *p->out);
-	struct fabric *f = &w->fab;
 	p->node_owner = xcalloc((size_t)f->n_nodes, sizeof *p->node_owner);
 	p->elem_owner = xmalloc((size_t)sim->n_elems * sizeof *p->elem_owner);
 	for (uint32_t e = 0; e < sim->n_elems; e++)
 		p->elem_owner[e] = -1;
+	*out = p;
 	if (p->solo) {
 		snprintf(p->method, sizeof p->method, "none");
-		return p; /* node_owner all 0: rank 0 owns everything */
+		return 0; /* node_owner all 0: rank 0 owns everything */
 	}
-	snprintf(p->method, sizeof p->method, "blocks");
-	partition_blocks(&f->topo, p->n, p->node_owner);
+	snprintf(p->method, sizeof p->method, "%s", partition_method_name(part.method));
+	memcpy(p->node_owner, part.part_of_node, (size_t)f->n_nodes * sizeof *p->node_owner);
+	partition_free(&part);
 	for (int u = 0; u < f->n_nodes; u++)
 		p->elem_owner[sim_elem_id(&f->nodes[u].elem)] = (int16_t)p->node_owner[u];
 	for (int i = 0; i < f->n_ports; i++) {
@@ -129,18 +108,21 @@ struct par *par_attach(struct sim *sim, struct world *w, const struct config *cf
 	f->ship_ctx = p;
 	w->post = par_post;
 	the_par = p;
-	return p;
+	return 0;
 }
 
 #else
 
-struct par *par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char **why)
+int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why, struct par **out,
+	       char **err)
 {
 	(void)sim;
 	(void)w;
 	(void)cfg;
 	(void)why;
-	return NULL;
+	(void)err;
+	*out = NULL;
+	return 0;
 }
 
 #endif
@@ -160,26 +142,4 @@ void par_free(struct par *p)
 	free(p->mine);
 	free(p->elem_owner);
 	free(p);
-}
-
-void par_describe(struct par *p, FILE *to)
-{
-	if (!p)
-		return;
-	if (p->solo) {
-		fprintf(to, "parallel: %d ranks; rank 0 simulates everything (%s cannot be partitioned)\n",
-			p->n, p->why);
-		return;
-	}
-	int *nodes = xcalloc((size_t)p->n * 2, sizeof *nodes), *hosts = nodes + p->n;
-	for (int u = 0; u < p->w->fab.n_nodes; u++) {
-		nodes[p->node_owner[u]]++;
-		hosts[p->node_owner[u]] += u < p->w->fab.n_hosts;
-	}
-	fprintf(to, "parallel: %d ranks, partition %s, %d cut links, lookahead %lld ps\n", p->n, p->method,
-		p->n_cut, (long long)p->lookahead);
-	for (int r = 0; r < p->n; r++)
-		fprintf(to, "  rank %d: %d nodes (%d hosts, %d switches)\n", r, nodes[r], hosts[r],
-			nodes[r] - hosts[r]);
-	free(nodes);
 }

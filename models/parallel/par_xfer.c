@@ -14,12 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fabric.h"
-#include "flow.h"
 #include "log.h"
+#include "nic.h"
 #include "par_internal.h"
-#include "port.h"
 #include "sim.h"
-#include "world.h"
 #include "xalloc.h"
 
 #ifdef HAVE_MPI

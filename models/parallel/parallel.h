@@ -31,14 +31,16 @@
 #define ROCESIM_PARALLEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "config.h"
 #include "simtime.h"
 
-struct config;
 struct results;
 struct sim;
-struct watchdog;
+struct topo;
+struct sim_elem;
 struct world;
 
 /* ---- the MPI environment (par_env.c) ---- */
@@ -62,21 +64,31 @@ static inline bool par_leader(void) { return par_rank() == 0; }
 
 struct par;
 
-/* After the world, the traffic and the jobs are built (run.c): returns
+/* After the world, the traffic and the jobs are built (run.c): *out is
  * NULL for a sequential run, else the partitioned run of par_size() ranks
- * (nodes owned, cut links made remote, sources told which hosts are this
- * rank's). When the scenario has a model that cannot be partitioned,
- * returns a run in which rank 0 simulates everything and the others only
- * wait, with *why saying which model (for the run row and --check). */
-struct par *par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char **why);
+ * by the scenario's [parallel] partition (nodes owned, cut links made
+ * remote, sources told which hosts are this rank's). why names a model
+ * that cannot be partitioned: then rank 0 simulates everything and the
+ * others only wait (the run row and --check say why). -1 with *err
+ * (located) when the partition cannot be made: more ranks than the
+ * method has groups, a cut link without delay. */
+int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why, struct par **out,
+	       char **err);
 void par_free(struct par *p);
 /* This rank simulates nothing (a model could not be partitioned and this
  * is not rank 0). */
 bool par_idle(const struct par *p);
 /* The ranks share the work (not rank 0 alone). */
 bool par_partitioned(const struct par *p);
-/* The watchdog's ticks are decided with every rank's counts. */
-void par_watch(struct par *p, struct watchdog *wd);
+/* The watchdog ticks at *next_tick while *ticking, as element elem
+ * (registered after par_attach): each tick bounds a window, so that it
+ * runs on every rank at the same point; it reads the ranks' sums
+ * (par_sum_all) and their parts of the wait-for graph (par_gather_ints). */
+void par_watch(struct par *p, const bool *ticking, const simtime_t *next_tick, const struct sim_elem *elem);
+/* v[0..n) summed over the ranks, in place (every rank calls it). */
+void par_sum_all(struct par *p, uint64_t *v, int n);
+/* Every rank's part[0..n) in rank order, into *all (malloc'd, *n_all ints). */
+void par_gather_ints(struct par *p, const int *part, int n, int **all, int *n_all);
 /* Runs windows until the work is done, [simulation] stop passes, a
  * signal arrives or the watchdog ends the run; returns enum sim_stop as
  * sim_run does, with the ranks agreeing. */
@@ -101,7 +113,74 @@ void par_write_run(struct par *p, struct results *res);
  * copies every part's rows into res, folds par_flow_recv into the flow
  * rows and deletes the parts. 0, or -1 reported. */
 int par_merge_parts(struct par *p, struct results *res, const char *output);
-/* --check: the partition this many ranks would use. */
-void par_describe(struct par *p, FILE *to);
+
+/* ---- Partitioning (partition*.c, docs/parallel.md "Partitioning") ----
+ *
+ * A partition gives every node of a topology (a host with its NICs and
+ * GPUs, or a switch) to one of n_parts ranks. It is a pure function of the
+ * topology graph, the method and n_parts: no name, no seed and no clock
+ * enters it, so every rank of a run computes the same one. Every rank gets
+ * at least one node. A link whose two ends are on different ranks is cut:
+ * its frames cross as messages, and the smallest propagation delay of a
+ * cut link is the lookahead of the conservative synchronisation.
+ */
+
+/* The methods, in the order of the `[parallel] partition` vocabulary. */
+enum partition_method {
+	PART_AUTO,          /* the best of the others (partition.c) */
+	PART_POD,           /* components left when the top tier is removed */
+	PART_LEAF,          /* each edge switch with its hosts */
+	PART_RAIL,          /* hosts in blocks; switches spread over them */
+	PART_METIS,         /* METIS k-way on the node graph (when built with METIS) */
+	PART_ROUND_ROBIN,   /* switches (with their hosts) dealt in turn */
+	PART_N_METHODS
+};
+
+struct partition {
+	int n_parts;               /* ranks, >= 1 */
+	int requested;             /* the method asked for (PART_AUTO included) */
+	int method;                /* the method used (never PART_AUTO) */
+	int n_nodes;               /* entries of part_of_node (the topology's n_nodes) */
+	int *part_of_node;         /* [n_nodes]: the rank owning each node */
+	int n_groups;              /* pods, leaf groups or hosts the method dealt; 0 for
+				    * metis and round_robin */
+	int n_links;               /* links of the topology */
+	int n_cut_links;           /* links whose two ends are on different ranks */
+	simtime_t lookahead_ps;    /* least propagation delay of a cut link;
+				    * SIMTIME_NEVER when no link is cut */
+	uint64_t cut_rate_bps;     /* summed rate of the cut links (one direction) */
+	uint64_t total_rate_bps;   /* summed rate of every link (one direction) */
+	/* Per rank [n_parts]: its nodes, hosts, switches, ports (the load
+	 * proxy: about one event per frame and port) and cut links (a cut
+	 * link counts at both its ranks). */
+	uint64_t *nodes_of_part, *hosts_of_part, *switches_of_part, *ports_of_part, *cut_of_part;
+};
+
+/* Partitions t (ports numbered) across n_parts ranks by method. 0 with
+ * *out filled (partition_free), or -1 with *err (malloc'd, unlocated: the
+ * caller says where the method came from) and *out empty: more ranks than
+ * the method has groups to deal, a method the graph does not fit (pod on a
+ * fabric without pods), metis in a build without METIS. */
+int partition_compute(const struct topo *t, int method, int n_parts, struct partition *out, char **err);
+void partition_free(struct partition *p);
+/* --check's report: the method, per rank its nodes, hosts, switches,
+ * ports and cut links, the cut links and the lookahead, and the share of
+ * uniform host-to-host traffic that must cross ranks. */
+void partition_describe(const struct partition *p, const struct topo *t, FILE *to);
+/* Name of a method ("pod"); word i of the vocabulary, NULL past the last
+ * (the key's vocab_fn). */
+const char *partition_method_name(int method);
+const char *partition_method_at(const void *arg, size_t i);
+
+/* [parallel] (parallel_keys.c) */
+struct parallel_cfg {
+	int partition;             /* enum partition_method [auto] */
+};
+extern const struct cfg_section parallel_section;
+/* partition_compute with the scenario's [parallel] partition; an error is
+ * located at that key ("x.ini:7: [parallel] partition = 'pod': ..." or
+ * "x.ini: [parallel] partition (default): ..."). */
+int partition_scenario(const struct config *cfg, const struct topo *t, int n_parts, struct partition *out,
+		       char **err);
 
 #endif

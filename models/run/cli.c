@@ -30,6 +30,7 @@ enum {
 	OPT_CHECK,
 	OPT_KEYS,
 	OPT_SERVE,
+	OPT_RANKS,
 	OPT_SWEEP,
 };
 
@@ -56,6 +57,8 @@ static const struct cli_opt cli_opts[] = {
 	{ "quiet", 'q', NULL, "no progress line" },
 	{ "check", OPT_CHECK, NULL,
 	  "validate, build the world, print its summary, each\njob's plan, run-time and capture estimates, write\nnothing, exit" },
+	{ "ranks", OPT_RANKS, "N",
+	  "with --check: also print how [parallel] partition\nsplits the fabric across N MPI ranks" },
 	{ "serve", OPT_SERVE, NULL,
 	  "open the fabric and answer requests, one per line\non stdin, one reply per line on stdout\n(docs/library.md); -o names the database" },
 	{ "keys", OPT_KEYS, NULL,
@@ -231,6 +234,19 @@ static bool valid_seed(const char *s)
 	return errno != ERANGE;
 }
 
+/* --ranks: a decimal integer in [1, CLI_MAX_RANKS]; 0 when not. */
+#define CLI_MAX_RANKS 1000000
+static int parse_ranks(const char *s)
+{
+	if (!*s || strlen(s) > 7)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	long v = strtol(s, NULL, 10);
+	return v >= 1 && v <= CLI_MAX_RANKS ? (int)v : 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli *out)
 {
 	memset(out, 0, sizeof *out);
@@ -315,6 +331,11 @@ int cli_parse(int argc, char **argv, struct cli *out)
 		case OPT_PCAP: out->pcap_dir = optarg; break;
 		case 'q': out->quiet = true; break;
 		case OPT_CHECK: out->check = true; break;
+		case OPT_RANKS:
+			out->ranks = parse_ranks(optarg);
+			if (!out->ranks)
+				return usage_error(out, "--ranks expects an integer from 1 to 1000000, got", optarg);
+			break;
 		case OPT_KEYS: out->keys = true; break;
 		case OPT_SERVE: out->serve = true; break;
 		case 'h': out->help = true; break;
@@ -363,6 +384,8 @@ int cli_parse(int argc, char **argv, struct cli *out)
 		return usage_error(out, "no scenario given", NULL);
 	if (n_positional > 1)
 		return usage_error(out, "more than one scenario given: extra argument", positional[1]);
+	if (out->ranks && !out->check)
+		return usage_error(out, "--ranks goes with --check (a run under mpirun has mpirun's ranks)", NULL);
 	out->scenario = positional[0];
 	return 0;
 }

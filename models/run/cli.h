@@ -24,6 +24,8 @@ struct cli {
 	const char *pcap_dir;        /* --pcap DIR */
 	bool quiet;                  /* -q */
 	bool check;                  /* --check */
+	int ranks;                   /* --ranks N (with --check): print the partition
+				      * for N ranks; 0 when not given */
 	bool keys;                   /* --keys: print the scenario key reference and exit 0 */
 	bool serve;                  /* --serve: the line protocol on stdin/stdout (serve.c) */
 	const char **sweeps;         /* --sweep SECTION.KEY=V1,V2,... as given (into argv), in order */

@@ -299,6 +299,20 @@ static const char *unpartitionable(const struct world *w, const struct jobs *job
 	return NULL;
 }
 
+/* The watchdog of a partitioned run: what it reads, summed over the
+ * ranks, and the wait-for graph from every rank's switches. */
+static void wd_sums(void *ctx, struct wd_view *v)
+{
+	uint64_t a[4] = { v->progress, !v->idle, !v->empty, v->nic_flows };
+	par_sum_all(ctx, a, 4);
+	*v = (struct wd_view){ .progress = a[0], .idle = a[1] == 0, .empty = a[2] == 0, .nic_flows = a[3] };
+}
+
+static void wd_graph(void *ctx, const int *part, int n, int **all, int *n_all)
+{
+	par_gather_ints(ctx, part, n, all, n_all);
+}
+
 /* A run in progress (run.h): what run_scenario held on its stack, on the
  * heap so that a driver (api.c) can hold it between calls. */
 struct run {
@@ -365,13 +379,27 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	fill_world(rep, w);
 	rep->flows_expected = traffic_flows_expected(r->traffic);
 	const char *par_why = unpartitionable(w, r->jobs, r->traffic, r->sampler, o);
-	r->par = par_attach(sim, w, cfg, &par_why);
+	if (par_attach(sim, w, cfg, par_why, &r->par, err) < 0)
+		goto input_error;
 	if (o->check) {
+		/* The partition a run on that many ranks (--ranks, or mpirun's)
+		 * would use, refused (as an input error) before anything is
+		 * printed. */
+		int ranks = o->ranks > 0 ? o->ranks : par_size();
+		struct partition part = { 0 };
+		if (ranks > 1 && !par_why && partition_scenario(cfg, &w->fab.topo, ranks, &part, err) < 0)
+			goto input_error;
 		warn_choices(cfg, w, r->jobs, true);
-		par_describe(r->par, stdout);
 		failure_print(&w->fab, stdout);
 		jobs_print_plan(r->jobs, stdout);
 		estimate_cost(cfg, w, r->jobs, o, false);
+		if (ranks > 1 && par_why)
+			printf("partition: %d ranks: rank 0 would simulate everything alone (%s cannot be "
+			       "partitioned); the results are the sequential run's\n", ranks, par_why);
+		else if (ranks > 1) {
+			partition_describe(&part, &w->fab.topo, stdout);
+			partition_free(&part);
+		}
 		run_free(r);
 		return 0;
 	}
@@ -444,8 +472,12 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	sim->done = world_done;
 	sim->done_ctx = w;
 	watchdog_start(&r->wd, w, sc->watchdog); /* last element registered */
-	if (par_partitioned(r->par))
-		par_watch(r->par, &r->wd);
+	if (par_partitioned(r->par)) {
+		r->wd.global = wd_sums;
+		r->wd.global_graph = wd_graph;
+		r->wd.global_ctx = r->par;
+		par_watch(r->par, &r->wd.ticking, &r->wd.next_tick, &r->wd.elem);
+	}
 	r->pc = (struct progress_ctx){ .w = w, .flows_expected = rep->flows_expected, .jobs = r->jobs };
 	progress_init(&r->pc.p, o->progress, sim->stop_at);
 	if (o->progress) {

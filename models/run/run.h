@@ -50,6 +50,8 @@ struct run_opts {
 	bool append;
 	bool progress;              /* draw the progress line */
 	bool check;                 /* build and summarise only; write nothing */
+	int ranks;                  /* with check, > 0: also print the partition for
+				     * this many ranks ([parallel], parallel.h) */
 	const char *pcap_dir;       /* --pcap DIR: capture into DIR (tap.h) */
 	volatile sig_atomic_t *interrupt; /* set asynchronously to stop the run */
 	/* A driver of the run (api.c): no_results writes no database (output

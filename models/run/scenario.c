@@ -14,6 +14,7 @@
 #include "job.h"
 #include "nic.h"
 #include "observe.h"
+#include "parallel.h"
 #include "run.h"
 #include "topology.h"
 #include "traffic.h"
@@ -44,7 +45,7 @@ static const struct cfg_section *const before_cc[] = {
 	&sim_section, &topo_section, &switch_section, &failure_section, &nic_section,
 };
 static const struct cfg_section *const after_cc[] = {
-	&mcast_section, &pcap_section, &output_section, &job_section, &traffic_section,
+	&mcast_section, &pcap_section, &output_section, &job_section, &traffic_section, &parallel_section,
 };
 #define N_BEFORE (sizeof before_cc / sizeof *before_cc)
 #define N_AFTER (sizeof after_cc / sizeof *after_cc)
