@@ -14,6 +14,7 @@
 #include "run.h"
 #include "parallel.h"
 #include "serve.h"
+#include "sweep.h"
 #include "xalloc.h"
 
 static volatile sig_atomic_t interrupted;
@@ -99,6 +100,13 @@ static int run_main(int argc, char **argv)
 			printf("rocesim %s\n", PACKAGE_VERSION);
 		cli_free(&cli);
 		return 0;
+	}
+
+	if (cli.n_sweeps) {
+		/* The points run as child processes of this binary (sweep.c). */
+		rc = sweep_main(&cli, argv[0]);
+		cli_free(&cli);
+		return rc;
 	}
 
 	if (cli.serve) {

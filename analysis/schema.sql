@@ -49,7 +49,9 @@ CREATE TABLE IF NOT EXISTS run (
 	status            TEXT NOT NULL,         -- running | complete | stopped | interrupted | deadlock | stalled | failed
 	ranks             INTEGER DEFAULT 1,     -- MPI ranks that ran it (1: sequential; docs/parallel.md)
 	partition         TEXT,                  -- with ranks > 1: the partition ('pod: 48 cut links, lookahead 1000000 ps'), or why rank 0 ran alone
-	rank_events       TEXT                   -- with ranks > 1: each rank's events, 'e0,e1,...' (their sum is events)
+	rank_events       TEXT,                  -- with ranks > 1: each rank's events, 'e0,e1,...' (their sum is events)
+	sweep             TEXT                   -- sim --sweep: the point's swept values, 'section.key=value' joined by
+	                                         -- spaces in --sweep order ('traffic.ws.load=0.5 nic.cc=dcqcn'); NULL outside a sweep
 );
 
 -- A partitioned run: each rank's share of the work and of the waiting

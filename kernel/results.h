@@ -97,6 +97,38 @@ void results_run_set(struct results *r, int ranks, const char *partition, const 
 /* The connection (sqlite3 *), for a caller that binds its own statements. */
 void *results_db(struct results *r);
 
+/* ---- Gathering runs (results_gather.c) ----
+ * Runs written by other processes, one database each (a sweep's points:
+ * SQLite allows one writer at a time), copied into one target database.
+ * results_gather_open opens the target as results_open does: fresh (built
+ * in "PATH.tmp-PID", renamed over PATH by results_gather_finish, PATH
+ * untouched until then) or append (in place); it creates the schema
+ * (IF NOT EXISTS) and, when run lacks it, the TEXT column label_column.
+ * NULL with *err (malloc'd, one line) when PATH cannot be written; nothing
+ * is left behind then. */
+struct results_gather;
+struct results_gather *results_gather_open(const char *path, bool append, const char *schema_sql,
+					 const char *index_sql, const char *label_column, char **err);
+/* Copies every table's rows of the database src, which holds one run,
+ * under the target's next run_id, and sets that run's label_column to
+ * label: in one transaction, so the run is in the target whole or not at
+ * all. Returns the run_id, or -1 with *err (the target is as before). */
+int results_gather_add(struct results_gather *m, const char *src, const char *label, char **err);
+/* A run that left no database (it died, or was stopped before it opened
+ * one): its run row alone, with info's scenario, config, seed and
+ * version, the status and the wall time. The run_id, or -1 with *err. */
+int results_gather_add_row(struct results_gather *m, const struct results_run_info *info, const char *status,
+			  double wall_s, const char *label, char **err);
+/* Builds the indexes, closes and (fresh) renames into place. 0, or -1 with
+ * *err and the temporary file removed. Frees m. */
+int results_gather_finish(struct results_gather *m, char **err);
+/* Closes and removes the temporary file (fresh; PATH untouched); with
+ * append, the runs already added stay. Frees m; NULL is allowed. */
+void results_gather_abort(struct results_gather *m);
+/* The status of the last run of the database at path (malloc'd), NULL
+ * when it cannot be read. */
+char *results_run_status(const char *path);
+
 #define RESULTS_BATCH 4096
 
 #endif

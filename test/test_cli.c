@@ -280,6 +280,39 @@ static void test_keys(void)
 	cli_free(&c);
 }
 
+/* --sweep (kept as given, in order; its values are the sweep's to split)
+ * and -j: a number of processes, and only with --sweep. */
+static void test_sweep(void)
+{
+	struct cli c;
+	CU_ASSERT_EQUAL(parse(&c, "--sweep", "nic.cc=none,dcqcn", "s.ini", "-j", "3", "--sweep=job.moe.tp=2,4",
+			      "--set", "nic.mtu=4000", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(c.n_sweeps, 2);
+	CU_ASSERT_STRING_EQUAL(c.sweeps[0], "nic.cc=none,dcqcn");
+	CU_ASSERT_STRING_EQUAL(c.sweeps[1], "job.moe.tp=2,4");
+	CU_ASSERT_EQUAL(c.jobs, 3);
+	CU_ASSERT_STRING_EQUAL(c.scenario, "s.ini");
+	check_set(&c, 0, "nic", "mtu", "4000");
+	cli_free(&c);
+	CU_ASSERT_PTR_NULL(c.sweeps);
+	CU_ASSERT_EQUAL(parse(&c, "s.ini", "--sweep", "a.b=1", "--jobs=1024", NULL), 0);
+	CU_ASSERT_EQUAL(c.jobs, 1024);
+	cli_free(&c);
+	CU_ASSERT_EQUAL(parse(&c, "s.ini", NULL), 0);
+	CU_ASSERT_EQUAL(c.jobs, 0);
+	CU_ASSERT_EQUAL(c.n_sweeps, 0);
+	cli_free(&c);
+	CHECK_USAGE_ERROR(c, "--sweep expects SECTION.KEY=V1,V2,..., got 'nic.cc'", "s.ini", "--sweep", "nic.cc");
+	CHECK_USAGE_ERROR(c, "--sweep expects SECTION.KEY=V1,V2,..., got 'cc=none'", "s.ini", "--sweep", "cc=none");
+	CHECK_USAGE_ERROR(c, "-j/--jobs expects a number of processes from 1 to 1024, got '0'", "s.ini", "--sweep",
+			  "a.b=1", "-j", "0");
+	CHECK_USAGE_ERROR(c, "got '1025'", "s.ini", "--sweep", "a.b=1", "-j", "1025");
+	CHECK_USAGE_ERROR(c, "got '2x'", "s.ini", "--sweep", "a.b=1", "-j", "2x");
+	CHECK_USAGE_ERROR(c, "it needs --sweep", "s.ini", "-j", "2");
+	CHECK_USAGE_ERROR(c, "--sweep and --serve cannot be combined", "s.ini", "--sweep", "a.b=1", "--serve");
+	CHECK_USAGE_ERROR(c, "missing argument to option '--sweep'", "s.ini", "--sweep");
+}
+
 TEST_MAIN("cli",
 	  { "defaults", test_defaults },
 	  { "options before and after the scenario", test_options_before_and_after },
@@ -289,4 +322,5 @@ TEST_MAIN("cli",
 	  { "exactly one scenario", test_scenario_count },
 	  { "unknown options and missing arguments", test_unknown_options },
 	  { "help and version", test_help_version },
-	  { "--keys", test_keys })
+	  { "--keys", test_keys },
+	  { "--sweep and -j", test_sweep })

@@ -261,7 +261,9 @@ static void test_fresh_run(void)
 /* analysis/schema.sql: every table and its columns, in order. */
 static const char *const schema_tables[][28] = {
 	{ "run", "run_id", "scenario", "config", "seed", "version", "started_at", "wall_s",
-	  "sim_end_ps", "events", "packets_sent", "packets_delivered", "packets_dropped", "status" },
+	  "sim_end_ps", "events", "packets_sent", "packets_delivered", "packets_dropped", "status",
+	  "ranks", "partition", "rank_events",
+	  "sweep" },
 	{ "node", "run_id", "node_id", "name", "kind", "tier" },
 	{ "link", "run_id", "link_id", "node_a", "port_a", "node_b", "port_b", "rate_bps", "delay_ps" },
 	{ "flow", "run_id", "flow_id", "src", "dst", "src_gpu", "dst_gpu", "qpn", "sport", "priority",

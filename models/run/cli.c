@@ -31,6 +31,7 @@ enum {
 	OPT_KEYS,
 	OPT_SERVE,
 	OPT_RANKS,
+	OPT_SWEEP,
 };
 
 struct cli_opt {
@@ -50,6 +51,9 @@ static const struct cli_opt cli_opts[] = {
 	{ "seed", OPT_SEED, "N", "same as --set simulation.seed=N" },
 	{ "pcap", OPT_PCAP, "DIR",
 	  "capture what [pcap] taps names (every host port\nif none) into DIR" },
+	{ "sweep", OPT_SWEEP, "SECTION.KEY=V1,V2,...",
+	  "run the scenario once per value (repeatable: every\ncombination, the first --sweep varying slowest)\ninto one database. See below." },
+	{ "jobs", 'j', "N", "run N points of a --sweep at a time [1]" },
 	{ "quiet", 'q', NULL, "no progress line" },
 	{ "check", OPT_CHECK, NULL,
 	  "validate, build the world, print its summary, each\njob's plan, run-time and capture estimates, write\nnothing, exit" },
@@ -102,6 +106,12 @@ void cli_usage(FILE *to)
 	      "the left part: --set switch.pfc=off, --set job.moe.tp=8,\n"
 	      "--set traffic.ws.file=/x/f.txt.\n"
 	      "\n"
+	      "--sweep takes the key as --set does and its values split at commas; '\\,'\n"
+	      "is a comma inside a value (a list value may also use spaces). Each point\n"
+	      "is validated first, then run as its own process, and all land in one\n"
+	      "database in point order, each run row's `sweep` naming its values; the\n"
+	      "exit status is the worst point's (docs/sweeps.md).\n"
+	      "\n"
 	      "Exit status:\n"
 	      "  0  finished\n"
 	      "  1  internal failure\n"
@@ -118,6 +128,7 @@ void cli_free(struct cli *c)
 		free(c->sets[i].value);
 	}
 	free(c->sets);
+	free(c->sweeps);
 	/* Zeroed so a second cli_free (or one after a failed parse) is harmless. */
 	memset(c, 0, sizeof *c);
 }
@@ -290,6 +301,33 @@ int cli_parse(int argc, char **argv, struct cli *out)
 			if (add_set(out, "simulation", 10, "seed", 4, optarg) < 0)
 				return usage_error(out, "out of memory", NULL);
 			break;
+		case OPT_SWEEP: {
+			struct cfg_override o;
+			int rc = cli_split_set(optarg, &o);
+			if (rc == 2)
+				return usage_error(out, "--sweep expects SECTION.KEY=V1,V2,..., got", optarg);
+			if (rc < 0)
+				return usage_error(out, "out of memory", NULL);
+			free(o.section);
+			free(o.key);
+			free(o.value);
+			const char **s = realloc(out->sweeps, (out->n_sweeps + 1) * sizeof *s);
+			if (!s)
+				return usage_error(out, "out of memory", NULL);
+			out->sweeps = s;
+			out->sweeps[out->n_sweeps++] = optarg;
+			break;
+		}
+		case 'j': {
+			char *end;
+			errno = 0;
+			long n = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 1 || n > CLI_MAX_JOBS)
+				return usage_error(out, "-j/--jobs expects a number of processes from 1 to "
+						   CLI_MAX_JOBS_TEXT ", got", optarg);
+			out->jobs = (int)n;
+			break;
+		}
 		case OPT_PCAP: out->pcap_dir = optarg; break;
 		case 'q': out->quiet = true; break;
 		case OPT_CHECK: out->check = true; break;
@@ -337,6 +375,11 @@ int cli_parse(int argc, char **argv, struct cli *out)
 	}
 	if (out->help || out->version || out->keys)
 		return 0;   /* they need no scenario */
+	if (out->jobs && !out->n_sweeps)
+		return usage_error(out, "-j/--jobs sets how many points of a --sweep run at a time; "
+				   "it needs --sweep", NULL);
+	if (out->n_sweeps && out->serve)
+		return usage_error(out, "--sweep and --serve cannot be combined", NULL);
 	if (n_positional == 0)
 		return usage_error(out, "no scenario given", NULL);
 	if (n_positional > 1)

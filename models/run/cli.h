@@ -4,7 +4,8 @@
  * Options may come before or after the scenario. --set splits at the first
  * '='; the section is what precedes the last dot of the left part
  * (--set job.moe.tp=8 -> section "job.moe", key "tp"). --seed N is
- * --set simulation.seed=N.
+ * --set simulation.seed=N. --sweep is checked here for its SECTION.KEY=
+ * form only; its values are split by the sweep (sweep.h).
  */
 #ifndef ROCESIM_CLI_H
 #define ROCESIM_CLI_H
@@ -27,8 +28,15 @@ struct cli {
 				      * for N ranks; 0 when not given */
 	bool keys;                   /* --keys: print the scenario key reference and exit 0 */
 	bool serve;                  /* --serve: the line protocol on stdin/stdout (serve.c) */
+	const char **sweeps;         /* --sweep SECTION.KEY=V1,V2,... as given (into argv), in order */
+	size_t n_sweeps;
+	int jobs;                    /* -j/--jobs N: a sweep's points at a time; 0 when not given */
 	bool help, version;          /* -h / -V: print and exit 0 */
 };
+
+/* Most processes -j may ask for. */
+#define CLI_MAX_JOBS 1024
+#define CLI_MAX_JOBS_TEXT "1024"
 
 /* Parses argv. Returns 0 on success; on a usage error prints
  * "sim: <what>\nTry 'sim --help'." to stderr and returns 2. */
