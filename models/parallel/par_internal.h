@@ -62,6 +62,7 @@ struct par {
 	int n_cut;                 /* links whose ends are on different ranks */
 	simtime_t lookahead;       /* smallest propagation delay of a cut link */
 	struct par_buf *out;       /* [n] frames for each rank */
+	struct par_buf send, recv; /* the trade's buffers, kept from window to window */
 	simtime_t first_landing;   /* earliest landing of the frames in out (SIMTIME_NEVER: none) */
 	struct par_shadows sh;
 	/* The watchdog's pending tick (par_watch): a window bound. */

@@ -95,8 +95,10 @@ int par_merge_parts(struct par *p, struct results *res, const char *output)
 void par_write_run(struct par *p, struct results *res)
 {
 	struct par_stats *all = xcalloc((size_t)p->n, sizeof *all);
-	if (p->solo) /* the others idle: rank 0's figures alone */
+	if (p->solo) { /* the others idle: rank 0 ran every event, in one loop */
 		all[0] = p->st;
+		all[0].events = p->sim->events;
+	}
 	else
 		MPI_Gather(&p->st, sizeof p->st, MPI_BYTE, all, sizeof p->st, MPI_BYTE, 0, p->comm);
 	if (p->me == 0 && res) {

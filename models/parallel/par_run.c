@@ -137,6 +137,8 @@ void par_free(struct par *p)
 	for (int r = 0; r < p->n; r++)
 		free(p->out[r].b);
 	free(p->out);
+	free(p->send.b);
+	free(p->recv.b);
 	par_shadows_free(&p->sh);
 	free(p->node_owner);
 	free(p->mine);

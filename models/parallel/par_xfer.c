@@ -134,11 +134,15 @@ void par_exchange(struct par *p, const int *rc_known, bool none)
 		rtotal += (size_t)rc[r];
 	}
 	if (!none) { /* a collective: every rank calls it, or none */
-		uint8_t *send = xmalloc(total ? total : 1);
+		/* The buffers stay from window to window: no page faults of
+		 * fresh large allocations at every trade. */
+		struct par_buf *sb = &p->send, *rb = &p->recv;
+		sb->n = rb->n = 0;
+		uint8_t *send = buf_grow(sb, total ? total : 1);
 		for (int r = 0; r < n; r++)
 			if (p->out[r].n)
 				memcpy(send + sd[r], p->out[r].b, p->out[r].n);
-		uint8_t *recv = xmalloc(rtotal ? rtotal : 1);
+		uint8_t *recv = buf_grow(rb, rtotal ? rtotal : 1);
 		double t0 = par_wall();
 		MPI_Alltoallv(send, sc, sd, MPI_BYTE, recv, rc, rd, MPI_BYTE, p->comm);
 		double t1 = par_wall();
@@ -146,8 +150,6 @@ void par_exchange(struct par *p, const int *rc_known, bool none)
 			land_all(p, recv + rd[r], (size_t)rc[r]);
 		p->st.trade_s += t1 - t0;
 		p->st.land_s += par_wall() - t1;
-		free(send);
-		free(recv);
 	}
 	for (int r = 0; r < n; r++)
 		p->out[r].n = 0;
