@@ -9,7 +9,11 @@
 # Not run by make check (k = 74 takes seconds and hundreds of MB);
 # `make bench-build` runs it with ./sim. Figures: test/bench/RESULTS.md.
 #
-# Usage: build_scale.sh SIM [SIM_BEFORE] [k ...]
+# With RANKS=N (a sim built with MPI), each k also runs under
+# `mpirun -np N`: the slowest rank's seconds and the largest rank's peak
+# RSS (every rank builds the whole fabric today: docs/parallel.md).
+#
+# Usage: [RANKS=N] build_scale.sh SIM [SIM_BEFORE] [k ...]
 set -eu
 [ $# -ge 1 ] || { echo "usage: build_scale.sh SIM [SIM_BEFORE] [k ...]" >&2; exit 2; }
 SIM=$1
@@ -34,8 +38,18 @@ measure() {
 	cat "$tmp/time"
 }
 
+# The same under mpirun -np $RANKS: "seconds rss_kb" of the slowest and largest rank.
+measure_ranks() {
+	rm -f "$tmp"/rt.*
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "${MPIRUN:-mpirun}" -np "$RANKS" \
+		sh -c '"$0" -f "%e %M" -o "$1.${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-0}}" "$2" --check "$3" >/dev/null 2>&1' \
+		"$TIME" "$tmp/rt" "$1" "$2" || { echo "build_scale.sh: mpirun -np $RANKS $1 --check failed" >&2; exit 1; }
+	cat "$tmp"/rt.* | awk '$1 > s { s = $1 } $2 > m { m = $2 } END { print s, m }'
+}
+
 printf '%-4s %8s %8s %8s  %8s %8s %8s' k hosts switches links check_s rss_MB KB/host
 [ -n "$BEFORE" ] && printf '  %9s %9s %9s' before_s before_MB KB/host
+[ -n "${RANKS:-}" ] && printf '  %9s %9s' "r${RANKS}_s" "r${RANKS}_MB"
 printf '\n'
 for k in $KS; do
 	cat >"$tmp/k.ini" <<EOT
@@ -67,6 +81,10 @@ EOT
 		set -- $(measure "$BEFORE" "$tmp/k.ini")
 		printf '  %9.2f %9.1f %9.2f' "$1" "$(echo "$2" | awk '{ print $1 / 1024 }')" \
 			"$(echo "$2 $hosts" | awk '{ print $1 / $2 }')"
+	fi
+	if [ -n "${RANKS:-}" ]; then
+		set -- $(measure_ranks "$SIM" "$tmp/k.ini")
+		printf '  %9.2f %9.1f' "$1" "$(echo "$2" | awk '{ print $1 / 1024 }')"
 	fi
 	printf '\n'
 done
