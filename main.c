@@ -133,14 +133,8 @@ static int run_main(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 
-	/* Each signal blocks the other while the handler runs, so two sent at
-	 * once are still first and second (the second meets SIG_DFL). */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* The second signal meets SIG_DFL (on_signal). */
+	cli_catch_signals(on_signal);
 	struct run_opts o = {
 		.scenario = cli.scenario, .output = cli.output, .append = cli.append, .check = cli.check,
 		.ranks = cli.ranks,

@@ -12,6 +12,7 @@
 
 set -u
 SIM=${SIM:-./sim}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 if [ ! -x "$SIM" ]; then
 	echo "check_scale.sh: SKIP: $SIM is not built"
 	exit 77
@@ -22,27 +23,8 @@ trap 'exit 1' INT TERM
 fails=0
 
 for k in 8 32; do
-	cat >"$tmp/k$k.ini" <<EOT
-[simulation]
-seed = 1
-stop = 1ms
-[topology]
-type = fat_tree
-k = $k
-link_rate = 100Gbps
-link_delay = 1us
-[switch]
-pfc = on
-ecn = on
-[nic]
-mtu = 1000
-cc = dcqcn
-[traffic.ws]
-type = poisson
-load = 0.3
-cdf = websearch
-stop = 1ms
-EOT
+	# the benchmark scenario k16_websearch.ini with this k
+	sed "s/^k = 16$/k = $k/" "$SRCDIR/test/bench/k16_websearch.ini" >"$tmp/k$k.ini"
 	"$SIM" --check "$tmp/k$k.ini" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -388,4 +389,14 @@ int cli_parse(int argc, char **argv, struct cli *out)
 		return usage_error(out, "--ranks goes with --check (a run under mpirun has mpirun's ranks)", NULL);
 	out->scenario = positional[0];
 	return 0;
+}
+
+void cli_catch_signals(void (*fn)(int))
+{
+	struct sigaction sa = { .sa_handler = fn, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

@@ -49,5 +49,9 @@ int cli_parse(int argc, char **argv, struct cli *out);
 int cli_split_set(const char *arg, struct cfg_override *out);
 void cli_free(struct cli *c);
 void cli_usage(FILE *to);
+/* SIGINT and SIGTERM to fn, each blocking the other while fn runs (so two
+ * sent at once are still first and second), SA_RESTART so that a wait
+ * goes on after it. */
+void cli_catch_signals(void (*fn)(int));
 
 #endif

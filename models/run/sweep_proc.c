@@ -47,14 +47,9 @@ static void on_signal(int sig)
 
 void sweep_signals_install(void)
 {
-	/* SA_RESTART: the wait goes on after the handler; the handler itself
-	 * forwards the signal, so the loop need not wake to do it. */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* The wait goes on after the handler; the handler itself forwards
+	 * the signal, so the loop need not wake to do it. */
+	cli_catch_signals(on_signal);
 }
 
 void sweep_signals_restore(void)

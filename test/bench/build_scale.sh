@@ -52,27 +52,8 @@ printf '%-4s %8s %8s %8s  %8s %8s %8s' k hosts switches links check_s rss_MB KB/
 [ -n "${RANKS:-}" ] && printf '  %9s %9s' "r${RANKS}_s" "r${RANKS}_MB"
 printf '\n'
 for k in $KS; do
-	cat >"$tmp/k.ini" <<EOT
-[simulation]
-seed = 1
-stop = 1ms
-[topology]
-type = fat_tree
-k = $k
-link_rate = 100Gbps
-link_delay = 1us
-[switch]
-pfc = on
-ecn = on
-[nic]
-mtu = 1000
-cc = dcqcn
-[traffic.ws]
-type = poisson
-load = 0.3
-cdf = websearch
-stop = 1ms
-EOT
+	# the benchmark scenario k16_websearch.ini with this k
+	sed "s/^k = 16$/k = $k/" "$(dirname "$0")/k16_websearch.ini" >"$tmp/k.ini"
 	hosts=$((k * k * k / 4)) switches=$((5 * k * k / 4)) links=$((3 * k * k * k / 4))
 	set -- $(measure "$SIM" "$tmp/k.ini")
 	printf '%-4s %8d %8d %8d  %8.2f %8.1f %8.2f' "$k" "$hosts" "$switches" "$links" "$1" \
