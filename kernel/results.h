@@ -83,19 +83,17 @@ int results_finish(struct results *r, const char *status, const struct run_summa
  * database, if any, is untouched); with --append marks the run 'failed'. Frees r. */
 void results_abort(struct results *r);
 
-/* Adds the rows run part_run_id of the database at part_path holds (every
+/* Adds the rows of the one run the database at part_path holds (every
  * table but run) to this run's, with this run's run_id: a partitioned
  * run's ranks' parts (results_merge.c). 0, or -1 with the failure reported
  * (results_finish then fails). */
-int results_merge(struct results *r, const char *part_path, int part_run_id);
+int results_merge(struct results *r, const char *part_path);
 /* Runs sql (statements without results) in the current batch: 0 or -1,
  * reported as `what`. */
 int results_sql(struct results *r, const char *sql, const char *what);
 /* The run row's parallel columns: ranks, partition, each rank's events
  * ("e0,e1,..."); a sequential run leaves them 1, NULL, NULL. */
 void results_run_set(struct results *r, int ranks, const char *partition, const char *rank_events);
-/* The connection (sqlite3 *), for a caller that binds its own statements. */
-void *results_db(struct results *r);
 
 /* ---- Gathering runs (results_gather.c) ----
  * Runs written by other processes, one database each (a sweep's points:

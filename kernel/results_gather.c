@@ -245,16 +245,14 @@ static int next_run_id(struct results_gather *m, char **err)
 }
 
 /* "INSERT INTO main.T (c...) SELECT c or ?1 for run_id... FROM src.T" for
- * the table, built from the source's columns (malloc'd; NULL on failure
- * with *err). */
-static char *copy_sql(struct results_gather *m, const char *table, char **err)
+ * the table, built from the source's columns (malloc'd; NULL when out of
+ * memory or SQLite fails). */
+static char *copy_sql(sqlite3 *db, const char *table)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(m->db, "SELECT name FROM pragma_table_info(?1, 'src') ORDER BY cid", -1, &st,
-			       NULL) != SQLITE_OK) {
-		gather_error(err, m->path, "read the columns of a run's table", sqlite3_errmsg(m->db));
+	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1, 'src') ORDER BY cid", -1, &st,
+			       NULL) != SQLITE_OK)
 		return NULL;
-	}
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
 	char *cols = strdup(""), *sel = strdup("");
 	while (cols && sel && sqlite3_step(st) == SQLITE_ROW) {
@@ -273,50 +271,70 @@ static char *copy_sql(struct results_gather *m, const char *table, char **err)
 	char *t = quoted(table);
 	char *sql = cols && sel && t ? results_fmt("INSERT INTO main.%s (%s) SELECT %s FROM src.%s", t, cols, sel, t)
 				     : NULL;
-	if (!sql)
-		gather_error(err, m->path, NULL, strerror(ENOMEM));
 	free(t);
 	free(cols);
 	free(sel);
 	return sql;
 }
 
-/* Copies every table of the attached `src` under run_id `id`. 0 or -1. */
-static int copy_tables(struct results_gather *m, int id, char **err)
+int results_copy_attached(sqlite3 *db, int id, bool with_run, char **what)
 {
+	*what = NULL;
 	sqlite3_stmt *tables = NULL;
-	if (sqlite3_prepare_v2(m->db, "SELECT name FROM src.sqlite_master WHERE type = 'table' AND name NOT LIKE "
-				      "'sqlite_%' ORDER BY name = 'run' DESC, name", -1, &tables, NULL) != SQLITE_OK) {
-		gather_error(err, m->path, "read a run's tables", sqlite3_errmsg(m->db));
+	if (sqlite3_prepare_v2(db, "SELECT name FROM src.sqlite_master WHERE type = 'table' AND name NOT LIKE "
+				   "'sqlite_%' ORDER BY name = 'run' DESC, name", -1, &tables, NULL) != SQLITE_OK) {
+		*what = results_fmt("read a run's tables: %s", sqlite3_errmsg(db));
 		return -1;
 	}
+	/* The names first: the inserts may not run while the listing reads
+	 * the attached schema. */
+	char **names = NULL;
+	size_t n = 0;
 	int rc = 0;
-	while (rc == 0 && sqlite3_step(tables) == SQLITE_ROW) {
+	while (sqlite3_step(tables) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(tables, 0);
-		char *sql = copy_sql(m, name, err);
+		if (!with_run && strcmp(name, "run") == 0)
+			continue;
+		char **grown = realloc(names, (n + 1) * sizeof *names);
+		char *copy = strdup(name);
+		if (!grown || !copy) {
+			free(grown ? (void *)copy : NULL);
+			names = grown ? grown : names;
+			*what = results_fmt("read a run's tables: %s", strerror(ENOMEM));
+			rc = -1;
+			break;
+		}
+		names = grown;
+		names[n++] = copy;
+	}
+	sqlite3_finalize(tables);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char *sql = copy_sql(db, names[i]);
 		sqlite3_stmt *st = NULL;
-		if (!sql) {
+		if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
+		    ((sqlite3_bind_parameter_count(st) >= 1 ? sqlite3_bind_int(st, 1, id) : SQLITE_OK),
+		     sqlite3_step(st) != SQLITE_DONE)) {
+			*what = results_fmt("copy table %s: %s", names[i], sql ? sqlite3_errmsg(db) : strerror(ENOMEM));
 			rc = -1;
-		} else if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK) {
-			char *what = results_fmt("copy table %s", name);
-			gather_error(err, m->path, what, sqlite3_errmsg(m->db));
-			free(what);
-			rc = -1;
-		} else {
-			if (sqlite3_bind_parameter_count(st) >= 1)
-				sqlite3_bind_int(st, 1, id);
-			if (sqlite3_step(st) != SQLITE_DONE) {
-				char *what = results_fmt("copy table %s", name);
-				gather_error(err, m->path, what, sqlite3_errmsg(m->db));
-				free(what);
-				rc = -1;
-			}
 		}
 		sqlite3_finalize(st);
 		free(sql);
 	}
-	sqlite3_finalize(tables);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 	return rc;
+}
+
+/* Copies every table of the attached `src` under run_id `id`. 0 or -1. */
+static int copy_tables(struct results_gather *m, int id, char **err)
+{
+	char *what = NULL;
+	if (results_copy_attached(m->db, id, true, &what) == 0)
+		return 0;
+	gather_error(err, m->path, NULL, what ? what : strerror(ENOMEM));
+	free(what);
+	return -1;
 }
 
 /* UPDATE run SET <label column> = label WHERE run_id = id. */

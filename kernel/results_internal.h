@@ -53,6 +53,11 @@ void results_report_db(struct results *r, const char *what);
 /* sqlite3_exec, failures reported; 0 or -1. */
 int results_exec(struct results *r, const char *sql, const char *what);
 
+/* results_gather.c: copies every table of the database attached as `src`
+ * (the run table first, and only when with_run) into main, run_id
+ * replaced by id, the columns matched by name. 0, or -1 with *what
+ * (malloc'd "copy table flow: why"; NULL when out of memory). */
+int results_copy_attached(sqlite3 *db, int id, bool with_run, char **what);
 /* results_rows.c: the batch transaction rows join. begin opens one unless
  * open; commit ends it (0, or -1 reported). */
 void results_batch_begin(struct results *r);

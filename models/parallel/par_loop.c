@@ -18,7 +18,6 @@
  *   - the watchdog: its tick is a window bound, decided on the ranks' sums
  *     (par_watch), and its verdict sets the stop on every rank alike.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fabric.h"
@@ -190,10 +189,6 @@ int par_run(struct par *p)
 		bool tick;
 		window_bound(p, T, sim->stop_at == SIMTIME_NEVER ? SIMTIME_NEVER : sim->stop_at + 1, &bt, &bk, &tick);
 		stopped = window(p, bt, bk, tick, true, all, &T);
-		if (getenv("ROCESIM_PAR_DEBUG"))
-			fprintf(stderr, "rank %d window %llu bt %lld tick %d -> T %lld done %d events %llu\n", p->me,
-				(unsigned long long)p->st.windows, (long long)bt, tick, (long long)T, p->done,
-				(unsigned long long)p->st.events);
 		if (stopped >= 0)
 			break;
 		if (p->me == 0 && sim->progress && sim->events >= p->next_progress) {

@@ -67,7 +67,7 @@ int par_merge_parts(struct par *p, struct results *res, const char *output)
 		return 0;
 	for (int r = 1; r < p->n; r++) {
 		char *part = par_part_path(output, r);
-		if (!rc && results_merge(res, part, 1) < 0) {
+		if (!rc && results_merge(res, part) < 0) {
 			warnx_sim("could not merge rank %d's part %s", r, part);
 			rc = -1;
 		}
