@@ -1,0 +1,31 @@
+/*
+ * run_internal.h — what run.c and run_say.c share (the run part's own
+ * header; other parts include run.h).
+ */
+#ifndef ROCESIM_RUN_INTERNAL_H
+#define ROCESIM_RUN_INTERNAL_H
+
+#include <stdbool.h>
+#include "run.h"
+#include "simtime.h"
+
+struct config;
+struct jobs;
+struct world;
+
+/* The run's cost and its capture's size, before it runs (estimate.h):
+ * printed at --check; before a run with capture, a warning when large. */
+void run_estimate_cost(const struct config *cfg, const struct world *w, const struct jobs *jobs,
+		       const struct run_opts *o, bool capture);
+/* The `fabric:` line (when describe) and the warnings about choices that
+ * work but hurt; said once, after every input error. */
+void run_warn_choices(const struct config *cfg, const struct world *w, const struct jobs *jobs, bool describe);
+/* [simulation] stop ended the run at `at` with work left: what was left. */
+void run_warn_stopped(const struct world *w, simtime_t at, const char *jobs_left);
+/* Frames of the lossless class dropped, at switches and NICs, and why. */
+void run_warn_lossless_drops(const struct world *w);
+/* A scenario the machine cannot hold: -1 with *err, before its world is
+ * built; fills rep's memory estimate either way. */
+int run_check_memory(const struct config *cfg, struct run_report *rep, char **err);
+
+#endif
