@@ -4,10 +4,12 @@
 # and 4 oversubscribed on small machines) on a permutation, the HPCC
 # reference case cut short by [simulation] stop, a lossy fabric with
 # retransmissions, a PFC deadlock (the same cycles, found at the same time),
-# incast under PFC, and scenarios with models that run on rank 0 alone (a
-# multicast job, the MoE training job). Also: --check prints the partition,
-# SIGINT stops every rank with an 'interrupted' database, too many ranks
-# and a bad partition are refused with exit status 2.
+# incast under PFC, and training jobs under partition = hosts (the MoE job
+# cut short by stop, a ZeRO-3 job whose all-gathers make multicast trees
+# during the run, two jobs side by side). Also: --check prints the
+# partition, SIGINT stops every rank with an 'interrupted' database, too
+# many ranks and a bad partition are refused with exit status 2, and so is
+# a partition that would split a job's hosts.
 # Run by make check when sim was built with MPI.
 set -u
 : "${SIM:?}" "${SRCDIR:?}" "${MPIRUN:=mpirun}"
@@ -83,16 +85,17 @@ if [ "${MPI_QUICK:-0}" = 1 ]; then
 	same hpcc_stopped hpcc_websearch.ini "2" --set simulation.stop=300us
 	same lossy lossy_link.ini "2"
 	same pfc_deadlock pfc_deadlock.ini "2"
-	same multicast multicast_allgather.ini "2"
-	same fat_tree_moe fat_tree_moe.ini "2" --set simulation.stop=50us
+	same multicast multicast_allgather.ini "2 4"
+	same fat_tree_moe fat_tree_moe.ini "2" --set simulation.stop=5ms
 else
 	same permutation permutation.ini "2 3 4"
 	same hpcc_stopped hpcc_websearch.ini "2 4" --set simulation.stop=300us
 	same lossy lossy_link.ini "2 3"
 	same pfc_deadlock pfc_deadlock.ini "2 3"
 	same incast_pfc incast_pfc.ini "2"
-	same multicast multicast_allgather.ini "2"
-	same fat_tree_moe fat_tree_moe.ini "2" --set simulation.stop=50us
+	same multicast multicast_allgather.ini "2 3 4"
+	same fat_tree_moe fat_tree_moe.ini "2 3 4" --set simulation.stop=5ms
+	same two_jobs two_jobs.ini "2"
 	# Every partition method gives the same tables (auto picked pod or metis above).
 	for m in leaf rail round_robin metis; do
 		same "permutation_$m" permutation.ini "3" --set parallel.partition=$m
@@ -111,8 +114,22 @@ check "pfc_deadlock -np 2: the deadlock's cycle rows" "$tmp/pfc_deadlock.2.db" \
 	"SELECT count(*) > 0 FROM deadlock"
 check "hpcc_stopped -np 2: stopped" "$tmp/hpcc_stopped.2.db" "SELECT status = 'stopped' FROM run"
 check "lossy -np 2: retransmissions happened" "$tmp/lossy.2.db" "SELECT sum(retx_packets) > 0 FROM flow"
-check "multicast -np 2: rank 0 ran it alone, saying why" "$tmp/multicast.2.db" \
-	"SELECT partition LIKE 'none: rank 0 ran alone (%job%' FROM run"
+check "multicast -np 2: hosts on rank 0, the switches on rank 1, both busy" "$tmp/multicast.2.db" \
+	"SELECT (SELECT partition LIKE 'hosts: %' FROM run) AND count(*) = 2 AND min(events) > 0
+	   AND sum(frames_out) > 0 AND sum(foreign_events) = 0 FROM run_rank"
+check "fat_tree_moe -np 2: stopped, its frames crossed ranks" "$tmp/fat_tree_moe.2.db" \
+	"SELECT status = 'stopped' AND packets_sent > 0 AND ranks = 2 FROM run"
+
+# A job's hosts cannot be split: another partition than hosts is refused.
+st=0
+"$MPIRUN" -np 2 "$SIM" -q -o "$tmp/split.db" "$SRCDIR/scenarios/two_jobs.ini" \
+	--set parallel.partition=leaf >"$tmp/split.out" 2>&1 || st=$?
+if [ $st -eq 2 ] && grep -q "^sim: --set: \[parallel\] partition = 'leaf': a training job (\[job\]) needs every host on one rank" "$tmp/split.out" &&
+   [ ! -e "$tmp/split.db" ]; then
+	echo "ok a partition splitting a job's hosts: refused, nothing written"
+else
+	echo "FAIL a partition splitting a job's hosts (exit $st)"; cat "$tmp/split.out"; fail=1
+fi
 
 # --check under mpirun prints the partition and its cut.
 out=$("$MPIRUN" -np 2 "$SIM" --check "$SRCDIR/scenarios/permutation.ini" 2>&1)

@@ -305,6 +305,41 @@ static void test_round_robin(void)
 	topology_free(&t);
 }
 
+/* hosts: every host alone on rank 0, every switch elsewhere; the cut is
+ * every host link plus what the switches' split cuts (none on 2 ranks). */
+static void test_hosts(void)
+{
+	const char *shapes[] = { "type = fat_tree\nk = 4",
+				 "type = rail_optimized\nhosts = 4\nspines = 2\nnics_per_host = 4" };
+	for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
+		for (int n = 2; n <= 4; n++) {
+			struct topo t;
+			struct partition p;
+			part_of(shapes[k], PART_HOSTS, n, &t, &p);
+			check_common(&t, &p);
+			int host_links = 0;
+			for (int l = 0; l < t.n_links; l++)
+				host_links += t.links[l].a < t.n_hosts || t.links[l].b < t.n_hosts;
+			for (int u = 0; u < t.n_nodes; u++)
+				CU_ASSERT_EQUAL(p.part_of_node[u] == 0, u < t.n_hosts);
+			CU_ASSERT_EQUAL(p.hosts_of_part[0], (uint64_t)t.n_hosts);
+			CU_ASSERT_EQUAL(p.switches_of_part[0], 0);
+			CU_ASSERT_EQUAL(p.cut_of_part[0], (uint64_t)host_links);
+			if (n == 2)
+				CU_ASSERT_EQUAL(p.n_cut_links, host_links);
+			CU_ASSERT(p.n_cut_links >= host_links);
+			partition_free(&p);
+			topology_free(&t);
+		}
+	/* auto never picks it by itself */
+	struct topo t;
+	struct partition p;
+	part_of("type = fat_tree\nk = 4", PART_AUTO, 2, &t, &p);
+	CU_ASSERT_NOT_EQUAL(p.method, PART_HOSTS);
+	partition_free(&p);
+	topology_free(&t);
+}
+
 TEST_MAIN("partition",
 	  { "fat tree by pod: pods whole, agg-core cut k^3/4 (1 - 1/n)", test_fat_tree_pod },
 	  { "fat tree by leaf: ToR groups", test_fat_tree_leaf },
@@ -312,4 +347,5 @@ TEST_MAIN("partition",
 	  { "rail-optimised: cut (H + S) N (1 - 1/n)", test_rail },
 	  { "metis: ring cut 2, dragonfly within its global links", test_metis },
 	  { "lookahead: least delay of a cut link", test_lookahead },
-	  { "round robin", test_round_robin })
+	  { "round robin", test_round_robin },
+	  { "hosts: every host on rank 0 alone, the host links cut", test_hosts })

@@ -183,11 +183,11 @@ static void test_scenario(void)
 	struct topo t;
 	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
 	struct partition p;
-	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, &p, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, NULL, &p, &err), 0);
 	CU_ASSERT_EQUAL(p.method, PART_POD);
 	CU_ASSERT_EQUAL(p.requested, PART_POD);
 	partition_free(&p);
-	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 6, &p, &err), -1);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 6, NULL, &p, &err), -1);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){
 		"p.ini:7: [parallel] partition = 'pod': 6 ranks but the fabric has only 4 pods", NULL }));
 	free(err);
@@ -200,8 +200,35 @@ static void test_scenario(void)
 	const char *plain = "[topology]\ntype = fat_tree\nk = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n";
 	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "q.ini", plain, strlen(plain), NULL, 0, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
-	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 40, &p, &err), -1);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 40, NULL, &p, &err), -1);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){ "q.ini: [parallel] partition (default): 40 ranks", NULL }));
+	free(err);
+	err = NULL;
+	topology_free(&t);
+	config_free(&cfg);
+	/* A model that needs every host on one rank: auto means hosts, which
+	 * may also be named; another method is refused, located. */
+	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "q.ini", plain, strlen(plain), NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 3, "a training job ([job])", &p, &err), 0);
+	CU_ASSERT_EQUAL(p.method, PART_HOSTS);
+	CU_ASSERT_EQUAL(p.requested, PART_AUTO);
+	CU_ASSERT_EQUAL(p.hosts_of_part[0], 16);
+	partition_free(&p);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 22, "a training job ([job])", &p, &err), -1);
+	CU_ASSERT(msg_has_all(err, (const char *const[]){ "22 ranks but partition = hosts has one rank for the "
+			      "hosts and 20 switches to deal; use at most 21 ranks", NULL }));
+	free(err);
+	err = NULL;
+	topology_free(&t);
+	config_free(&cfg);
+	const char *pod = "[topology]\ntype = fat_tree\nk = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
+			  "[parallel]\npartition = pod\n";
+	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "j.ini", pod, strlen(pod), NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", &p, &err), -1);
+	CU_ASSERT(msg_has_all(err, (const char *const[]){ "j.ini:7: [parallel] partition = 'pod': a training job "
+			      "([job]) needs every host on one rank", "use hosts", NULL }));
 	free(err);
 	err = NULL;
 	topology_free(&t);
@@ -210,7 +237,7 @@ static void test_scenario(void)
 	expect_load_error_text("r.ini", "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
 			       "link_delay = 1us\n[parallel]\npartition = metsi\n",
 			       "r.ini:7: [parallel] partition = 'metsi': expected one of auto, pod, leaf, rail, "
-			       "metis or round_robin (did you mean 'metis'?)");
+			       "metis, round_robin or hosts (did you mean 'metis'?)");
 }
 
 /* --check's description: the figures, and the uniform-traffic share

@@ -78,6 +78,8 @@ struct fabric_params {
 				    * multicast entry upstream; 0: one for every mark */
 };
 
+struct mcast_tree;
+
 struct fabric {
 	struct sim *sim;
 	const struct config *cfg;  /* for located errors */
@@ -103,6 +105,10 @@ struct fabric {
 	 * (it returns it to the pool). NULL in a sequential run. */
 	void (*ship)(void *ctx, struct port *p, struct packet *pkt, simtime_t arrive_at);
 	void *ship_ctx;
+	/* A partitioned run: a multicast tree was made during the run (with
+	 * its members' QPNs set), for the other ranks' switches to make too
+	 * (ship_ctx). NULL in a sequential run. */
+	void (*tree_made)(void *ctx, const struct mcast_tree *t);
 	/* A partitioned run: mine[u] says node u is this rank's (its rows are
 	 * this rank's to write); NULL: every node is. */
 	const bool *mine;
@@ -199,6 +205,11 @@ struct mcast_tree *mcast_tree_build(struct fabric *f, int src_ep, const int *dst
 /* The member's responder QP, which the last switch rewrites copies to. */
 void mcast_tree_set_qpn(struct mcast_tree *t, int member, uint32_t qpn);
 int mcast_tree_id(const struct mcast_tree *t);
+/* The source endpoint, the members and member i's endpoint and QPN. */
+int mcast_tree_src(const struct mcast_tree *t);
+int mcast_tree_size(const struct mcast_tree *t);
+int mcast_tree_member(const struct mcast_tree *t, int member);
+uint32_t mcast_tree_qpn(const struct mcast_tree *t, int member);
 uint32_t mcast_tree_ip(const struct mcast_tree *t);
 uint16_t mcast_tree_sport(const struct mcast_tree *t);
 /* Links of the tree, the source's own link included. */

@@ -211,6 +211,10 @@ struct mcast_tree *mcast_tree_build(struct fabric *f, int src_ep, const int *dst
 
 void mcast_tree_set_qpn(struct mcast_tree *t, int member, uint32_t qpn) { t->dqpn[member] = qpn; }
 int mcast_tree_id(const struct mcast_tree *t) { return t->id; }
+int mcast_tree_src(const struct mcast_tree *t) { return t->src; }
+int mcast_tree_size(const struct mcast_tree *t) { return t->n_dst; }
+int mcast_tree_member(const struct mcast_tree *t, int member) { return t->dst[member]; }
+uint32_t mcast_tree_qpn(const struct mcast_tree *t, int member) { return t->dqpn[member]; }
 uint32_t mcast_tree_ip(const struct mcast_tree *t) { return t->ip; }
 uint16_t mcast_tree_sport(const struct mcast_tree *t) { return t->sport; }
 int mcast_tree_links(const struct mcast_tree *t) { return t->tree_links; }

@@ -151,6 +151,8 @@ struct mcast_group *mcast_group_create(struct world *w, const char *name, int sr
 		g->rq[i] = r;
 		mcast_tree_set_qpn(tree, i, r->qpn);
 	}
+	if (w->fab.tree_made) /* the other ranks' switches need the tree too */
+		w->fab.tree_made(w->fab.ship_ctx, tree);
 	if (mc->n == mc->cap) {
 		mc->cap = mc->cap ? 2 * mc->cap : 8;
 		mc->g = xrealloc(mc->g, (size_t)mc->cap * sizeof *mc->g);

@@ -16,6 +16,7 @@
 #endif
 
 struct flow;
+struct mcast_tree;
 struct packet;
 struct port;
 
@@ -53,6 +54,10 @@ struct par {
 	int me, n;                 /* this rank, ranks */
 	bool solo;                 /* rank 0 simulates everything (why says which model) */
 	const char *why;
+	bool hosts_alone;          /* partition = hosts for a model that needs it: the
+				    * elements of no node run on rank 0 alone */
+	bool hostless;             /* ... and this rank is not 0: its work is never
+				    * "done", it only carries frames to the end */
 	struct sim *sim;
 	struct world *w;
 	int *node_owner;           /* [n_nodes] */
@@ -81,6 +86,8 @@ struct par {
 
 /* par_xfer.c: frames crossing ranks. The fabric's ship hook. */
 void par_ship(void *ctx, struct port *p, struct packet *pkt, simtime_t arrive_at);
+/* The fabric's tree_made hook: the tree goes to every other rank. */
+void par_tree_made(void *ctx, const struct mcast_tree *t);
 /* Trades the window's frames with every rank and lands them on the local
  * copies of their links; rc_known: the bytes each rank sends this one,
  * when the ranks already told (else they are traded first); none: they

@@ -11,7 +11,9 @@
  *   - done: a rank whose own work is finished (world_done: every message
  *     it posted ended, every source ended) stops at that event; when every
  *     rank is done, the latest of their stopping events, by (time, key),
- *     is the sequential run's last, and each rank runs up to it;
+ *     is the sequential run's last, and each rank runs up to it (a
+ *     hostless rank of partition = hosts has no work: it is done from the
+ *     start and only carries frames);
  *   - [simulation] stop: windows never pass it;
  *   - a signal: at the next window boundary (an interrupted run is not
  *     reproducible in any mode);
@@ -98,12 +100,14 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 {
 	struct sim *sim = p->sim;
 	int n = p->n, w = SAID_COUNTS + n;
-	bool paused = check_done && p->done; /* done before: it waits for the others' verdict */
+	/* Done before: it waits for the others' verdict. A hostless rank has
+	 * no work of its own: done from the start, it never pauses. */
+	bool paused = check_done && p->done && !p->hostless;
 	if (!paused)
-		paused = run_window(p, bt, bk, check_done);
+		paused = run_window(p, bt, bk, check_done && !p->hostless);
 	int64_t *mine = xcalloc((size_t)w, sizeof *mine);
 	simtime_t next = local_next(sim);
-	mine[SAID_DONE_T] = p->done ? p->done_t : -1;
+	mine[SAID_DONE_T] = p->hostless ? 0 : p->done ? p->done_t : -1;
 	mine[SAID_DONE_KEY] = (int64_t)p->done_key;
 	/* A paused rank runs the rest of its window after this: bt bounds it. */
 	simtime_t nx = next < p->first_landing ? next : p->first_landing;
@@ -172,7 +176,7 @@ int par_run(struct par *p)
 	simtime_t T = global_next(p);
 	for (;;) {
 		if (T == SIMTIME_NEVER) { /* every queue is empty */
-			int64_t mine[2] = { sim->done && sim->done(sim, sim->done_ctx),
+			int64_t mine[2] = { p->hostless || (sim->done && sim->done(sim, sim->done_ctx)),
 					    sim->interrupt && *sim->interrupt }, agg[2];
 			MPI_Allreduce(mine, agg, 1, MPI_INT64_T, MPI_MIN, p->comm);
 			MPI_Allreduce(mine + 1, agg + 1, 1, MPI_INT64_T, MPI_MAX, p->comm);

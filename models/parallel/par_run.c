@@ -43,15 +43,32 @@ static struct flow *par_post(struct world *w, int src, int dst, uint64_t size_b,
 	return f;
 }
 
-int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why, struct par **out,
-	       char **err)
+/* Drops the queued events of elements another rank owns: the seeds of
+ * the models that run on the hosts' rank alone (partition = hosts). */
+static void prune_foreign(struct par *p)
+{
+	struct evq *q = &p->sim->q;
+	size_t n = evq_size(q), k = 0;
+	struct event *keep = xmalloc((n ? n : 1) * sizeof *keep), e;
+	while (evq_pop(q, &e)) {
+		int o = p->elem_owner[e.key >> EVQ_SEQ_BITS];
+		if (o < 0 || o == p->me)
+			keep[k++] = e;
+	}
+	for (size_t i = 0; i < k; i++)
+		evq_insert(q, &keep[i]);
+	free(keep);
+}
+
+int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why,
+	       const char *together, struct par **out, char **err)
 {
 	*out = NULL;
 	if (par_size() <= 1)
 		return 0;
 	struct fabric *f = &w->fab;
 	struct partition part = { 0 };
-	if (!why && partition_scenario(cfg, &f->topo, par_size(), &part, err) < 0)
+	if (!why && partition_scenario(cfg, &f->topo, par_size(), together, &part, err) < 0)
 		return -1;
 	if (!why && part.lookahead_ps <= 0) {
 		partition_free(&part);
@@ -69,6 +86,8 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 	p->comm = MPI_COMM_WORLD;
 	p->why = why;
 	p->solo = why != NULL;
+	p->hosts_alone = !p->solo && together;
+	p->hostless = p->hosts_alone && p->me != 0;
 	p->lookahead = SIMTIME_NEVER;
 	p->first_landing = SIMTIME_NEVER;
 	p->out = xcalloc((size_t)p->n, sizeof *p->out);
@@ -100,12 +119,21 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 				port_set_remote(pt);
 		}
 	}
+	/* The hosts' models (jobs, collectives, sources) are rank 0's, as
+	 * its hosts are: they run there alone. */
+	if (p->hosts_alone) {
+		for (uint32_t e = 0; e < sim->n_elems; e++)
+			if (p->elem_owner[e] < 0)
+				p->elem_owner[e] = 0;
+		prune_foreign(p);
+	}
 	p->mine = xcalloc((size_t)f->n_nodes, sizeof *p->mine);
 	for (int u = 0; u < f->n_nodes; u++)
 		p->mine[u] = p->node_owner[u] == p->me;
 	f->mine = p->mine;
 	f->ship = par_ship;
 	f->ship_ctx = p;
+	f->tree_made = par_tree_made;
 	w->post = par_post;
 	the_par = p;
 	return 0;
@@ -113,13 +141,14 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 
 #else
 
-int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why, struct par **out,
-	       char **err)
+int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why,
+	       const char *together, struct par **out, char **err)
 {
 	(void)sim;
 	(void)w;
 	(void)cfg;
 	(void)why;
+	(void)together;
 	(void)err;
 	*out = NULL;
 	return 0;
@@ -129,6 +158,7 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 
 bool par_idle(const struct par *p) { return p && p->solo && p->me != 0; }
 bool par_partitioned(const struct par *p) { return p && !p->solo; }
+bool par_runs_hosts(const struct par *p) { return !p || !p->hostless; }
 
 void par_free(struct par *p)
 {

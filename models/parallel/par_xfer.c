@@ -10,6 +10,11 @@
  * the receiving rank's copy of the sending port's link (port_inject), in
  * the order sent: it lands with the key the sequential run gives it (the
  * link's own sequence, port.h), so equal-time events order alike.
+ * Under partition = hosts every message is rank 0's: the frame keeps its
+ * record's address, which only rank 0 reads. A multicast tree made during
+ * the run (by a collective on rank 0) goes to every rank in the same
+ * buffers, ahead of any frame of its group: the other ranks' switches
+ * make the same tree, with the same id.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +59,11 @@ void par_ship(void *ctx, struct port *pt, struct packet *pkt, simtime_t arrive_a
 	struct par *p = ctx;
 	struct fabric *f = &p->w->fab;
 	struct par_buf *b = &p->out[p->node_owner[pt->peer_node->id]];
-	bool has_flow = pkt->type == PKT_DATA && pkt->flow;
+	/* partition = hosts: every message is rank 0's, and no other rank
+	 * reads a message record (switches never do), so the frame carries
+	 * its record's address through the switches' ranks and back, as in
+	 * the sequential run. */
+	bool has_flow = pkt->type == PKT_DATA && pkt->flow && !p->hosts_alone;
 	bool has_tel = pkt->flags & PKT_F_TEL;
 	size_t n = sizeof(struct wire_frame) + (has_flow ? sizeof(struct wire_flow) : 0) +
 		   (has_tel ? sizeof(struct pkt_tel) : 0);
@@ -78,6 +87,54 @@ void par_ship(void *ctx, struct port *pt, struct packet *pkt, simtime_t arrive_a
 	fabric_pkt_put(f, pkt);
 }
 
+/* A tree record in a buffer: a wire_frame whose port is TREE_PORT, then
+ * the tree's source, member count, members and QPNs (int32 each). */
+#define TREE_PORT UINT32_MAX
+
+void par_tree_made(void *ctx, const struct mcast_tree *t)
+{
+	struct par *p = ctx;
+	int n = mcast_tree_size(t);
+	size_t len = sizeof(struct wire_frame) + (size_t)(2 + 2 * n) * sizeof(int32_t);
+	for (int r = 0; r < p->n; r++) {
+		if (r == p->me)
+			continue;
+		uint8_t *at = buf_grow(&p->out[r], len);
+		struct wire_frame wf = { .port = TREE_PORT };
+		memcpy(at, &wf, sizeof wf);
+		int32_t *v = (int32_t *)(void *)(at + sizeof wf);
+		int32_t head[2] = { mcast_tree_src(t), n };
+		memcpy(v, head, sizeof head);
+		for (int i = 0; i < n; i++) {
+			int32_t m[2] = { mcast_tree_member(t, i), (int32_t)mcast_tree_qpn(t, i) };
+			memcpy(v + 2 + i, &m[0], sizeof m[0]);
+			memcpy(v + 2 + n + i, &m[1], sizeof m[1]);
+		}
+	}
+}
+
+/* A tree record (after its wire_frame): the same tree, made here; returns
+ * the bytes after it. */
+static const uint8_t *land_tree(struct par *p, const uint8_t *b)
+{
+	int32_t head[2];
+	memcpy(head, b, sizeof head);
+	int n = head[1];
+	int32_t *dst = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *dst);
+	memcpy(dst, b + sizeof head, (size_t)n * sizeof *dst);
+	char *err = NULL;
+	struct mcast_tree *t = mcast_tree_build(&p->w->fab, head[0], dst, n, &err);
+	if (!t)
+		die_internal("a multicast tree made on another rank could not be made here: %s", err);
+	for (int i = 0; i < n; i++) {
+		int32_t q;
+		memcpy(&q, b + sizeof head + (size_t)(n + i) * sizeof q, sizeof q);
+		mcast_tree_set_qpn(t, i, (uint32_t)q);
+	}
+	free(dst);
+	return b + sizeof head + (size_t)(2 * n) * sizeof(int32_t);
+}
+
 /* The frames of one rank's buffer, onto the local copies of their links. */
 static void land_all(struct par *p, const uint8_t *b, size_t n)
 {
@@ -87,9 +144,14 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 		struct wire_frame wf;
 		memcpy(&wf, b, sizeof wf);
 		b += sizeof wf;
+		if (wf.port == TREE_PORT) {
+			b = land_tree(p, b);
+			continue;
+		}
 		struct packet *pkt = pool_get(&f->pkt_pool);
 		*pkt = wf.pkt;
-		pkt->flow = NULL;
+		if (!p->hosts_alone)
+			pkt->flow = NULL;
 		if (wf.has_flow) {
 			struct wire_flow fl;
 			memcpy(&fl, b, sizeof fl);

@@ -69,11 +69,16 @@ struct par;
  * by the scenario's [parallel] partition (nodes owned, cut links made
  * remote, sources told which hosts are this rank's). why names a model
  * that cannot be partitioned: then rank 0 simulates everything and the
- * others only wait (the run row and --check say why). -1 with *err
+ * others only wait (the run row and --check say why). together names a
+ * model that needs every host on one rank (a job): the partition is
+ * hosts, and the models of no node run on rank 0 only. -1 with *err
  * (located) when the partition cannot be made: more ranks than the
  * method has groups, a cut link without delay. */
-int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why, struct par **out,
-	       char **err);
+int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why,
+	       const char *together, struct par **out, char **err);
+/* This rank runs the models of hosts (jobs, collectives, sources): rank
+ * 0, or every rank when the sources run alike everywhere. */
+bool par_runs_hosts(const struct par *p);
 void par_free(struct par *p);
 /* This rank simulates nothing (a model could not be partitioned and this
  * is not rank 0). */
@@ -133,6 +138,7 @@ enum partition_method {
 	PART_RAIL,          /* hosts in blocks; switches spread over them */
 	PART_METIS,         /* METIS k-way on the node graph (when built with METIS) */
 	PART_ROUND_ROBIN,   /* switches (with their hosts) dealt in turn */
+	PART_HOSTS,         /* every host on rank 0, the switches spread (for jobs) */
 	PART_N_METHODS
 };
 
@@ -179,8 +185,10 @@ struct parallel_cfg {
 extern const struct cfg_section parallel_section;
 /* partition_compute with the scenario's [parallel] partition; an error is
  * located at that key ("x.ini:7: [parallel] partition = 'pod': ..." or
- * "x.ini: [parallel] partition (default): ..."). */
-int partition_scenario(const struct config *cfg, const struct topo *t, int n_parts, struct partition *out,
-		       char **err);
+ * "x.ini: [parallel] partition (default): ..."). together, when not NULL,
+ * names a model that needs every host on one rank (a training job): auto
+ * then means hosts, and any other method is refused. */
+int partition_scenario(const struct config *cfg, const struct topo *t, int n_parts, const char *together,
+		       struct partition *out, char **err);
 
 #endif

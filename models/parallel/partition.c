@@ -16,7 +16,8 @@
  * the graph's shape suggests, tried first: pod with a switch of tier >= 3
  * (a fat tree), leaf with two tiers and every host on one switch (a
  * leaf-spine), rail with two tiers and hosts on several switches (a
- * rail-optimised fabric); then pod, leaf, rail, metis, round_robin. So a
+ * rail-optimised fabric); then pod, leaf, rail, metis, round_robin (not
+ * hosts, which serves models that need it: partition_scenario). So a
  * fat tree whose pods divide among the ranks goes by pod, and one whose
  * pods do not (8 pods on 3 ranks) by METIS, which cuts about as much with
  * even ranks. Tiers are the methods' (partition_tiers): a graph read
@@ -53,6 +54,13 @@ static int run_rr(const struct topo *t, int method, int n_parts, int *part, int 
 	return partition_round_robin(t, n_parts, part, err);
 }
 
+static int run_hosts(const struct topo *t, int method, int n_parts, int *part, int *n_groups, char **err)
+{
+	(void)method;
+	*n_groups = 0;
+	return partition_hosts(t, n_parts, part, err);
+}
+
 /* The registry: enum partition_method order. */
 static const struct method_entry methods[PART_N_METHODS] = {
 	[PART_AUTO] = { "auto", NULL },
@@ -61,6 +69,7 @@ static const struct method_entry methods[PART_N_METHODS] = {
 	[PART_RAIL] = { "rail", run_groups },
 	[PART_METIS] = { "metis", run_metis },
 	[PART_ROUND_ROBIN] = { "round_robin", run_rr },
+	[PART_HOSTS] = { "hosts", run_hosts },
 };
 
 const char *partition_method_name(int method)
@@ -167,7 +176,8 @@ static int auto_candidates(const struct topo *t, int *c)
 	if (top >= 2)
 		c[n++] = partition_single_homed(t) ? PART_LEAF : PART_RAIL;
 	for (int m = PART_POD; m < PART_N_METHODS; m++) {
-		bool listed = m == PART_METIS && !partition_have_metis;
+		/* hosts only when a model needs it (partition_scenario) */
+		bool listed = (m == PART_METIS && !partition_have_metis) || m == PART_HOSTS;
 		for (int i = 0; i < n; i++)
 			listed |= c[i] == m;
 		if (!listed)

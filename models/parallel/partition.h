@@ -24,6 +24,15 @@ int partition_round_robin(const struct topo *t, int n_parts, int *part, char **e
 /* METIS k-way (partition_metis.c); an error naming libmetis-dev in a
  * build without METIS. */
 int partition_metis(const struct topo *t, int n_parts, int *part, char **err);
+/* METIS k-way on groups of nodes: group[u] in [0, n_groups) is node u's
+ * vertex, or -1 to leave node u (and its links) out, its part untouched;
+ * every node of a group gets the group's rank. A host port weighs
+ * host_weight switch ports. */
+int partition_metis_grouped(const struct topo *t, const int *group, int n_groups, int host_weight, int n_parts,
+			    int *part, char **err);
+/* Every host on rank 0, the switches where they balance the load
+ * (partition_hosts.c). */
+int partition_hosts(const struct topo *t, int n_parts, int *part, char **err);
 /* Whether this build has METIS. */
 extern const int partition_have_metis;
 

@@ -59,6 +59,11 @@ void partition_describe(const struct partition *p, const struct topo *t, FILE *t
 	fprintf(to, "partition: ports per rank %" PRIu64 " to %" PRIu64 "; the busiest rank has %.2fx the mean%s\n",
 		least, most, mean > 0 ? (double)most / mean : 1.0,
 		p->n_parts > DESCRIBE_MAX_RANKS ? " (per-rank lines up to 64 ranks)" : "");
+	if (p->method == PART_HOSTS) {
+		fprintf(to, "partition: every host is rank 0's, with the jobs and collectives; every frame "
+			"a host sends or receives crosses ranks on its host link\n");
+		return;
+	}
 	double h = t->n_hosts, same = 0;
 	for (int r = 0; r < p->n_parts; r++)
 		same += (double)p->hosts_of_part[r] * ((double)p->hosts_of_part[r] - 1);

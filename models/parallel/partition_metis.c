@@ -19,6 +19,11 @@
  * balances the weights within its default 3% (ufactor 30) and minimises
  * the weight of the cut edges.
  *
+ * partition_metis_grouped partitions groups of nodes instead: a group is
+ * one vertex, weighing what its nodes weigh, with the edges of its nodes
+ * to other groups; nodes of no group (partition = hosts: the hosts) are
+ * left out, with their links.
+ *
  * Determinism: METIS draws random numbers; its seed option is fixed
  * (METIS_SEED), so a partition is a pure function of the graph and the
  * rank count for a given METIS build. METIS may leave a part empty on
@@ -43,13 +48,13 @@
 
 const int partition_have_metis = 1;
 
-/* Gives every empty rank the highest-numbered node of the then largest
+/* Gives every empty rank the highest-numbered vertex of the then largest
  * rank. */
-static void fill_empty(const struct topo *t, int n_parts, int *part)
+static void fill_empty(idx_t nv, int n_parts, idx_t *where)
 {
 	int *size = xcalloc((size_t)n_parts, sizeof *size);
-	for (int u = 0; u < t->n_nodes; u++)
-		size[part[u]]++;
+	for (idx_t v = 0; v < nv; v++)
+		size[where[v]]++;
 	for (int r = 0; r < n_parts; r++) {
 		if (size[r] > 0)
 			continue;
@@ -57,9 +62,9 @@ static void fill_empty(const struct topo *t, int n_parts, int *part)
 		for (int q = 1; q < n_parts; q++)
 			if (size[q] > size[big])
 				big = q;
-		for (int u = t->n_nodes - 1; u >= 0; u--)
-			if (part[u] == big) {
-				part[u] = r;
+		for (idx_t v = nv - 1; v >= 0; v--)
+			if (where[v] == big) {
+				where[v] = r;
 				size[big]--;
 				size[r]++;
 				break;
@@ -68,9 +73,10 @@ static void fill_empty(const struct topo *t, int n_parts, int *part)
 	free(size);
 }
 
-int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
+int partition_metis_grouped(const struct topo *t, const int *group, int n_groups, int host_weight, int n_parts,
+			    int *part, char **err)
 {
-	idx_t nv = t->n_nodes, ncon = 1, np = n_parts, cut = 0;
+	idx_t nv = n_groups, ncon = 1, np = n_parts, cut = 0;
 	size_t n_adj = (size_t)t->port_off[t->n_nodes];
 	idx_t *xadj = xmalloc(((size_t)nv + 1) * sizeof *xadj);
 	idx_t *adj = xmalloc((n_adj ? n_adj : 1) * sizeof *adj);
@@ -86,32 +92,57 @@ int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
 	for (int l = 0; l < t->n_links; l++)
 		if (t->links[l].delay_ps > longest)
 			longest = t->links[l].delay_ps;
+	/* Nodes in vertex order: a group's nodes one after the other. */
+	int *order = xmalloc(((size_t)t->n_nodes ? (size_t)t->n_nodes : 1) * sizeof *order);
+	int *first = xcalloc((size_t)nv + 1, sizeof *first);
+	int n_in = 0;   /* nodes in some group */
+	for (int u = 0; u < t->n_nodes; u++)
+		if (group[u] >= 0) {
+			first[group[u] + 1]++;
+			n_in++;
+		}
+	for (idx_t g = 0; g < nv; g++)
+		first[g + 1] += first[g];
+	for (int u = 0; u < t->n_nodes; u++)
+		if (group[u] >= 0)
+			order[first[group[u]]++] = u;
 	size_t e = 0;
-	for (int u = 0; u < t->n_nodes; u++) {
-		xadj[u] = (idx_t)e;
+	for (int k = 0, g = -1; k <= n_in; k++) {
+		int u = k < n_in ? order[k] : -1;
+		while (g < (u >= 0 ? group[u] : (int)nv - 1)) { /* the next vertex starts */
+			g++;
+			xadj[g] = (idx_t)e;
+			vw[g] = 0;
+		}
+		if (u < 0)
+			break;
 		int ports = topo_n_ports(t, u);
-		vw[u] = (idx_t)(ports > 0 ? ports : 1) * (t->nodes[u].kind == NODE_HOST ? 2 : 1);
+		vw[g] += (idx_t)(ports > 0 ? ports : 1) * (t->nodes[u].kind == NODE_HOST ? host_weight : 1);
 		for (int i = t->port_off[u]; i < t->port_off[u + 1]; i++) {
-			int v = t->ports[i].peer;
-			const struct topo_link *k = &t->links[t->ports[i].link];
-			uint64_t g = k->rate_bps / 1000000000u;
-			uint64_t f = k->delay_ps > 0 ? (uint64_t)(longest / k->delay_ps) : DELAY_FACTOR_MAX;
-			f = f < 1 ? 1 : f > DELAY_FACTOR_MAX ? DELAY_FACTOR_MAX : f;
-			g = (g < 1 ? 1 : g) * f;
-			idx_t w = (idx_t)(g > METIS_MAX_EDGE_W ? METIS_MAX_EDGE_W : g);
-			if (v == u)
+			int v = group[t->ports[i].peer];
+			if (v < 0)
 				continue;
-			if (seen[v] == u) {
+			const struct topo_link *lk = &t->links[t->ports[i].link];
+			uint64_t gb = lk->rate_bps / 1000000000u;
+			uint64_t f = lk->delay_ps > 0 ? (uint64_t)(longest / lk->delay_ps) : DELAY_FACTOR_MAX;
+			f = f < 1 ? 1 : f > DELAY_FACTOR_MAX ? DELAY_FACTOR_MAX : f;
+			gb = (gb < 1 ? 1 : gb) * f;
+			idx_t w = (idx_t)(gb > METIS_MAX_EDGE_W ? METIS_MAX_EDGE_W : gb);
+			if (v == g)
+				continue;
+			if (seen[v] == g) {
 				adjw[pos[v]] += w;
 				continue;
 			}
-			seen[v] = u;
+			seen[v] = g;
 			pos[v] = e;
 			adj[e] = v;
 			adjw[e] = w;
 			e++;
 		}
 	}
+	free(first);
+	free(order);
 	xadj[nv] = (idx_t)e;
 	idx_t opt[METIS_NOPTIONS];
 	METIS_SetDefaultOptions(opt);
@@ -119,9 +150,10 @@ int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
 	opt[METIS_OPTION_NUMBERING] = 0;
 	int rc = METIS_PartGraphKway(&nv, &ncon, xadj, adj, vw, NULL, adjw, &np, NULL, NULL, opt, &cut, where);
 	if (rc == METIS_OK) {
+		fill_empty(nv, n_parts, where);
 		for (int u = 0; u < t->n_nodes; u++)
-			part[u] = (int)where[u];
-		fill_empty(t, n_parts, part);
+			if (group[u] >= 0)
+				part[u] = (int)where[group[u]];
 	}
 	free(pos);
 	free(seen);
@@ -131,16 +163,38 @@ int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
 	free(adj);
 	free(xadj);
 	if (rc != METIS_OK)
-		return err_printf(err, "METIS could not partition the fabric's %d nodes into %d parts (%s)",
-				  t->n_nodes, n_parts,
+		return err_printf(err, "METIS could not partition the fabric's %d nodes (%d groups) into %d parts (%s)",
+				  t->n_nodes, n_groups, n_parts,
 				  rc == METIS_ERROR_MEMORY ? "out of memory" :
 				  rc == METIS_ERROR_INPUT ? "it refused the graph" : "METIS error");
 	return 0;
 }
 
+int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
+{
+	int *one = xmalloc(((size_t)t->n_nodes ? (size_t)t->n_nodes : 1) * sizeof *one);
+	for (int u = 0; u < t->n_nodes; u++)
+		one[u] = u;
+	int rc = partition_metis_grouped(t, one, t->n_nodes, 2, n_parts, part, err);
+	free(one);
+	return rc;
+}
+
 #else
 
 const int partition_have_metis = 0;
+
+int partition_metis_grouped(const struct topo *t, const int *group, int n_groups, int host_weight, int n_parts,
+			    int *part, char **err)
+{
+	(void)t;
+	(void)group;
+	(void)n_groups;
+	(void)host_weight;
+	(void)n_parts;
+	(void)part;
+	return err_printf(err, "METIS is not in this build");
+}
 
 int partition_metis(const struct topo *t, int n_parts, int *part, char **err)
 {

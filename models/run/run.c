@@ -107,20 +107,13 @@ static int prepare_tables(void *ctx, struct results *res)
 /* The model a partitioned run cannot split across ranks (its state spans
  * hosts with no link between them, or it writes one file for all), NULL
  * when there is none (parallel.h). */
-static const char *unpartitionable(const struct world *w, const struct jobs *jobs, const struct traffic *tr,
-				   const struct sampler *sampler, const struct run_opts *o)
+static const char *unpartitionable(const struct world *w, const struct sampler *sampler,
+				   const struct run_opts *o)
 {
-	const char *closed = traffic_closed_loop(tr);
-	if (jobs)
-		return "a training job ([job])";
-	if (closed)
-		return closed;
 	if (o->attach)
 		return "a driver (librocesim)";
 	if (w->fab.fail)
 		return "link and switch failures ([failure])";
-	if (w->mcast)
-		return "multicast";
 	if (sampler)
 		return "sampling ([output] *_sample_interval)";
 	const struct pcap_cfg *pc = cfg_get(w->cfg, &pcap_section);
@@ -130,6 +123,25 @@ static const char *unpartitionable(const struct world *w, const struct jobs *job
 	if (oc->hpcc_fct)
 		return "[output] hpcc_fct";
 	return NULL;
+}
+
+/* A model whose state spans hosts at zero delay: a job starts a
+ * collective when its last member arrives, a closed-loop source posts
+ * when a message ends anywhere, a multicast group's sender hears from its
+ * members through the tree. It runs on the rank that has every host
+ * (partition = hosts). buf[n] holds a source's wording. */
+static const char *host_coupled(const struct world *w, const struct jobs *jobs, const struct traffic *tr,
+				char *buf, size_t n)
+{
+	const char *closed = traffic_closed_loop(tr);
+	if (jobs)
+		return "a training job ([job])";
+	if (w->mcast)
+		return "multicast";
+	if (!closed)
+		return NULL;
+	snprintf(buf, n, "a closed-loop source ([%s])", closed);
+	return buf;
 }
 
 /* The watchdog of a partitioned run: what it reads, summed over the
@@ -211,8 +223,10 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		goto input_error;
 	fill_world(rep, w);
 	rep->flows_expected = traffic_flows_expected(r->traffic);
-	const char *par_why = unpartitionable(w, r->jobs, r->traffic, r->sampler, o);
-	if (par_attach(sim, w, cfg, par_why, &r->par, err) < 0)
+	const char *par_why = unpartitionable(w, r->sampler, o);
+	char coupled_buf[160];
+	const char *coupled = host_coupled(w, r->jobs, r->traffic, coupled_buf, sizeof coupled_buf);
+	if (par_attach(sim, w, cfg, par_why, coupled, &r->par, err) < 0)
 		goto input_error;
 	if (o->check) {
 		/* The partition a run on that many ranks (--ranks, or mpirun's)
@@ -220,7 +234,7 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		 * printed. */
 		int ranks = o->ranks > 0 ? o->ranks : par_size();
 		struct partition part = { 0 };
-		if (ranks > 1 && !par_why && partition_scenario(cfg, &w->fab.topo, ranks, &part, err) < 0)
+		if (ranks > 1 && !par_why && partition_scenario(cfg, &w->fab.topo, ranks, coupled, &part, err) < 0)
 			goto input_error;
 		run_warn_choices(cfg, w, r->jobs, true);
 		failure_print(&w->fab, stdout);
@@ -439,9 +453,12 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 	run_warn_lossless_drops(w);
 	sim->now = end;
 
-	colls_write_unfinished(r->colls);
-	char unfinished_jobs[256];
-	int jobs_left = jobs_write_unfinished(r->jobs, unfinished_jobs, sizeof unfinished_jobs);
+	/* The hosts' models ran on rank 0 alone under partition = hosts. */
+	bool hosts_here = par_runs_hosts(r->par);
+	if (hosts_here)
+		colls_write_unfinished(r->colls);
+	char unfinished_jobs[256] = "";
+	int jobs_left = hosts_here ? jobs_write_unfinished(r->jobs, unfinished_jobs, sizeof unfinished_jobs) : 0;
 	if (res)
 		world_write_final(w, res);
 	const char *wd_status = stopped == SIM_INTERRUPTED ? NULL : watchdog_status(&r->wd);
