@@ -112,9 +112,9 @@ out:
  * when it stopped for the done hook; *last_key is the key of the last
  * event run (the moment done became true, with sim->now).
  * An event is counted in sim->events when owner[its element] is `me`,
- * or is negative (an element every rank runs alike: a traffic source,
- * the watchdog) and `me` is 0, so the ranks' counts add up to the
- * sequential run's; *foreign counts events of elements another rank owns
+ * or is -1 (an element every rank runs alike: a traffic source, the
+ * watchdog) and `me` is 0, so the ranks' counts add up to the sequential
+ * run's (-2: every rank's, never counted, as a sampler's events are not); *foreign counts events of elements another rank owns
  * (none, unless a model reached across the partition: a bug).
  */
 static inline __attribute__((always_inline)) bool sim_run_bounded(struct sim *sim, simtime_t bound_t,
@@ -137,7 +137,7 @@ static inline __attribute__((always_inline)) bool sim_run_bounded(struct sim *si
 		sim->now = nd->e.t;
 		evq_release(&sim->q, nd);
 		int o = owner[key >> EVQ_SEQ_BITS];
-		if (o == me || (o < 0 && me == 0))
+		if (o == me || (o == -1 && me == 0))
 			sim->events++;
 		else if (o >= 0)
 			(*foreign)++;

@@ -6,7 +6,7 @@
 # retransmissions, a PFC deadlock (the same cycles, found at the same time),
 # incast under PFC, and training jobs under partition = hosts (the MoE job
 # cut short by stop, a ZeRO-3 job whose all-gathers make multicast trees
-# during the run, two jobs side by side). Also: --check prints the
+# during the run, two jobs side by side), sampling, captures. Also: --check prints the
 # partition, SIGINT stops every rank with an 'interrupted' database, too
 # many ranks and a bad partition are refused with exit status 2, and so is
 # a partition that would split a job's hosts.
@@ -96,6 +96,10 @@ else
 	same multicast multicast_allgather.ini "2 3 4"
 	same fat_tree_moe fat_tree_moe.ini "2 3 4" --set simulation.stop=5ms
 	same two_jobs two_jobs.ini "2"
+	same sampled websearch.ini "3" --set simulation.stop=300us --set output.queue_sample_interval=5us \
+		--set output.link_sample_interval=10us
+	same moe_sampled fat_tree_moe.ini "2" --set simulation.stop=2ms --set output.queue_sample_interval=10us \
+		--set output.cc_sample_interval=10us
 	# Every partition method gives the same tables (auto picked pod or metis above).
 	for m in leaf rail round_robin metis; do
 		same "permutation_$m" permutation.ini "3" --set parallel.partition=$m
@@ -119,6 +123,26 @@ check "multicast -np 2: hosts on rank 0, the switches on rank 1, both busy" "$tm
 	   AND sum(frames_out) > 0 AND sum(foreign_events) = 0 FROM run_rank"
 check "fat_tree_moe -np 2: stopped, its frames crossed ranks" "$tmp/fat_tree_moe.2.db" \
 	"SELECT status = 'stopped' AND packets_sent > 0 AND ranks = 2 FROM run"
+
+# Captures: each rank writes its own ports' files, byte for byte the
+# sequential run's (under pod, and under hosts, whose switches' ranks read
+# copies of the message records).
+pcaps() {
+	local name=$1 sc=$2 taps=$3 n=$4 stop=$5
+	"$SIM" -q -o "$tmp/$name.seq.db" --pcap "$tmp/$name.seq-pcap" "$SRCDIR/scenarios/$sc" \
+		--set pcap.taps="$taps" --set simulation.stop="$stop" >/dev/null 2>&1
+	"$MPIRUN" -np "$n" "$SIM" -q -o "$tmp/$name.$n.db" --pcap "$tmp/$name.$n-pcap" "$SRCDIR/scenarios/$sc" \
+		--set pcap.taps="$taps" --set simulation.stop="$stop" >/dev/null 2>&1
+	local files
+	files=$(find "$tmp/$name.seq-pcap" -name '*.pcap' -size +24c | wc -l)
+	if [ "$files" -gt 2 ] && diff -r "$tmp/$name.seq-pcap" "$tmp/$name.$n-pcap" >/dev/null; then
+		echo "ok $name -np $n: every capture file equal ($files with frames)"
+	else
+		echo "FAIL $name -np $n: captures differ from the sequential run's ($files files with frames)"; fail=1
+	fi
+}
+pcaps pcap_pod permutation.ini host0,host5,tor0,tor9:1,agg3,core2 2 200us
+pcaps pcap_hosts fat_tree_moe.ini host0,leaf0,leaf2:20,spine1 2 1ms
 
 # A job's hosts cannot be split: another partition than hosts is refused.
 st=0
@@ -154,8 +178,8 @@ fi
 # SIGINT to mpirun reaches every rank: one database, 'interrupted', rows intact.
 "$MPIRUN" -np 2 "$SIM" -q -o "$tmp/int.db" "$SRCDIR/test/bench/k8_websearch.ini" >"$tmp/int.out" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-	[ -e "$tmp/int.db.tmp-"* ] 2>/dev/null && break
+for _ in $(seq 200); do   # both ranks writing (their handlers are set by then)
+	compgen -G "$tmp/int.db.tmp-*" >/dev/null && compgen -G "$tmp/int.db.rank1.tmp-*" >/dev/null && break
 	sleep 0.1
 done
 sleep 1

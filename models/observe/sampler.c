@@ -113,6 +113,13 @@ static void warn_samples(const struct world *w, const struct sampler *s)
 
 static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg);
 
+/* Whether no event is left, on any rank of a partitioned run. */
+static bool queue_empty(struct sampler *s)
+{
+	bool empty = evq_empty(&s->w->sim->q);
+	return s->all_empty ? s->all_empty(s->all_empty_ctx, empty) : empty;
+}
+
 static void schedule_next(struct sim *sim, struct sampler *s)
 {
 	simtime_t t = s->queue.next;
@@ -124,6 +131,7 @@ static void schedule_next(struct sim *sim, struct sampler *s)
 		return;
 	sched_at(sim, t, &s->elem, sampler_fire, s, 0);
 	s->pending = true;
+	s->at = t;
 }
 
 void sampler_start(struct world *w, struct sampler *s, struct results *res)
@@ -140,9 +148,16 @@ void sampler_start(struct world *w, struct sampler *s, struct results *res)
 	if (s->cc.every)
 		s->cc.t = results_table(res, "cc_sample",
 					"flow_id, t_ps, rate_bps, target_bps, alpha, window_b, rtt_ps, util");
+	/* A partitioned run: this rank samples its own ports. */
+	const bool *mine = w->fab.mine;
+	int kept = 0;
+	for (int i = 0; i < s->n_ports; i++)
+		if (!mine || mine[s->ports[i]->node->id])
+			s->ports[kept++] = s->ports[i];
+	s->n_ports = kept;
 	for (int i = 0; i < s->n_ports; i++)
 		s->tx_last[i] = s->ports[i]->tx_bytes;
-	if (evq_size(&w->sim->q))  /* a run with nothing to do stays at t = 0 */
+	if (!queue_empty(s))  /* a run with nothing to do stays at t = 0 */
 		schedule_next(w->sim, s);
 }
 
@@ -198,7 +213,7 @@ static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg)
 	/* Only this event was left: the run ran out of work (at most one
 	 * interval ago, the one case where sampling moves the clock: a run
 	 * whose done hook never fired, see sampler.h) and is not sampled. */
-	if (evq_empty(&sim->q))
+	if (queue_empty(s))
 		return;
 	simtime_t t = sim->now;
 	if (s->queue.next == t) {

@@ -67,7 +67,13 @@ struct sampler {
 	struct sampler_series queue, link, cc;
 	const struct cc_ops *cc_ops;   /* the QPs' controller; NULL: cc = none */
 	void *cc_copy;                 /* cc_ops->state_b bytes: the state advanced to t */
-	bool pending;                  /* a sampling event is in the queue */
+	bool pending;                  /* a sampling event is in the queue ... */
+	simtime_t at;                  /* ... at this time */
+	/* A partitioned run: whether every rank's queue is empty, given this
+	 * rank's (a collective: called alike on every rank); NULL: empty
+	 * is this rank's answer. */
+	bool (*all_empty)(void *ctx, bool empty);
+	void *all_empty_ctx;
 	bool stopped;                  /* sampler_stop was called */
 };
 

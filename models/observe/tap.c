@@ -140,6 +140,8 @@ int tap_open(struct taps *t, const char *db_path, char **err)
 	uint32_t snap = pc->snaplen_b > PCAPW_MAX_SNAPLEN ? 0 : (uint32_t)pc->snaplen_b;
 	for (int i = 0; i < t->n; i++) {
 		struct port *p = &w->fab.ports[t->ports[i]];
+		if (w->fab.mine && !w->fab.mine[p->node->id])
+			continue;   /* another rank's port: that rank captures it */
 		char *path = str_printf("%s/%s-p%d.pcap", t->dir, p->node->name, p->idx);
 		char *e2 = NULL;
 		t->tap[i].file = pcapw_open(path, snap, &e2);

@@ -56,13 +56,16 @@ struct par {
 	const char *why;
 	bool hosts_alone;          /* partition = hosts for a model that needs it: the
 				    * elements of no node run on rank 0 alone */
+	bool share;                /* ... and other ranks read message records (par_share_records) */
 	bool hostless;             /* ... and this rank is not 0: its work is never
 				    * "done", it only carries frames to the end */
 	struct sim *sim;
 	struct world *w;
 	int *node_owner;           /* [n_nodes] */
 	bool *mine;                /* [n_nodes]: node_owner == me (fabric.mine) */
-	int16_t *elem_owner;       /* [n_elems]: rank of each element's node, -1: every rank's */
+	int16_t *elem_owner;       /* [n_owned]: rank of each element's node, -1: every
+				    * rank's, -2: every rank's and not counted (par_tick) */
+	uint32_t n_owned;          /* elements elem_owner covers */
 	char method[32];           /* partition method used */
 	int n_cut;                 /* links whose ends are on different ranks */
 	simtime_t lookahead;       /* smallest propagation delay of a cut link */
@@ -70,10 +73,14 @@ struct par {
 	struct par_buf send, recv; /* the trade's buffers, kept from window to window */
 	simtime_t first_landing;   /* earliest landing of the frames in out (SIMTIME_NEVER: none) */
 	struct par_shadows sh;
-	/* The watchdog's pending tick (par_watch): a window bound. */
-	const bool *tick_on;       /* a tick is pending */
-	const simtime_t *tick_t;   /* when */
-	const struct sim_elem *tick_elem; /* its element: the tick is its last event */
+	/* The models' pending ticks (par_tick: the watchdog, the sampler):
+	 * window bounds. */
+	struct par_tick_src {
+		const bool *on;            /* a tick is pending */
+		const simtime_t *t;        /* when */
+		const struct sim_elem *elem; /* its element: the tick is its last event */
+	} ticks[PAR_MAX_TICKS];
+	int n_ticks;
 	bool done;                 /* this rank's work is finished (world_done) */
 	simtime_t done_t;          /* ... since this event */
 	uint64_t done_key;

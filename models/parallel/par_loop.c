@@ -18,7 +18,7 @@
  *   - a signal: at the next window boundary (an interrupted run is not
  *     reproducible in any mode);
  *   - the watchdog: its tick is a window bound, decided on the ranks' sums
- *     (par_watch), and its verdict sets the stop on every rank alike.
+ *     (par_tick), and its verdict sets the stop on every rank alike.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +75,14 @@ static void window_bound(struct par *p, simtime_t T, simtime_t limit, simtime_t 
 		*bt = limit;
 	*bk = 0;
 	*tick = false;
-	if (p->tick_on && *p->tick_on && *p->tick_t < *bt) {
-		*bt = *p->tick_t;
-		*bk = p->tick_elem->key - 1; /* the pending tick is its element's last event */
-		*tick = true;
+	for (int i = 0; i < p->n_ticks; i++) {
+		const struct par_tick_src *k = &p->ticks[i];
+		/* the pending tick is its element's last event */
+		if (*k->on && (*k->t < *bt || (*k->t == *bt && k->elem->key - 1 < *bk))) {
+			*bt = *k->t;
+			*bk = k->elem->key - 1;
+			*tick = true;
+		}
 	}
 }
 
@@ -258,14 +262,18 @@ void par_gather_ints(struct par *p, const int *part, int n, int **all, int *n_al
 	free(counts);
 }
 
-void par_watch(struct par *p, const bool *ticking, const simtime_t *next_tick, const struct sim_elem *elem)
+void par_tick(struct par *p, const bool *on, const simtime_t *t, const struct sim_elem *elem, bool counted)
 {
-	/* Registered after par_attach: every rank runs it alike. */
+	if (p->n_ticks == PAR_MAX_TICKS)
+		die_internal("more than %d models tick in a partitioned run", PAR_MAX_TICKS);
+	/* Registered after par_attach: every rank runs it alike; -2: its
+	 * events are not the run's (sim_loop.h). */
 	p->elem_owner = xrealloc(p->elem_owner, p->sim->n_elems * sizeof *p->elem_owner);
-	p->elem_owner[sim_elem_id(elem)] = -1;
-	p->tick_on = ticking;
-	p->tick_t = next_tick;
-	p->tick_elem = elem;
+	for (uint32_t e = p->n_owned; e < p->sim->n_elems; e++)
+		p->elem_owner[e] = -1;
+	p->n_owned = p->sim->n_elems;
+	p->elem_owner[sim_elem_id(elem)] = counted ? -1 : -2;
+	p->ticks[p->n_ticks++] = (struct par_tick_src){ .on = on, .t = t, .elem = elem };
 }
 
 #else
@@ -274,12 +282,13 @@ int par_run(struct par *p) { (void)p; return SIM_RAN_DRY; }
 void par_run_to(struct par *p, simtime_t t) { (void)p; (void)t; }
 uint64_t par_sum(struct par *p, uint64_t v) { (void)p; return v; }
 bool par_all(struct par *p, bool v) { (void)p; return v; }
-void par_watch(struct par *p, const bool *ticking, const simtime_t *next_tick, const struct sim_elem *elem)
+void par_tick(struct par *p, const bool *on, const simtime_t *t, const struct sim_elem *elem, bool counted)
 {
 	(void)p;
-	(void)ticking;
-	(void)next_tick;
+	(void)on;
+	(void)t;
 	(void)elem;
+	(void)counted;
 }
 void par_sum_all(struct par *p, uint64_t *v, int n) { (void)p; (void)v; (void)n; }
 void par_gather_ints(struct par *p, const int *part, int n, int **all, int *n_all)

@@ -93,6 +93,7 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 	p->out = xcalloc((size_t)p->n, sizeof *p->out);
 	p->node_owner = xcalloc((size_t)f->n_nodes, sizeof *p->node_owner);
 	p->elem_owner = xmalloc((size_t)sim->n_elems * sizeof *p->elem_owner);
+	p->n_owned = sim->n_elems;
 	for (uint32_t e = 0; e < sim->n_elems; e++)
 		p->elem_owner[e] = -1;
 	*out = p;
@@ -159,6 +160,11 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 bool par_idle(const struct par *p) { return p && p->solo && p->me != 0; }
 bool par_partitioned(const struct par *p) { return p && !p->solo; }
 bool par_runs_hosts(const struct par *p) { return !p || !p->hostless; }
+void par_share_records(struct par *p)
+{
+	if (p)
+		p->share = true;
+}
 
 void par_free(struct par *p)
 {

@@ -11,7 +11,9 @@
  * the order sent: it lands with the key the sequential run gives it (the
  * link's own sequence, port.h), so equal-time events order alike.
  * Under partition = hosts every message is rank 0's: the frame keeps its
- * record's address, which only rank 0 reads. A multicast tree made during
+ * record's address, which only rank 0 reads; when other ranks read records
+ * too (a capture, par_share_records), data frames also carry a copy, and
+ * the other ranks' copies keep the address for the way back. A multicast tree made during
  * the run (by a collective on rank 0) goes to every rank in the same
  * buffers, ahead of any frame of its group: the other ranks' switches
  * make the same tree, with the same id.
@@ -39,6 +41,7 @@ struct wire_frame {
 struct wire_flow {
 	uint64_t id, size_b;
 	int32_t src, dst;
+	uint64_t handle;           /* partition = hosts: the record's address on rank 0 */
 };
 
 static void *buf_grow(struct par_buf *b, size_t n)
@@ -63,7 +66,7 @@ void par_ship(void *ctx, struct port *pt, struct packet *pkt, simtime_t arrive_a
 	 * reads a message record (switches never do), so the frame carries
 	 * its record's address through the switches' ranks and back, as in
 	 * the sequential run. */
-	bool has_flow = pkt->type == PKT_DATA && pkt->flow && !p->hosts_alone;
+	bool has_flow = pkt->type == PKT_DATA && pkt->flow && (!p->hosts_alone || p->share);
 	bool has_tel = pkt->flags & PKT_F_TEL;
 	size_t n = sizeof(struct wire_frame) + (has_flow ? sizeof(struct wire_flow) : 0) +
 		   (has_tel ? sizeof(struct pkt_tel) : 0);
@@ -75,6 +78,9 @@ void par_ship(void *ctx, struct port *pt, struct packet *pkt, simtime_t arrive_a
 	if (has_flow) {
 		struct wire_flow fl = { .id = pkt->flow->id, .size_b = pkt->flow->size_b,
 					.src = pkt->flow->src, .dst = pkt->flow->dst };
+		if (p->hosts_alone) /* rank 0's record, or the copy that holds its address */
+			fl.handle = p->me == 0 ? (uint64_t)(uintptr_t)pkt->flow
+					       : (uint64_t)(uintptr_t)pkt->flow->on_done_ctx;
 		memcpy(at, &fl, sizeof fl);
 		at += sizeof fl;
 	}
@@ -156,7 +162,13 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 			struct wire_flow fl;
 			memcpy(&fl, b, sizeof fl);
 			b += sizeof fl;
-			pkt->flow = par_shadow(p, fl.id, fl.size_b, fl.src, fl.dst);
+			if (p->hosts_alone && p->me == 0) {
+				pkt->flow = (struct flow *)(uintptr_t)fl.handle;
+			} else {
+				pkt->flow = par_shadow(p, fl.id, fl.size_b, fl.src, fl.dst);
+				if (p->hosts_alone)
+					pkt->flow->on_done_ctx = (void *)(uintptr_t)fl.handle;
+			}
 		}
 		if (wf.has_tel) {
 			uint32_t idx = pkt_tel_new(&f->tel);

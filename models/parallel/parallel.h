@@ -79,17 +79,25 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 /* This rank runs the models of hosts (jobs, collectives, sources): rank
  * 0, or every rank when the sources run alike everywhere. */
 bool par_runs_hosts(const struct par *p);
+/* Ranks without the hosts read message records too (a capture writes a
+ * data frame's message size): under partition = hosts, frames then carry
+ * a copy of their record. */
+void par_share_records(struct par *p);
 void par_free(struct par *p);
 /* This rank simulates nothing (a model could not be partitioned and this
  * is not rank 0). */
 bool par_idle(const struct par *p);
 /* The ranks share the work (not rank 0 alone). */
 bool par_partitioned(const struct par *p);
-/* The watchdog ticks at *next_tick while *ticking, as element elem
- * (registered after par_attach): each tick bounds a window, so that it
- * runs on every rank at the same point; it reads the ranks' sums
- * (par_sum_all) and their parts of the wait-for graph (par_gather_ints). */
-void par_watch(struct par *p, const bool *ticking, const simtime_t *next_tick, const struct sim_elem *elem);
+/* A model ticks at *t while *on, as element elem (registered after
+ * par_attach, run by every rank alike): each tick bounds a window, so that
+ * it runs on every rank at the same point, alone, and may call the ranks'
+ * collectives (par_sum_all, par_all, par_gather_ints): the watchdog reads
+ * the ranks' sums and their parts of the wait-for graph, a sampler asks
+ * whether anything is left anywhere. counted: its events are the run's
+ * (run.events), else not (a sampler's). At most PAR_MAX_TICKS models. */
+#define PAR_MAX_TICKS 2
+void par_tick(struct par *p, const bool *on, const simtime_t *t, const struct sim_elem *elem, bool counted);
 /* v[0..n) summed over the ranks, in place (every rank calls it). */
 void par_sum_all(struct par *p, uint64_t *v, int n);
 /* Every rank's part[0..n) in rank order, into *all (malloc'd, *n_all ints). */

@@ -107,18 +107,12 @@ static int prepare_tables(void *ctx, struct results *res)
 /* The model a partitioned run cannot split across ranks (its state spans
  * hosts with no link between them, or it writes one file for all), NULL
  * when there is none (parallel.h). */
-static const char *unpartitionable(const struct world *w, const struct sampler *sampler,
-				   const struct run_opts *o)
+static const char *unpartitionable(const struct world *w, const struct run_opts *o)
 {
 	if (o->attach)
 		return "a driver (librocesim)";
 	if (w->fab.fail)
 		return "link and switch failures ([failure])";
-	if (sampler)
-		return "sampling ([output] *_sample_interval)";
-	const struct pcap_cfg *pc = cfg_get(w->cfg, &pcap_section);
-	if (o->pcap_dir || pc->dir || pc->n_taps)
-		return "packet capture ([pcap])";
 	const struct output_cfg *oc = cfg_get(w->cfg, &output_section);
 	if (oc->hpcc_fct)
 		return "[output] hpcc_fct";
@@ -156,6 +150,12 @@ static void wd_sums(void *ctx, struct wd_view *v)
 static void wd_graph(void *ctx, const int *part, int n, int **all, int *n_all)
 {
 	par_gather_ints(ctx, part, n, all, n_all);
+}
+
+/* The sampler of a partitioned run: whether anything is left anywhere. */
+static bool all_empty(void *ctx, bool empty)
+{
+	return par_all(ctx, empty);
 }
 
 /* A run in progress (run.h): what run_scenario held on its stack, on the
@@ -223,7 +223,7 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		goto input_error;
 	fill_world(rep, w);
 	rep->flows_expected = traffic_flows_expected(r->traffic);
-	const char *par_why = unpartitionable(w, r->sampler, o);
+	const char *par_why = unpartitionable(w, o);
 	char coupled_buf[160];
 	const char *coupled = host_coupled(w, r->jobs, r->traffic, coupled_buf, sizeof coupled_buf);
 	if (par_attach(sim, w, cfg, par_why, coupled, &r->par, err) < 0)
@@ -257,14 +257,17 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	}
 	if (!o->no_results) {
 		rep->output = output_path(cfg, o);
+		/* Each rank captures its own ports, beside the published database. */
+		if (r->taps)
+			par_share_records(r->par);
+		if (r->taps && tap_open(r->taps, rep->output, err) < 0) {
+			r->taps = NULL;  /* tap_open removed what it created */
+			goto input_error;
+		}
 		if (r->par && par_rank() > 0) { /* its part, merged by rank 0 (par_merge.c) */
 			char *part = par_part_path(rep->output, par_rank());
 			free(rep->output);
 			rep->output = part;
-		}
-		if (r->taps && tap_open(r->taps, rep->output, err) < 0) {
-			r->taps = NULL;  /* tap_open removed what it created */
-			goto input_error;
 		}
 		struct tables_ctx tables = { .w = w };
 		struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
@@ -312,8 +315,14 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		if (par_leader())
 			world_write_topology(w, r->res);
 	}
+	if (r->sampler && par_partitioned(r->par)) {
+		r->sampler->all_empty = all_empty;
+		r->sampler->all_empty_ctx = r->par;
+	}
 	if (r->res)
 		sampler_start(w, r->sampler, r->res);
+	if (r->res && r->sampler && par_partitioned(r->par))
+		par_tick(r->par, &r->sampler->pending, &r->sampler->at, &r->sampler->elem, false);
 
 	sim->interrupt = o->interrupt;
 	sim->done = world_done;
@@ -323,7 +332,7 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		r->wd.global = wd_sums;
 		r->wd.global_graph = wd_graph;
 		r->wd.global_ctx = r->par;
-		par_watch(r->par, &r->wd.ticking, &r->wd.next_tick, &r->wd.elem);
+		par_tick(r->par, &r->wd.ticking, &r->wd.next_tick, &r->wd.elem, true);
 	}
 	r->pc = (struct progress_ctx){ .w = w, .flows_expected = rep->flows_expected, .jobs = r->jobs };
 	progress_init(&r->pc.p, o->progress, sim->stop_at);
