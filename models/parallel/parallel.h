@@ -23,9 +23,11 @@
  *   - ranks write their rows into part databases beside the output,
  *     which rank 0 merges into the one database before publishing it.
  * Models whose state spans hosts without a link between them (training
- * jobs, collectives, multicast, failures, samplers, the library's driver)
- * run on rank 0 alone, the other ranks idle: the results are still the
- * sequential run's, and the run row says why (par_attach).
+ * jobs, collectives, closed-loop sources, multicast) run where every host
+ * is: partition = hosts puts them all on rank 0, the switches on the
+ * others. Failures, hpcc_fct and the library's driver run on rank 0
+ * alone, the other ranks idle: the results are still the sequential
+ * run's, and the run row says why (par_attach).
  */
 #ifndef ROCESIM_PARALLEL_H
 #define ROCESIM_PARALLEL_H
