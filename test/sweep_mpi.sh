@@ -7,6 +7,7 @@
 #     sequential sweep's, run_ids and run.sweep included; the points ran as
 #     plain sequential runs (run.ranks 1: they did not take themselves for
 #     ranks of the job); one line per point and a summary, from rank 0 only;
+#   - a PFC deadlock in a point of rank 1: exit 3 (the worst point's);
 #   - a bad value in a point and a point only the built world refuses: exit
 #     2, said once (by rank 0), nothing written;
 #   - --check: each point's 'valid' line once;
@@ -104,6 +105,17 @@ for np in 2 3; do
 	[ "$(grep -c '^sweep: 4 of 4 points run' "$tmp/np$np.out")" = 1 ] || bad "-np $np: not one summary"
 	grep -Eq '^ +4/4 +4 +stopped +0 .* 2 +0\.6$' "$tmp/np$np.out" || bad "-np $np: summary row of point 4"
 done
+
+# ---- the worst status of every rank's points: point 2 (rank 1's) deadlocks
+st=0
+mpi -np 2 "$SIM" "$SRCDIR/scenarios/pfc_deadlock.ini" --set simulation.stop=3ms --sweep switch.pfc=off,on \
+	-o "$tmp/dl.db" >"$tmp/dl.out" 2>"$tmp/dl.err" || st=$?
+got=$(sqlite3 "$tmp/dl.db" "SELECT group_concat(run_id || '|' || sweep || '|' || status, ';') FROM (SELECT * FROM run ORDER BY run_id)")
+if [ $st = 3 ] && [ "$got" = "1|switch.pfc=off|stopped;2|switch.pfc=on|deadlock" ]; then
+	echo "ok a deadlock on rank 1: every rank exits 3"
+else
+	bad "a deadlock on rank 1: exit $st (expected 3), rows '$got'"
+fi
 
 # ---- refusals: exit 2, said once, nothing written
 refuse() { # WHAT FRAGMENT ARGS...
