@@ -94,3 +94,25 @@ int par_finalize(int rc)
 #endif
 	return rc;
 }
+
+void par_combine(int64_t *v, size_t n, bool max)
+{
+#ifdef HAVE_MPI
+	if (mpi_started && env_size > 1) {
+		/* Non-blocking, tested every 2 ms: a blocking MPI_Allreduce polls
+		 * its peers without pause, taking a core from the points. */
+		MPI_Request req;
+		MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_INT64_T, max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD, &req);
+		for (int flag = 0;;) {
+			MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+			if (flag)
+				break;
+			nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+		}
+	}
+#else
+	(void)v;
+	(void)n;
+	(void)max;
+#endif
+}

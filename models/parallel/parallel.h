@@ -201,4 +201,12 @@ extern const struct cfg_section parallel_section;
 int partition_scenario(const struct config *cfg, const struct topo *t, int n_parts, const char *together,
 		       struct partition *out, char **err);
 
+/* ---- a sweep's ranks (par_env.c) ---- */
+
+/* v[0..n) combined over the ranks in place (every rank calls it): the sum,
+ * or the largest value when max. A rank waiting for the others sleeps
+ * rather than spins: a sweep's ranks wait here while the others' points
+ * still run on the same cores. Nothing when sequential. */
+void par_combine(int64_t *v, size_t n, bool max);
+
 #endif

@@ -22,6 +22,11 @@
  * (sweep_proc.c) and write 'interrupted', and the target is completed with
  * every point that ran.
  *
+ * Under mpirun (sweep_ranks.c) every rank loads and checks every point,
+ * rank 0 alone printing; rank r runs the points i with i mod R == r into
+ * rank 0's work folder, and rank 0 gathers every point once all ranks are
+ * done, so the database is the one a sweep without mpirun writes.
+ *
  * Each point's captures and HPCC fct.txt ([pcap], --pcap, [output]
  * hpcc_fct) get a name of their own (point-N beside what was asked for),
  * so parallel points never write the same file.
@@ -40,6 +45,7 @@
 #include "config.h"
 #include "log.h"
 #include "observe.h"
+#include "parallel.h"
 #include "progress.h"
 #include "results.h"
 #include "run.h"
@@ -52,53 +58,14 @@
 /* A child's stderr shown with its point: at most this many lines. */
 #define SWEEP_ERR_LINES 20
 
-enum point_state { P_WAITING, P_RUNNING, P_DONE, P_GATHERED };
-
-struct point {
-	char *label;             /* "traffic.ws.load=0.5 nic.cc=dcqcn" (run.sweep) */
-	char *config;            /* resolved scenario (a run row when no database is left) */
-	uint64_t seed;           /* [simulation] seed */
-	char *pcap;              /* --pcap for the point, NULL: no capture */
-	char *fct;               /* [output] hpcc_fct for the point, NULL: none */
-	char *db;                /* WORK/point-N.db */
-	enum point_state state;
-	pid_t pid;               /* while running */
-	int slot;                /* its slot of sweep_proc.c's table, while running */
-	FILE *err;               /* its stderr, while running */
-	double t0, wall_s;       /* wall clock at start; seconds it ran */
-	int code;                /* exit status (128 + signal when killed) */
-	bool signalled;          /* killed by a signal */
-	char *status;            /* run.status, once done */
-	int run_id;              /* in the target, once gathered; 0: none */
-};
-
-struct sweep {
-	const struct cli *cli;
-	struct sweep_axis *ax;   /* the --sweep axes */
-	size_t n_ax;
-	struct point *pt;        /* the points, in order */
-	size_t n;
-	int jobs;                /* points at a time */
-	char *exe;               /* the binary the points run with */
-	char *output;            /* the target database */
-	char *work;              /* folder of the points' databases */
-	struct results_gather *target;
-	size_t next_gather;      /* points before it are gathered */
-	bool stop;               /* start no more points (a refusal, a failed write) */
-	int worst;               /* worst exit status so far */
-	bool quiet;              /* -q: no line per point */
-	bool lost;               /* the target could not be written: nothing published */
-};
-
-/* 1 internal failure is worse than 2 bad input, than 3 stalled, than 0. */
-static int severity(int code)
+int sweep_severity(int code)
 {
 	return code == 0 ? 0 : code == EXIT_STALLED ? 1 : code == EXIT_INPUT ? 2 : 3;
 }
 
 static void note_exit(struct sweep *s, int code)
 {
-	if (severity(code) > severity(s->worst))
+	if (sweep_severity(code) > sweep_severity(s->worst))
 		s->worst = code >= 1 && code <= 3 ? code : EXIT_INTERNAL;
 }
 
@@ -133,7 +100,8 @@ static int load_points(struct sweep *s)
 		struct config cfg;
 		char *err = NULL;
 		if (scenario_load(&cfg, cli->scenario, ov, cli->n_sets + s->n_ax, &err) < 0) {
-			fprintf(stderr, "sim: sweep point %zu/%zu (%s): %s\n", i + 1, s->n, p->label, err);
+			if (par_leader())
+				fprintf(stderr, "sim: sweep point %zu/%zu (%s): %s\n", i + 1, s->n, p->label, err);
 			free(err);
 			rc = EXIT_INPUT;
 			break;
@@ -264,7 +232,18 @@ static void gather(struct sweep *s)
 	}
 }
 
-/* A point's child ended: its status and line, then what can be gathered. */
+/* A finished point's line (rank 0, without -q). */
+static void point_line(const struct sweep *s, const struct point *p)
+{
+	if (s->quiet || s->rank)
+		return;
+	printf("sweep: point %zu/%zu %s: %s, exit %d%s, %.2f s\n", (size_t)(p - s->pt) + 1, s->n, p->label,
+	       p->status, p->code, p->signalled ? " (killed by a signal)" : "", p->wall_s);
+	fflush(stdout);
+}
+
+/* A point's child ended: its status and line, then what can be gathered
+ * (rank 0: the other ranks' points wait for sweep_ranks_collect). */
 static void point_done(struct sweep *s, struct point *p, bool check)
 {
 	p->wall_s = wall_seconds() - p->t0;
@@ -274,38 +253,39 @@ static void point_done(struct sweep *s, struct point *p, bool check)
 	size_t i = (size_t)(p - s->pt);
 	if (check) {
 		/* A check the sweep's interruption stopped refuses nothing. */
-		if (p->code != 0 && !(sweep_interrupted() && p->signalled)) {
+		if (p->code != 0 && !(sweep_interrupted() && p->signalled) && s->rank == 0) {
 			fprintf(stderr, "sim: sweep point %zu/%zu (%s) is refused:\n", i + 1, s->n, p->label);
 			print_indented(stderr, *text ? text : "(no message)\n");
-			note_exit(s, p->code == EXIT_INPUT ? EXIT_INPUT : EXIT_INTERNAL);
 		}
+		if (p->code != 0 && !(sweep_interrupted() && p->signalled))
+			note_exit(s, p->code == EXIT_INPUT ? EXIT_INPUT : EXIT_INTERNAL);
 		if (p->code != 0)
 			s->stop = true;
 		free(text);
 		return;
 	}
 	p->status = results_run_status(p->db);
+	p->no_db = !p->status;
 	if (!p->status)
 		p->status = xstrdup(sweep_interrupted() ? "interrupted" : "failed");
 	note_exit(s, p->code);
-	if (!s->quiet) {
-		printf("sweep: point %zu/%zu %s: %s, exit %d%s, %.2f s\n", i + 1, s->n, p->label, p->status,
-		       p->code, p->signalled ? " (killed by a signal)" : "", p->wall_s);
-		fflush(stdout);
-	}
+	point_line(s, p);
+	/* Under mpirun the rank that ran the point shows its warnings. */
 	if (*text) {
 		fprintf(stderr, "sim: sweep point %zu/%zu (%s) said:\n", i + 1, s->n, p->label);
 		print_indented(stderr, text);
 	}
 	free(text);
-	gather(s);
+	if (s->rank == 0)
+		gather(s);
 }
 
-/* Runs (or checks) every point, s->jobs at a time, until all have ended or
- * s->stop / a signal stops new ones from starting. */
+/* Checks every point, or runs this rank's (every point when alone),
+ * s->jobs at a time, until all have ended or s->stop / a signal stops new
+ * ones from starting. */
 static void run_all(struct sweep *s, bool check)
 {
-	size_t next = 0, running = 0;
+	size_t next = check ? 0 : (size_t)s->rank, stride = check ? 1 : (size_t)s->ranks, running = 0;
 	bool *slot_used = xcalloc((size_t)s->jobs, sizeof *slot_used);
 	for (;;) {
 		while (!s->stop && !sweep_interrupted() && next < s->n && running < (size_t)s->jobs) {
@@ -328,7 +308,7 @@ static void run_all(struct sweep *s, bool check)
 			slot_used[slot] = true;
 			p->state = P_RUNNING;
 			running++;
-			next++;
+			next += stride;
 		}
 		if (!running)
 			break;
@@ -446,26 +426,30 @@ static int parse_axes(struct sweep *s)
 		char *why = NULL;
 		int rc = sweep_axis_parse(cli->sweeps[i], &s->ax[i], &why);
 		if (rc) {
-			fprintf(stderr, "sim: %s\n", why ? why : "out of memory");
+			if (par_leader())
+				fprintf(stderr, "sim: %s\n", why ? why : "out of memory");
 			free(why);
 			return rc < 0 ? EXIT_INTERNAL : EXIT_INPUT;
 		}
 		s->n_ax++;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(s->ax[j].section, s->ax[i].section) && !strcmp(s->ax[j].key, s->ax[i].key)) {
-				fprintf(stderr, "sim: --sweep %s.%s is given twice: give all its values in one "
-					"--sweep\n", s->ax[i].section, s->ax[i].key);
+				if (par_leader())
+					fprintf(stderr, "sim: --sweep %s.%s is given twice: give all its values in one "
+						"--sweep\n", s->ax[i].section, s->ax[i].key);
 				return EXIT_INPUT;
 			}
 		if (!strcmp(s->ax[i].section, "simulation") && !strcmp(s->ax[i].key, "output")) {
-			fprintf(stderr, "sim: --sweep simulation.output: a sweep writes one database (-o); "
-				"sweep other keys\n");
+			if (par_leader())
+				fprintf(stderr, "sim: --sweep simulation.output: a sweep writes one database (-o); "
+					"sweep other keys\n");
 			return EXIT_INPUT;
 		}
 	}
 	s->n = sweep_n_points(s->ax, s->n_ax);
 	if (!s->n) {
-		fprintf(stderr, "sim: the --sweep values make more than %d points\n", SWEEP_MAX_POINTS);
+		if (par_leader())
+			fprintf(stderr, "sim: the --sweep values make more than %d points\n", SWEEP_MAX_POINTS);
 		return EXIT_INPUT;
 	}
 	return 0;
@@ -473,79 +457,107 @@ static int parse_axes(struct sweep *s)
 
 int sweep_main(const struct cli *cli, const char *self)
 {
-	/* Every rank of an MPI job would run every point: refused, by rank 0
-	 * alone (Open MPI, PMIx and MPICH launchers set these). */
-	if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE")) {
-		const char *rank = getenv("OMPI_COMM_WORLD_RANK");
-		rank = rank ? rank : getenv("PMIX_RANK") ? getenv("PMIX_RANK") : getenv("PMI_RANK");
-		if (!rank || atoi(rank) == 0)
-			fprintf(stderr, "sim: --sweep under mpirun is not supported; use -j (the points run as "
-				"local processes)\n");
-		return EXIT_INPUT;
-	}
-	struct sweep s = { .cli = cli, .jobs = cli->jobs ? cli->jobs : 1, .quiet = cli->quiet };
+	/* Under mpirun the ranks share the points (sweep_ranks.c; a build
+	 * without MPI has refused in par_init). Every rank loads and checks
+	 * every point; rank 0 alone says what is wrong. */
+	struct sweep s = { .cli = cli, .jobs = cli->jobs ? cli->jobs : 1, .quiet = cli->quiet,
+			   .rank = par_rank(), .ranks = par_size() };
 	int rc = parse_axes(&s);
 	if (!rc) {
 		s.pt = xcalloc(s.n, sizeof *s.pt);
 		rc = load_points(&s);
 	}
-	if (rc) {
-		free_sweep(&s);
-		return rc;
+	if (!rc) {
+		s.exe = sweep_self_exe(self);
+		sweep_signals_install();
+		/* Stage 2: every point checked before any runs. */
+		run_all(&s, true);
+		rc = s.worst;
 	}
-	s.exe = sweep_self_exe(self);
-	sweep_signals_install();
-
-	/* Stage 2: every point checked before any runs. */
-	run_all(&s, true);
-	if (s.worst || s.stop || sweep_interrupted()) {
-		if (sweep_interrupted() && !s.worst)
+	int sig = sweep_interrupted();
+	rc = sweep_ranks_agree(rc, &sig);
+	if (rc || sig) {
+		if (!rc && s.rank == 0)
 			fprintf(stderr, "sim: sweep interrupted while checking its points; nothing was run or written\n");
-		rc = s.worst ? s.worst : 128 + sweep_interrupted();
+		rc = rc ? rc : 128 + sig;
 		sweep_signals_restore();
 		free_sweep(&s);
 		return rc;
 	}
 	if (cli->check) {
-		for (size_t i = 0; i < s.n; i++)
+		for (size_t i = 0; i < s.n && s.rank == 0; i++)
 			printf("sweep: point %zu/%zu %s: valid\n", i + 1, s.n, s.pt[i].label);
-		printf("sweep: %zu points valid; a run would write %s\n", s.n, s.output);
+		if (s.rank == 0)
+			printf("sweep: %zu points valid; a run would write %s\n", s.n, s.output);
 		sweep_signals_restore();
 		free_sweep(&s);
 		return 0;
 	}
 
-	/* Stage 3: the target, the work folder beside it, the runs. */
+	/* Stage 3: the target and the work folder beside it (rank 0's), the
+	 * runs, the gathering. */
 	for (size_t i = 0; i < s.n; i++)
 		s.pt[i].state = P_WAITING;
 	char *err = NULL;
-	s.target = results_gather_open(s.output, cli->append, rocesim_schema_sql, rocesim_index_sql, SWEEP_COLUMN,
-				      &err);
-	if (!s.target) {
-		fprintf(stderr, "sim: %s\n", err);
-		free(err);
-		sweep_signals_restore();
-		free_sweep(&s);
-		return EXIT_INPUT;
+	bool ready = false;
+	if (s.rank == 0) {
+		s.target = results_gather_open(s.output, cli->append, rocesim_schema_sql, rocesim_index_sql,
+					      SWEEP_COLUMN, &err);
+		if (!s.target) {
+			fprintf(stderr, "sim: %s\n", err);
+			free(err);
+		} else {
+			s.work = str_printf("%s.sweep-%ld", s.output, (long)getpid());
+			if (mkdir(s.work, 0777) != 0) {
+				fprintf(stderr, "sim: cannot write results to %s: cannot create folder %s: %s\n",
+					s.output, s.work, strerror(errno));
+				results_gather_abort(s.target);
+				s.target = NULL;
+			} else {
+				ready = true;
+			}
+		}
 	}
-	s.work = str_printf("%s.sweep-%ld", s.output, (long)getpid());
-	if (mkdir(s.work, 0777) != 0) {
-		fprintf(stderr, "sim: cannot write results to %s: cannot create folder %s: %s\n", s.output, s.work,
-			strerror(errno));
-		results_gather_abort(s.target);
+	if (sweep_ranks_work(&s, ready) < 0) {
+		if (ready) {
+			rmdir(s.work);
+			results_gather_abort(s.target);
+		}
 		sweep_signals_restore();
 		free_sweep(&s);
 		return EXIT_INPUT;
 	}
 	for (size_t i = 0; i < s.n; i++)
 		s.pt[i].db = str_printf("%s/point-%zu.db", s.work, i + 1);
-	if (!s.quiet) {
-		printf("sweep: %zu point%s, %d at a time, into %s\n", s.n, s.n == 1 ? "" : "s", s.jobs, s.output);
+	if (!s.quiet && s.rank == 0) {
+		if (s.ranks > 1)
+			printf("sweep: %zu point%s over %d ranks, %d at a time on each, into %s\n", s.n,
+			       s.n == 1 ? "" : "s", s.ranks, s.jobs, s.output);
+		else
+			printf("sweep: %zu point%s, %d at a time, into %s\n", s.n, s.n == 1 ? "" : "s", s.jobs,
+			       s.output);
 		fflush(stdout);
 	}
 	double t0 = wall_seconds();
 	run_all(&s, false);
-	remove_work(s.work);
+	if (sweep_ranks_collect(&s) < 0) {
+		results_gather_abort(s.target);
+		s.target = NULL;
+		s.lost = true;
+		note_exit(&s, EXIT_INPUT);
+	}
+	if (s.rank == 0) {
+		/* The other ranks' points, their lines in point order; then every
+		 * point that ran, those that did not being passed over. */
+		for (size_t i = 0; i < s.n; i++)
+			if (i % (size_t)s.ranks && s.pt[i].state == P_DONE) {
+				note_exit(&s, s.pt[i].code);
+				point_line(&s, &s.pt[i]);
+			}
+		for (gather(&s); s.next_gather < s.n; gather(&s))
+			s.next_gather++;   /* a point that never started (a signal) */
+		remove_work(s.work);
+	}
 	if (s.target && results_gather_finish(s.target, &err) < 0) {
 		fprintf(stderr, "sim: %s\n", err);
 		free(err);
@@ -558,13 +570,21 @@ int sweep_main(const struct cli *cli, const char *self)
 	}
 	s.target = NULL;
 	sweep_signals_restore();
-	size_t ran = 0;
-	for (size_t i = 0; i < s.n; i++)
-		ran += s.pt[i].state == P_GATHERED;
-	printf("sweep: %zu of %zu points run in %.2f s wall%s; results: %s\n", ran, s.n, wall_seconds() - t0,
-	       sweep_interrupted() ? " (interrupted)" : "", s.lost ? "not written" : s.output);
-	print_summary(&s);
-	rc = s.worst;
+	if (s.rank == 0) {
+		size_t ran = 0;
+		for (size_t i = 0; i < s.n; i++)
+			ran += s.pt[i].state == P_GATHERED;
+		printf("sweep: %zu of %zu points run in %.2f s wall%s; results: %s\n", ran, s.n,
+		       wall_seconds() - t0, sweep_interrupted() ? " (interrupted)" : "",
+		       s.lost ? "not written" : s.output);
+		print_summary(&s);
+		/* Under mpirun stdout is a pipe: out before MPI's end, which
+		 * mpirun may cut short (a signal) by killing the ranks. */
+		fflush(stdout);
+	}
+	/* Every rank exits with the worst status of every point. */
+	sig = 0;
+	rc = sweep_ranks_agree(s.worst, &sig);
 	free_sweep(&s);
 	return rc;
 }

@@ -14,7 +14,9 @@
  * (`sim --check`) before any runs, so a bad value in the last point is
  * refused before the first writes anything; then each point runs as
  * `sim -q -o TEMP.db` and the parent copies the finished databases into
- * the target in point order (results.h, "Gathering runs").
+ * the target in point order (results.h, "Gathering runs"). Under mpirun
+ * the ranks share the points, rank r of R running the points i with
+ * i mod R == r, and rank 0 gathers them all (sweep_ranks.c).
  */
 #ifndef ROCESIM_SWEEP_H
 #define ROCESIM_SWEEP_H
@@ -59,7 +61,7 @@ struct cli;
  * be read). Returns the exit status: 0 every point finished (or the sweep
  * was interrupted: the points run so far are kept, the interrupted ones
  * with status 'interrupted'); 2 bad input, nothing written; otherwise the
- * worst point's (1 before 3). */
+ * worst point's (1 before 3). Under mpirun every rank returns the same. */
 int sweep_main(const struct cli *cli, const char *self);
 
 #endif

@@ -7,13 +7,63 @@
  * then stops as `sim` stops on its first signal (writing its database
  * with status 'interrupted'), never killed by a second copy of it. On
  * Linux a child also gets SIGTERM when the parent dies.
+ *
+ * Under mpirun (sweep_ranks.c) every rank loads and checks every point,
+ * rank r runs the points i with i mod R == r into the work folder rank 0
+ * made (shared by the ranks), and rank 0, once every rank has finished,
+ * learns the others' outcomes and gathers every point in point order.
  */
 #ifndef ROCESIM_SWEEP_INTERNAL_H
 #define ROCESIM_SWEEP_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+enum point_state { P_WAITING, P_RUNNING, P_DONE, P_GATHERED };
+
+struct point {
+	char *label;             /* "traffic.ws.load=0.5 nic.cc=dcqcn" (run.sweep) */
+	char *config;            /* resolved scenario (a run row when no database is left) */
+	uint64_t seed;           /* [simulation] seed */
+	char *pcap;              /* --pcap for the point, NULL: no capture */
+	char *fct;               /* [output] hpcc_fct for the point, NULL: none */
+	char *db;                /* WORK/point-N.db */
+	enum point_state state;
+	pid_t pid;               /* while running */
+	int slot;                /* its slot of sweep_proc.c's table, while running */
+	FILE *err;               /* its stderr, while running */
+	double t0, wall_s;       /* wall clock at start; seconds it ran */
+	int code;                /* exit status (128 + signal when killed) */
+	bool signalled;          /* killed by a signal */
+	char *status;            /* run.status, once done */
+	bool no_db;              /* it left no database: status is made up */
+	int run_id;              /* in the target, once gathered; 0: none */
+};
+
+struct sweep {
+	const struct cli *cli;
+	struct sweep_axis *ax;   /* the --sweep axes */
+	size_t n_ax;
+	struct point *pt;        /* the points, in order */
+	size_t n;
+	int jobs;                /* points at a time */
+	char *exe;               /* the binary the points run with */
+	char *output;            /* the target database */
+	char *work;              /* folder of the points' databases */
+	struct results_gather *target;
+	size_t next_gather;      /* points before it are gathered */
+	bool stop;               /* start no more points (a refusal, a failed write) */
+	int worst;               /* worst exit status so far */
+	bool quiet;              /* -q: no line per point */
+	bool lost;               /* the target could not be written: nothing published */
+	int rank, ranks;         /* under mpirun: this rank runs the points i with
+				  * i mod ranks == rank; 0 and 1 otherwise */
+};
+
+/* 1 internal failure is worse than 2 bad input, than 3 stalled, than 0. */
+int sweep_severity(int code);
 
 /* Installs the parent's SIGINT/SIGTERM handler: the first signal is
  * forwarded to every running child and remembered; the second takes the
@@ -37,5 +87,22 @@ pid_t sweep_wait(int slot_of(pid_t, void *), void *ctx, int *code, bool *signall
 char *sweep_slurp(FILE *f);
 /* The path of the running binary (/proc/self/exe, else self), malloc'd. */
 char *sweep_self_exe(const char *self);
+
+
+/* ---- the ranks of an MPI job (sweep_ranks.c); alone, each does nothing ---- */
+
+/* The ranks agree on the worst exit status (sweep_severity) and on the
+ * first signal received (0: none, *sig in and out). Returns the worst. */
+int sweep_ranks_agree(int worst, int *sig);
+/* Stage 3's start: rank 0 says whether it opened the target and made
+ * s->work (ready); the others take that folder (s->work) and check that
+ * they can write into it. 0 when every rank can; -1 otherwise, the rank
+ * that could not having said why (rank 0 then removes what it made). */
+int sweep_ranks_work(struct sweep *s, bool ready);
+/* After every rank ran its points: rank 0 learns the others' points (their
+ * exit status, wall time, status from their databases), marking them
+ * P_DONE. -1 (said) when a rank left a point's database that rank 0
+ * cannot find: the output's folder is not shared. */
+int sweep_ranks_collect(struct sweep *s);
 
 #endif

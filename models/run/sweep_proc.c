@@ -63,6 +63,20 @@ int sweep_interrupted(void)
 	return first_signal;
 }
 
+/* Under mpirun a rank's environment holds its launcher's variables (Open
+ * MPI's OMPI_*, PMIx's PMIX_*, MPICH's PMI_*): a point that saw them would
+ * take itself for a rank of the sweep's job (par_init) and start MPI. The
+ * child drops them from its copy of environ, in place: no allocation
+ * between fork and exec. */
+static void scrub_launcher_env(void)
+{
+	char **w = environ;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "OMPI_", 5) && strncmp(*e, "PMIX_", 5) && strncmp(*e, "PMI_", 4))
+			*w++ = *e;
+	*w = NULL;
+}
+
 pid_t sweep_spawn(const char *exe, char *const argv[], int slot, FILE **err)
 {
 	*err = tmpfile();
@@ -93,6 +107,7 @@ pid_t sweep_spawn(const char *exe, char *const argv[], int slot, FILE **err)
 		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(fileno(*err), 2) < 0)
 			_exit(127);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		scrub_launcher_env();
 		execv(exe, argv);
 		dprintf(2, "sim: cannot run %s: %s\n", exe, strerror(errno));
 		_exit(127);

@@ -1,0 +1,110 @@
+/*
+ * sweep_ranks.c — a sweep spread over the ranks of an MPI job
+ * (sweep_internal.h, docs/sweeps.md "Under MPI").
+ *
+ * Every rank loads and checks every point (each finds the same, so a bad
+ * point stops them all before anything is written), rank r of R runs the
+ * points i with i mod R == r, -j at a time, as local children, and rank 0
+ * gathers every point in point order once all the ranks have finished:
+ * the database is the one a sweep on one machine writes, whichever rank
+ * ran a point. The ranks meet three times, each time combining a few
+ * integers (par_combine, which waits asleep): after the check (the worst
+ * exit status and a signal), before the runs (the work folder rank 0
+ * made, which every rank must be able to write into) and after them (each
+ * point's outcome). The points write their databases into that folder, so
+ * across machines the output's folder must be shared by the ranks.
+ * Alone (no mpirun, or one rank) each step does nothing.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "parallel.h"
+#include "results.h"
+#include "sweep.h"
+#include "sweep_internal.h"
+#include "xalloc.h"
+
+int sweep_ranks_agree(int worst, int *sig)
+{
+	if (par_size() == 1)
+		return worst;
+	int64_t v[2] = { sweep_severity(worst), *sig };
+	par_combine(v, 2, true);
+	*sig = (int)v[1];
+	/* sweep_severity's order back to exit statuses */
+	static const int code_of[] = { 0, EXIT_STALLED, EXIT_INPUT, EXIT_INTERNAL };
+	return code_of[v[0]];
+}
+
+int sweep_ranks_work(struct sweep *s, bool ready)
+{
+	if (s->ranks == 1)
+		return ready ? 0 : -1;
+	/* Rank 0's pid names the folder (the others add 0); -1: no folder. */
+	int64_t pid = s->rank ? 0 : ready ? (int64_t)getpid() : -1;
+	par_combine(&pid, 1, false);
+	if (pid < 0)
+		return -1;
+	if (s->rank)
+		s->work = str_printf("%s.sweep-%lld", s->output, (long long)pid);
+	int64_t cannot = 0;
+	if (s->rank && access(s->work, W_OK | X_OK) != 0) {
+		fprintf(stderr, "sim: rank %d cannot write into the sweep's work folder %s (%s): under mpirun the "
+			"output's folder must be shared by the ranks\n", s->rank, s->work, strerror(errno));
+		cannot = 1;
+	}
+	par_combine(&cannot, 1, true);
+	return cannot ? -1 : 0;
+}
+
+/* What rank 0 learns of each point of another rank. */
+enum { F_RAN, F_CODE, F_SIGNALLED, F_NO_DB, F_INTERRUPTED, F_WALL_US, N_F };
+
+int sweep_ranks_collect(struct sweep *s)
+{
+	if (s->ranks == 1)
+		return 0;
+	int64_t *v = xcalloc(s->n * N_F, sizeof *v);
+	for (size_t i = (size_t)s->rank; s->rank && i < s->n; i += (size_t)s->ranks) {
+		const struct point *p = &s->pt[i];
+		if (p->state != P_DONE)
+			continue;   /* never started: a signal, or a failure to start one */
+		int64_t *f = &v[i * N_F];
+		f[F_RAN] = 1;
+		f[F_CODE] = p->code;
+		f[F_SIGNALLED] = p->signalled;
+		f[F_NO_DB] = p->no_db;
+		f[F_INTERRUPTED] = p->no_db && !strcmp(p->status, "interrupted");
+		f[F_WALL_US] = (int64_t)(p->wall_s * 1e6 + 0.5);
+	}
+	/* Each point has one owner: the sum is the owner's figures. */
+	par_combine(v, s->n * N_F, false);
+	int rc = 0;
+	for (size_t i = 0; s->rank == 0 && i < s->n; i++) {
+		const int64_t *f = &v[i * N_F];
+		struct point *p = &s->pt[i];
+		if (i % (size_t)s->ranks == 0 || !f[F_RAN])
+			continue;
+		p->code = (int)f[F_CODE];
+		p->signalled = f[F_SIGNALLED];
+		p->wall_s = (double)f[F_WALL_US] / 1e6;
+		p->state = P_DONE;
+		p->status = results_run_status(p->db);
+		p->no_db = !p->status;
+		if (!p->status && !f[F_NO_DB] && !rc) {
+			fprintf(stderr, "sim: sweep point %zu/%zu ran on rank %zu into %s, which rank 0 cannot read: "
+				"under mpirun the output's folder must be shared by the ranks\n", i + 1, s->n,
+				i % (size_t)s->ranks, p->db);
+			rc = -1;
+		}
+		if (!p->status)
+			p->status = xstrdup(f[F_INTERRUPTED] ? "interrupted" : "failed");
+	}
+	free(v);
+	return rc;
+}
