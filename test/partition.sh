@@ -88,7 +88,7 @@ bad "more ranks than pods" \
 	"sim: $tmp/ft.ini:10: [parallel] partition = 'pod': 5 ranks but the fabric has only 4 pods; use partition = leaf or metis, or fewer ranks" \
 	--check --ranks 5 "$tmp/ft.ini"
 bad "misspelt method" \
-	"sim: --set: [parallel] partition = 'rial': expected one of auto, pod, leaf, rail, metis or round_robin (did you mean 'rail'?)" \
+	"sim: --set: [parallel] partition = 'rial': expected one of auto, pod, leaf, rail, metis, round_robin or hosts (did you mean 'rail'?)" \
 	--check --ranks 2 --set parallel.partition=rial "$tmp/ft.ini"
 bad "unknown key" "[parallel]" --check --set parallel.partitions=pod "$tmp/ft.ini"
 bad "more ranks than nodes" \
