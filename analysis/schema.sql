@@ -117,7 +117,7 @@ CREATE TABLE IF NOT EXISTS flow (
 	slowdown      REAL,              -- fct_ps / ideal_fct_ps (>= 1 up to rounding); NULL if unfinished
 	packets       INTEGER,           -- data packets of the message (MTU segments); NULL on NVLink
 	retx_packets  INTEGER,           -- data packets sent again (go-back-N, selective repeat or timeout)
-	ecn_marked    INTEGER,           -- data packets that arrived CE-marked
+	ecn_marked    INTEGER,           -- data packets that arrived CE-marked before the message was whole at the receiver
 	cnp_received  INTEGER,           -- CNPs the sender received for this flow
 	source        TEXT,              -- the scenario section that made it ('job.moe', 'traffic.ws')
 	job           TEXT,              -- job name ('moe'); NULL when not a job's traffic

@@ -40,7 +40,13 @@ void flow_finish(struct sim *sim, struct world *w, struct flow *f)
 	if (f->on_done)
 		f->on_done(sim, f, f->on_done_ctx);
 	world_flow_report(w, f);
-	pool_put(&w->flow_pool, f);
+	/* A message some of whose frames went twice may still have copies
+	 * on the wire, which name this record (a capture reads its size, a
+	 * failure losing one counts it against its id): the record stays,
+	 * never reused, until the world goes. Without a retransmission, the
+	 * last acknowledgement came after every frame arrived. */
+	if (!f->retx_pkts)
+		pool_put(&w->flow_pool, f);
 }
 
 bool flow_qp_info(const struct flow *f, uint32_t *qpn, uint16_t *sport, uint8_t *prio)

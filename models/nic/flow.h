@@ -68,7 +68,8 @@ void flow_received(struct sim *sim, struct flow *f);
  * also multicast's). */
 void flow_ended(struct sim *sim, struct world *w, struct flow *f);
 /* The sender sees the message complete: end, flows_done, on_done, the
- * world's observers (its row), and the record goes back to the pool. */
+ * world's observers (its row), and the record goes back to the pool
+ * (kept if it had retransmissions: duplicates may still be in flight). */
 void flow_finish(struct sim *sim, struct world *w, struct flow *f);
 
 #endif

@@ -374,7 +374,11 @@ static void lasts_add(struct qp *q, uint32_t psn, struct flow *f)
 
 static void notify_ce(struct sim *sim, struct qp *q, struct packet *p)
 {
-	p->flow->ecn_marked++;
+	/* Counted until the message is whole at the receiver: a duplicate
+	 * landing later is after the sender's row may have been written
+	 * (and, under MPI, on another rank than the row's). */
+	if (p->flow->recv_end < 0)
+		p->flow->ecn_marked++;
 	simtime_t iv = nic_world(q->nic)->fab.params.cnp_interval;
 	if (iv && q->last_cnp >= 0 && sim->now - q->last_cnp < iv)
 		return;
