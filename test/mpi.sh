@@ -6,7 +6,8 @@
 # retransmissions, a PFC deadlock (the same cycles, found at the same time),
 # incast under PFC, and training jobs under partition = hosts (the MoE job
 # cut short by stop, a ZeRO-3 job whose all-gathers make multicast trees
-# during the run, two jobs side by side), sampling, captures. Also: --check prints the
+# during the run, two jobs side by side), link and switch failures (a link
+# flap under a collective, random failures), sampling, captures. Also: --check prints the
 # partition, SIGINT stops every rank with an 'interrupted' database, too
 # many ranks and a bad partition are refused with exit status 2, and so is
 # a partition that would split a job's hosts.
@@ -78,6 +79,12 @@ same() {
 	done
 }
 
+# Random failures of the links between switches and a core switch down
+# for a while, on a permutation: frames lost on cut links, in the air and
+# in queues, on several ranks; routing reacting on each.
+failures=(--set "failure.mtbf=fabric 40us" --set "failure.mttr=fabric 15us" --set failure.horizon=300us
+	  --set failure.detection=5us --set "failure.switch=core0 20us 60us" --set nic.rto=50us)
+
 # MPI_QUICK=1 (the sanitizer build in CI, ten times slower): 2 and 4
 # ranks on fewer cases; the optimised build runs them all.
 if [ "${MPI_QUICK:-0}" = 1 ]; then
@@ -87,6 +94,8 @@ if [ "${MPI_QUICK:-0}" = 1 ]; then
 	same pfc_deadlock pfc_deadlock.ini "2"
 	same multicast multicast_allgather.ini "2 4"
 	same fat_tree_moe fat_tree_moe.ini "2" --set simulation.stop=5ms
+	same link_flap link_flap_allreduce.ini "2"
+	same failures permutation.ini "2" "${failures[@]}"
 else
 	same permutation permutation.ini "2 3 4"
 	same hpcc_stopped hpcc_websearch.ini "2 4" --set simulation.stop=2001ms
@@ -96,6 +105,8 @@ else
 	same multicast multicast_allgather.ini "2 3 4"
 	same fat_tree_moe fat_tree_moe.ini "2 3 4" --set simulation.stop=5ms
 	same two_jobs two_jobs.ini "2"
+	same link_flap link_flap_allreduce.ini "2 3 4"
+	same failures permutation.ini "2 3 4" "${failures[@]}"
 	same sampled websearch.ini "3" --set simulation.stop=300us --set output.queue_sample_interval=5us \
 		--set output.link_sample_interval=10us
 	same moe_sampled fat_tree_moe.ini "2" --set simulation.stop=2ms --set output.queue_sample_interval=10us \
@@ -123,6 +134,11 @@ check "multicast -np 2: hosts on rank 0, the switches on rank 1, both busy" "$tm
 	   AND sum(frames_out) > 0 AND sum(foreign_events) = 0 FROM run_rank"
 check "fat_tree_moe -np 2: stopped, its frames crossed ranks" "$tmp/fat_tree_moe.2.db" \
 	"SELECT status = 'stopped' AND packets_sent > 0 AND ranks = 2 FROM run"
+check "failures -np 2: partitioned, and the failures lost frames" "$tmp/failures.2.db" \
+	"SELECT (SELECT count(*) >= 5 AND sum(frames_lost) > 0 FROM failure)
+	    AND (SELECT count(*) > 0 FROM failure_flow) AND (SELECT partition NOT LIKE 'none%' FROM run)"
+check "link_flap -np 2: the flap lost frames under partition = hosts" "$tmp/link_flap.2.db" \
+	"SELECT (SELECT sum(frames_lost) > 0 FROM failure) AND (SELECT partition LIKE 'hosts: %' FROM run)"
 
 # Captures: each rank writes its own ports' files, byte for byte the
 # sequential run's (under pod, and under hosts, whose switches' ranks read

@@ -197,6 +197,7 @@ static void set_link(struct sim *sim, struct fabric *f, int link, int fail_id, b
 		if (p->link_id != link)
 			continue;
 		if (down) {
+			f->fail->went_down[link]++;
 			port_link_down(sim, p, fail_id);
 			port_link_down(sim, p->peer, fail_id);
 		} else {
@@ -298,6 +299,7 @@ int failure_build(struct fabric *f, char **err)
 	}
 	fm->link_down = xcalloc((size_t)n_links + 1, sizeof *fm->link_down);
 	fm->route_down = xcalloc((size_t)n_links + 1, sizeof *fm->route_down);
+	fm->went_down = xcalloc((size_t)n_links + 1, sizeof *fm->went_down);
 	fm->mask = xcalloc((size_t)n_links + 1, 1);
 	sim_elem_register(f->sim, &fm->elem, "failure");
 	for (int i = 0; i < fm->n; i++) {
@@ -321,6 +323,7 @@ void failure_free(struct fabric *f)
 	free(fm->links_off);
 	free(fm->link_down);
 	free(fm->route_down);
+	free(fm->went_down);
 	free(fm->mask);
 	free(fm);
 	f->fail = NULL;

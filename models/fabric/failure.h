@@ -93,6 +93,9 @@ struct fail_model {
 	int *links_off;
 	uint16_t *link_down;       /* [n_links]: failures holding the link down now */
 	uint16_t *route_down;      /* [n_links]: failures routing has detected and not the repair */
+	uint16_t *went_down;       /* [n_links]: times the link went down, modulo 2^16: a frame
+				    * sent to another rank carries its link's count, and is lost
+				    * on landing if the count moved while it flew (par_xfer.c) */
 	uint8_t *mask;             /* [n_links]: route_down > 0, as routing takes it */
 	simtime_t detection_ps;
 	int route_fail_id;         /* the failure whose detection last changed routing, -1 */

@@ -273,8 +273,20 @@ static inline void port_fly(struct sim *sim, struct port *p, struct packet *pkt,
 	p->fly_tail = pkt;
 }
 
-void port_inject(struct sim *sim, struct port *src, struct packet *pkt, simtime_t arrive_at)
+/* The frames on p's link now. */
+static uint32_t port_flying(const struct port *p)
 {
+	uint32_t n = 0;
+	for (const struct packet *k = p->fly_head; k; k = k->next)
+		n++;
+	return n;
+}
+
+void port_inject(struct sim *sim, struct port *src, struct packet *pkt, simtime_t arrive_at, bool doomed)
+{
+	SIM_DEBUG_ASSERT(sim, &src->land, !doomed || src->fly_doomed == port_flying(src),
+			 "a doomed frame behind frames that are not");
+	src->fly_doomed += doomed;
 	port_fly(sim, src, pkt, arrive_at);
 }
 
@@ -485,10 +497,7 @@ void port_link_down(struct sim *sim, struct port *p, int fail_id)
 {
 	p->down = true;
 	p->fail_id = fail_id;
-	uint32_t n = 0;
-	for (const struct packet *k = p->fly_head; k; k = k->next)
-		n++;
-	p->fly_doomed = n;
+	p->fly_doomed = port_flying(p);
 	/* Its queues empty at once; at a switch each frame's buffer is
 	 * released as if it had left, which may resume its ingress. */
 	struct node *nd = p->node;
@@ -515,6 +524,8 @@ void port_link_down(struct sim *sim, struct port *p, int fail_id)
 void port_link_up(struct sim *sim, struct port *p)
 {
 	p->down = false;
+	if (p->node->fab->mine && !p->node->fab->mine[p->node->id])
+		return; /* another rank's port: that rank sends on it */
 	/* The classes this end still holds paused (its buffer is still full)
 	 * are paused again at the peer by the next refresh. */
 	p->pfc_pend_off |= p->xoff;

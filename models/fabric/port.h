@@ -158,8 +158,10 @@ int port_run(struct sim *sim);
 bool port_run_bounded(struct sim *sim, simtime_t bound_t, uint64_t bound_key, bool check_done,
 		      const int16_t *owner, int me, uint64_t *last_key, uint64_t *foreign);
 /* A frame sent by src on another rank reaches this rank's copy of src's
- * link, to land at the peer at arrive_at (after those already on it). */
-void port_inject(struct sim *sim, struct port *src, struct packet *pkt, simtime_t arrive_at);
+ * link, to land at the peer at arrive_at (after those already on it).
+ * doomed: the link went down while it flew (failure.h), so it is lost on
+ * landing; the frames ahead of it on the link went down with it. */
+void port_inject(struct sim *sim, struct port *src, struct packet *pkt, simtime_t arrive_at, bool doomed);
 /* Makes p's peer another rank's (partitioned run): every frame p sends
  * goes to its node's fabric's ship hook instead of onto the local link. */
 void port_set_remote(struct port *p);

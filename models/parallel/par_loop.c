@@ -143,6 +143,9 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 		const int64_t *l = all + (size_t)last * w;
 		run_window(p, l[SAID_DONE_T], (uint64_t)l[SAID_DONE_KEY] + 1, false);
 		sim->now = l[SAID_DONE_T];
+		/* The frames sent in this window are on the wire: onto their
+		 * links, as in the sequential run, before the drain runs on. */
+		par_exchange(p, NULL, false);
 		return SIM_DONE;
 	}
 	if (any_paused) {

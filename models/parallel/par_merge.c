@@ -12,7 +12,8 @@
  * records (the time its last byte arrived, the CE marks it saw) is in the
  * receiving rank's copy of the record when the two ranks differ: each rank
  * writes those into par_flow_recv, merged and folded into the flow rows,
- * then dropped.
+ * then dropped. A failure's rows are every rank's, each with the frames
+ * lost there: they are summed (fold_summed).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,40 @@ char *par_part_path(const char *output, int rank)
 }
 
 #ifdef HAVE_MPI
+
+/* Tables whose rows every rank writes for the same keys, each with its own
+ * share of one count: a failure's frames lost on that rank's links and at
+ * its switches (failure.c runs on every rank). After the merge, one row
+ * per key with the shares summed, in key order as the sequential run
+ * writes them. */
+static const struct summed {
+	const char *table, *keys, *sum, *match;   /* match: x's row of the same key */
+} summed[] = {
+	{ "failure", "failure_id", "frames_lost", "x.failure_id = failure.failure_id" },
+	{ "failure_flow", "failure_id, flow_id", "frames_lost",
+	  "x.failure_id = failure_flow.failure_id AND x.flow_id = failure_flow.flow_id" },
+};
+
+static int fold_summed(struct results *res)
+{
+	int id = results_run_id(res);
+	for (size_t i = 0; i < sizeof summed / sizeof *summed; i++) {
+		const struct summed *t = &summed[i];
+		char *sql = str_printf(
+			"CREATE TEMP TABLE par_fold AS SELECT * FROM %1$s WHERE run_id = %2$d;"
+			"CREATE INDEX temp.par_fold_key ON par_fold (%3$s);"
+			"DELETE FROM %1$s WHERE run_id = %2$d;"
+			"INSERT INTO %1$s SELECT * FROM par_fold GROUP BY %3$s ORDER BY %3$s;"
+			"UPDATE %1$s SET %4$s = (SELECT sum(x.%4$s) FROM par_fold x WHERE %5$s) WHERE run_id = %2$d;"
+			"DROP TABLE temp.par_fold;",
+			t->table, id, t->keys, t->sum, t->match);
+		int rc = results_sql(res, sql, "sum the ranks' failure rows");
+		free(sql);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
 
 /* The receiving half of the messages other ranks sent to this rank's hosts. */
 static int write_received(struct par *p, struct results *res)
@@ -88,6 +123,8 @@ int par_merge_parts(struct par *p, struct results *res, const char *output)
 		free(sql);
 		if (!rc)
 			rc = results_sql(res, "DROP TABLE IF EXISTS par_flow_recv", "drop par_flow_recv");
+		if (!rc && p->w->fab.fail)
+			rc = fold_summed(res);
 	}
 	return rc;
 }

@@ -121,10 +121,13 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 		}
 	}
 	/* The hosts' models (jobs, collectives, sources) are rank 0's, as
-	 * its hosts are: they run there alone. */
+	 * its hosts are: they run there alone. Link failures change every
+	 * rank's links alike: each rank runs them (rank 0 counts their
+	 * events), whatever the partition. */
+	uint32_t fail_elem = f->fail ? sim_elem_id(&f->fail->elem) : UINT32_MAX;
 	if (p->hosts_alone) {
 		for (uint32_t e = 0; e < sim->n_elems; e++)
-			if (p->elem_owner[e] < 0)
+			if (p->elem_owner[e] < 0 && e != fail_elem)
 				p->elem_owner[e] = 0;
 		prune_foreign(p);
 	}

@@ -10,6 +10,10 @@
  * the receiving rank's copy of the sending port's link (port_inject), in
  * the order sent: it lands with the key the sequential run gives it (the
  * link's own sequence, port.h), so equal-time events order alike.
+ * Link failures run on every rank alike; a frame carries the count of its
+ * link's failures when it left, so the receiving rank knows it was on the
+ * wire when the link went down (lost on landing, as in the sequential run)
+ * even if the failure came after the frame left but before it arrived here.
  * Under partition = hosts every message is rank 0's: the frame keeps its
  * record's address, which only rank 0 reads; when other ranks read records
  * too (a capture, par_share_records), data frames also carry a copy, and
@@ -35,7 +39,7 @@ struct wire_frame {
 	int64_t arrive_at;
 	uint32_t port;             /* the sending port: its index in fabric.ports */
 	uint8_t has_flow, has_tel;
-	uint16_t pad;
+	uint16_t went_down;        /* its link's failure count when sent (failure.h) */
 	struct packet pkt;         /* header fields; its pointers mean nothing here */
 };
 struct wire_flow {
@@ -72,7 +76,8 @@ void par_ship(void *ctx, struct port *pt, struct packet *pkt, simtime_t arrive_a
 		   (has_tel ? sizeof(struct pkt_tel) : 0);
 	uint8_t *at = buf_grow(b, n);
 	struct wire_frame wf = { .arrive_at = arrive_at, .port = (uint32_t)(pt - f->ports),
-				 .has_flow = has_flow, .has_tel = has_tel, .pkt = *pkt };
+				 .has_flow = has_flow, .has_tel = has_tel, .pkt = *pkt,
+				 .went_down = f->fail ? f->fail->went_down[pt->link_id] : 0 };
 	memcpy(at, &wf, sizeof wf);
 	at += sizeof wf;
 	if (has_flow) {
@@ -178,7 +183,11 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 		}
 		struct port *src = &f->ports[wf.port];
 		src->tx_bytes += pkt->frame_b; /* what the peer's rx_bytes counts (port_rx_bytes) */
-		port_inject(p->sim, src, pkt, wf.arrive_at);
+		/* Its link went down since it was sent (this rank ran every
+		 * event before the window's end, and the failures' events are
+		 * every rank's): it was on the wire then. */
+		bool doomed = f->fail && (uint16_t)(f->fail->went_down[src->link_id] - wf.went_down);
+		port_inject(p->sim, src, pkt, wf.arrive_at, doomed);
 	}
 }
 

@@ -25,9 +25,12 @@
  * Models whose state spans hosts without a link between them (training
  * jobs, collectives, closed-loop sources, multicast) run where every host
  * is: partition = hosts puts them all on rank 0, the switches on the
- * others. Failures, hpcc_fct and the library's driver run on rank 0
- * alone, the other ranks idle: the results are still the sequential
- * run's, and the run row says why (par_attach).
+ * others. Link and switch failures run on every rank alike (each rank
+ * changes its own ports' links; a frame carries its link's failure count,
+ * par_xfer.c), and their rows are summed over the ranks (par_merge.c).
+ * hpcc_fct and the library's driver run on rank 0 alone, the other ranks
+ * idle: the results are still the sequential run's, and the run row says
+ * why (par_attach).
  */
 #ifndef ROCESIM_PARALLEL_H
 #define ROCESIM_PARALLEL_H
@@ -82,8 +85,9 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
  * 0, or every rank when the sources run alike everywhere. */
 bool par_runs_hosts(const struct par *p);
 /* Ranks without the hosts read message records too (a capture writes a
- * data frame's message size): under partition = hosts, frames then carry
- * a copy of their record. */
+ * data frame's message size, a failure counts the frames it loses per
+ * message): under partition = hosts, frames then carry a copy of their
+ * record. */
 void par_share_records(struct par *p);
 void par_free(struct par *p);
 /* This rank simulates nothing (a model could not be partitioned and this

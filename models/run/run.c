@@ -111,8 +111,6 @@ static const char *unpartitionable(const struct world *w, const struct run_opts 
 {
 	if (o->attach)
 		return "a driver (librocesim)";
-	if (w->fab.fail)
-		return "link and switch failures ([failure])";
 	const struct output_cfg *oc = cfg_get(w->cfg, &output_section);
 	if (oc->hpcc_fct)
 		return "[output] hpcc_fct";
@@ -228,6 +226,10 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	const char *coupled = host_coupled(w, r->jobs, r->traffic, coupled_buf, sizeof coupled_buf);
 	if (par_attach(sim, w, cfg, par_why, coupled, &r->par, err) < 0)
 		goto input_error;
+	/* A frame a failure loses is counted against its message's id
+	 * (world_fail.c), wherever it is lost. */
+	if (w->fab.fail)
+		par_share_records(r->par);
 	if (o->check) {
 		/* The partition a run on that many ranks (--ranks, or mpirun's)
 		 * would use, refused (as an input error) before anything is
