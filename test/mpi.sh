@@ -82,8 +82,9 @@ same() {
 # Random failures of the links between switches and a core switch down
 # for a while, on a permutation: frames lost on cut links, in the air and
 # in queues, on several ranks; routing reacting on each.
-failures=(--set "failure.mtbf=fabric 40us" --set "failure.mttr=fabric 15us" --set failure.horizon=300us
-	  --set failure.detection=5us --set "failure.switch=core0 20us 60us" --set nic.rto=50us)
+failures=(--set traffic.perm.size=200KB --set "failure.mtbf=fabric 100us" --set "failure.mttr=fabric 10us"
+	  --set failure.horizon=40us --set failure.detection=2us --set "failure.switch=core0 5us 25us"
+	  --set nic.rto=20us)
 
 # MPI_QUICK=1 (the sanitizer build in CI, ten times slower): 2 and 4
 # ranks on fewer cases; the optimised build runs them all.
