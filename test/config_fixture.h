@@ -23,6 +23,7 @@
 #include "log.h"
 #include "run.h"
 #include "testutil.h"
+#include "xalloc.h"
 
 /* The private folder (testutil.h's tmp_dir), for the tests that name it;
  * "" until a scenario or tmp_file is written. */
@@ -177,9 +178,9 @@ static inline char *resolved_block(const struct config *c, const char *title)
 /* Whether [title] of the resolved text holds `line` as a whole line. */
 static inline bool resolved_has(const struct config *c, const char *title, const char *line)
 {
-	char *b = resolved_block(c, title), want[512];
-	snprintf(want, sizeof want, "\n%s\n", line);
+	char *b = resolved_block(c, title), *want = str_printf("\n%s\n", line);
 	bool ok = b && strstr(b, want);
+	free(want);
 	if (!ok)
 		fprintf(stderr, "\n  [%s] of the resolved text lacks the line '%s':%s\n", title, line,
 			b ? b : " (no such section)");

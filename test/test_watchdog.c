@@ -65,7 +65,7 @@ static void test_ring_numbering(void)
 	CU_ASSERT_EQUAL(t.n_links, 15);   /* 10 host links + 5 ring links */
 	for (int i = 0; i < 5; i++) {
 		int sw = 10 + i, cw = i == 0 ? 2 : 3, ccw = i == 0 ? 3 : 2;
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof name, "sw%d", i);
 		CU_ASSERT_STRING_EQUAL(t.nodes[sw].name, name);
 		CU_ASSERT_EQUAL(topo_n_ports(&t, sw), 4);
