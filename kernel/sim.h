@@ -40,6 +40,9 @@ struct sim {
 	simtime_t now;              /* current simulated time */
 	struct evq q;               /* pending events */
 	uint64_t events;            /* events executed (while the loop runs: as of its last poll) */
+	uint64_t key_now;           /* a partitioned run's windows (sim_run_bounded): the key of
+				     * the event running, which orders equal times alike on
+				     * every rank */
 	uint32_t poll_left;         /* events until the run loop's next poll, which counts the
 				     * events run (sim_loop.h) */
 	uint64_t seed;              /* scenario seed, root of every RNG stream */

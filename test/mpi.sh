@@ -10,7 +10,8 @@
 # flap under a collective, random failures), sampling, captures. Also: --check prints the
 # partition, SIGINT stops every rank with an 'interrupted' database, too
 # many ranks and a bad partition are refused with exit status 2, and so is
-# a partition that would split a job's hosts.
+# a partition that would split a job's hosts; [output] hpcc_fct merged
+# into the sequential run's file.
 # Run by make check when sim was built with MPI.
 set -u
 : "${SIM:?}" "${SRCDIR:?}" "${MPIRUN:=mpirun}"
@@ -140,6 +141,44 @@ check "failures -np 2: partitioned, and the failures lost frames" "$tmp/failures
 	    AND (SELECT count(*) > 0 FROM failure_flow) AND (SELECT partition NOT LIKE 'none%' FROM run)"
 check "link_flap -np 2: the flap lost frames under partition = hosts" "$tmp/link_flap.2.db" \
 	"SELECT (SELECT sum(frames_lost) > 0 FROM failure) AND (SELECT partition LIKE 'hosts: %' FROM run)"
+
+# [output] hpcc_fct: each rank writes the flows its hosts sent, rank 0
+# merges them into the sequential run's file, byte for byte. Four pairs of
+# flows in four pods end at the same picosecond: their lines keep the
+# sequential run's order (by the key of the event that ended each) when
+# the ranks own the pods in turn (round_robin), not only in blocks (pod).
+cat >"$tmp/ties.ini" <<'EOF'
+[simulation]
+seed = 1
+[topology]
+type = fat_tree
+k = 8
+link_rate = 100Gbps
+link_delay = 1us
+[traffic.f]
+type = flows
+flow = host0 host1 64KB 0us
+flow = host32 host33 64KB 0us
+flow = host64 host65 64KB 0us
+flow = host96 host97 64KB 0us
+flow = host2 host17 64KB 0us
+flow = host34 host49 64KB 0us
+flow = host66 host81 64KB 0us
+flow = host98 host113 64KB 0us
+EOF
+"$SIM" -q -o "$tmp/ties.db" --set output.hpcc_fct="$tmp/fct.seq" "$tmp/ties.ini" >/dev/null 2>&1
+for how in "2 pod" "4 pod" "3 round_robin"; do
+	set -- $how
+	"$MPIRUN" -np "$1" "$SIM" -q -o "$tmp/ties.$1.db" --set output.hpcc_fct="$tmp/fct.$1" \
+		--set parallel.partition="$2" "$tmp/ties.ini" >/dev/null 2>&1
+	if [ "$(awk '{ print $6 + $7 }' "$tmp/fct.seq" | uniq -c | awk '{ print $1 }' | tr '\n' ' ')" != "4 4 " ]; then
+		echo "FAIL hpcc_fct: the flows did not end in two groups of four at once"; fail=1
+	elif cmp -s "$tmp/fct.seq" "$tmp/fct.$1" && ! ls "$tmp"/fct.*.rank* >/dev/null 2>&1; then
+		echo "ok hpcc_fct -np $1 ($2): the sequential run's file, ties in its order"
+	else
+		echo "FAIL hpcc_fct -np $1 ($2): differs from the sequential run's (or a part was left)"; fail=1
+	fi
+done
 
 # Captures: each rank writes its own ports' files, byte for byte the
 # sequential run's (under pod, and under hosts, whose switches' ranks read

@@ -16,7 +16,7 @@
 
 #define ROCEV2_UDP_DPORT 4791      /* docs/protocol.md "Frames on the wire" */
 
-struct hpcc_fct *hpcc_fct_open(const char *path, char **err)
+struct hpcc_fct *hpcc_fct_open(const char *path, bool keyed, char **err)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
@@ -26,6 +26,7 @@ struct hpcc_fct *hpcc_fct_open(const char *path, char **err)
 	struct hpcc_fct *h = xcalloc(1, sizeof *h);
 	h->f = f;
 	h->path = xstrdup(path);
+	h->keyed = keyed;
 	return h;
 }
 
@@ -75,6 +76,8 @@ static void fct_line(void *ctx, const struct world *w, const struct flow *f)
 		sport = f->hpcc->sport;
 		dport = f->hpcc->dport;
 	}
+	if (h->keyed)
+		fprintf(h->f, "%" PRId64 " %" PRIu64 " ", (int64_t)f->end, w->sim->key_now);
 	fprintf(h->f, "%08" PRIx32 " %08" PRIx32 " %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64
 		" %" PRIu64 " %" PRIu64 "\n", sip, dip, sport, dport, f->size_b, ps_to_ns(f->start),
 		ps_to_ns(f->end - f->start), ps_to_ns(f->ideal));
@@ -83,4 +86,69 @@ static void fct_line(void *ctx, const struct world *w, const struct flow *f)
 void hpcc_fct_attach(struct hpcc_fct *h, struct world *w)
 {
 	world_add_flow_sink(w, fct_line, h);
+}
+
+/* One part being merged: its next line, and that line's (end, key). */
+struct part_in {
+	FILE *f;
+	char *line;
+	size_t cap;
+	int64_t end;
+	uint64_t key;
+	const char *body;   /* the line after "END KEY " */
+	bool more;
+};
+
+static int part_next(struct part_in *p, const char *name, char **err)
+{
+	p->more = getline(&p->line, &p->cap, p->f) > 0;
+	if (!p->more)
+		return ferror(p->f) ? err_printf(err, "%s: read error", name) : 0;
+	int n = 0;
+	if (sscanf(p->line, "%" SCNd64 " %" SCNu64 " %n", &p->end, &p->key, &n) != 2 || !n)
+		return err_printf(err, "%s: a line without its end and key: '%s'", name, p->line);
+	p->body = p->line + n;
+	return 0;
+}
+
+int hpcc_fct_merge(const char *path, char *const *parts, int n, char **err)
+{
+	struct part_in *in = xcalloc((size_t)(n > 0 ? n : 1), sizeof *in);
+	FILE *out = fopen(path, "w");
+	int rc = 0;
+	if (!out)
+		rc = err_printf(err, "[output] hpcc_fct = '%s': cannot write: %s", path, strerror(errno));
+	for (int i = 0; !rc && i < n; i++) {
+		if (!(in[i].f = fopen(parts[i], "r")))
+			rc = err_printf(err, "%s: cannot read a rank's part: %s", parts[i], strerror(errno));
+		else
+			rc = part_next(&in[i], parts[i], err);
+	}
+	while (!rc) {
+		int best = -1;
+		for (int i = 0; i < n; i++)
+			if (in[i].more && (best < 0 || in[i].end < in[best].end ||
+					   (in[i].end == in[best].end && in[i].key < in[best].key)))
+				best = i;
+		if (best < 0)
+			break;
+		fputs(in[best].body, out);
+		rc = part_next(&in[best], parts[best], err);
+	}
+	for (int i = 0; i < n; i++) {
+		if (in[i].f)
+			fclose(in[i].f);
+		free(in[i].line);
+		unlink(parts[i]);
+	}
+	free(in);
+	if (out) {
+		bool bad = ferror(out) != 0;
+		bad |= fclose(out) != 0;
+		if (bad && !rc)
+			rc = err_printf(err, "[output] hpcc_fct = '%s': write error", path);
+	}
+	if (rc && out)
+		unlink(path);   /* nothing half-written */
+	return rc;
 }

@@ -17,11 +17,14 @@
  *              idle fabric with our real framing, ACK included), NOT HPCC's
  *              48 B-per-packet formula, so fct/standalone is our slowdown.
  * NVLink messages (no QP) are not network flows and are not written.
+ * Under MPI each rank writes its part, keyed, and rank 0 merges the parts
+ * into the sequential run's order (hpcc_fct_merge).
  * Cost: one predictable branch per finished flow when off; nothing per packet.
  */
 #ifndef ROCESIM_HPCC_FCT_H
 #define ROCESIM_HPCC_FCT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct flow;
@@ -30,11 +33,14 @@ struct world;
 struct hpcc_fct {
 	FILE *f;
 	char *path;
+	bool keyed;
 };
 
 /* Opens (creates or truncates) path for writing; NULL with *err
- * "[output] hpcc_fct = 'PATH': cannot write: REASON". */
-struct hpcc_fct *hpcc_fct_open(const char *path, char **err);
+ * "[output] hpcc_fct = 'PATH': cannot write: REASON". keyed: one rank's
+ * part of a partitioned run, each line led by the flow's end (ps) and the
+ * key of the event that ended it, "END KEY ", for hpcc_fct_merge. */
+struct hpcc_fct *hpcc_fct_open(const char *path, bool keyed, char **err);
 /* Flushes and closes; 0, or -1 with *err on a write error (the file is
  * removed: nothing half-written). */
 int hpcc_fct_close(struct hpcc_fct *h, char **err);
@@ -44,5 +50,10 @@ void hpcc_fct_abort(struct hpcc_fct *h);
  * its flow records, world.h); a flow posted from a flow.txt line (f->hpcc)
  * gets that line's ports. */
 void hpcc_fct_attach(struct hpcc_fct *h, struct world *w);
+/* The ranks' keyed parts (each in completion order) into path, in the
+ * order of the sequential run: by end, then by key (one event ends flows
+ * on one rank only, in its part's order). The parts are removed. 0, or -1
+ * with *err and nothing at path. */
+int hpcc_fct_merge(const char *path, char *const *parts, int n, char **err);
 
 #endif

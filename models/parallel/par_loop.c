@@ -53,16 +53,16 @@ static simtime_t global_next(struct par *p)
 
 static bool run_window(struct par *p, simtime_t bt, uint64_t bk, bool check_done)
 {
-	uint64_t last = 0;
 	double t0 = par_wall();
 	uint64_t before = p->sim->events;
-	bool done = port_run_bounded(p->sim, bt, bk, check_done, p->elem_owner, p->me, &last, &p->st.foreign);
+	bool done = port_run_bounded(p->sim, bt, bk, check_done, p->elem_owner, p->me, &p->sim->key_now,
+				     &p->st.foreign);
 	p->st.events += p->sim->events - before;
 	p->st.busy_s += par_wall() - t0;
 	if (done) {
 		p->done = true;
 		p->done_t = p->sim->now;
-		p->done_key = last;
+		p->done_key = p->sim->key_now;
 	}
 	return done;
 }
@@ -89,8 +89,8 @@ static void window_bound(struct par *p, simtime_t T, simtime_t limit, simtime_t 
 /* The watchdog's tick, alone (every rank runs it, with the ranks' sums). */
 static void run_tick(struct par *p, simtime_t t, uint64_t key)
 {
-	uint64_t last, foreign = 0;
-	port_run_bounded(p->sim, t, key + 1, false, p->elem_owner, p->me, &last, &foreign);
+	uint64_t foreign = 0;
+	port_run_bounded(p->sim, t, key + 1, false, p->elem_owner, p->me, &p->sim->key_now, &foreign);
 	p->st.foreign += foreign;
 }
 

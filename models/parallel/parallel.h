@@ -28,9 +28,10 @@
  * others. Link and switch failures run on every rank alike (each rank
  * changes its own ports' links; a frame carries its link's failure count,
  * par_xfer.c), and their rows are summed over the ranks (par_merge.c).
- * hpcc_fct and the library's driver run on rank 0 alone, the other ranks
- * idle: the results are still the sequential run's, and the run row says
- * why (par_attach).
+ * hpcc_fct: each rank writes its part, merged by rank 0 (run.c). The
+ * library's driver runs on rank 0 alone, the other ranks idle: the
+ * results are still the sequential run's, and the run row says why
+ * (par_attach).
  */
 #ifndef ROCESIM_PARALLEL_H
 #define ROCESIM_PARALLEL_H

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "autoconfig.h"
 #include "collective.h"
 #include "config.h"
@@ -111,9 +112,6 @@ static const char *unpartitionable(const struct world *w, const struct run_opts 
 {
 	if (o->attach)
 		return "a driver (librocesim)";
-	const struct output_cfg *oc = cfg_get(w->cfg, &output_section);
-	if (oc->hpcc_fct)
-		return "[output] hpcc_fct";
 	return NULL;
 }
 
@@ -278,10 +276,15 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 						 .index_sql = rocesim_index_sql, .prepare = prepare_tables,
 						 .prepare_ctx = &tables };
 		/* [output] hpcc_fct: opened before the run, so an unwritable path is
-		 * an input error with nothing simulated (hpcc_fct.h). */
+		 * an input error with nothing simulated (hpcc_fct.h). Partitioned:
+		 * each rank writes its part, which rank 0 merges (fct_merge). */
 		const struct output_cfg *oc = cfg_get(cfg, &output_section);
 		if (oc->hpcc_fct) {
-			if (!(r->fct = hpcc_fct_open(oc->hpcc_fct, err))) {
+			bool keyed = par_partitioned(r->par);
+			char *fpath = keyed ? par_part_path(oc->hpcc_fct, par_rank()) : xstrdup(oc->hpcc_fct);
+			r->fct = hpcc_fct_open(fpath, keyed, err);
+			free(fpath);
+			if (!r->fct) {
 				tap_discard(r->taps); /* nothing half-written */
 				r->taps = NULL;
 				goto input_error;
@@ -409,6 +412,28 @@ static int run_drain(struct run *r)
 	}
 }
 
+/* A partitioned run's fct.txt: the ranks' parts (every one closed: the
+ * ranks published theirs before par_merge_parts), merged when the
+ * database is kept, else removed. */
+static int fct_merge(struct run *r, bool keep, char **err)
+{
+	if (!par_partitioned(r->par))
+		return 0;
+	const char *path = ((const struct output_cfg *)cfg_get(r->w.cfg, &output_section))->hpcc_fct;
+	int n = par_size(), rc = 0;
+	char **parts = xcalloc((size_t)n, sizeof *parts);
+	for (int k = 0; k < n; k++)
+		parts[k] = par_part_path(path, k);
+	if (keep)
+		rc = hpcc_fct_merge(path, parts, n, err);
+	for (int k = 0; k < n; k++) {
+		unlink(parts[k]);
+		free(parts[k]);
+	}
+	free(parts);
+	return rc;
+}
+
 int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 {
 	struct sim *sim = &r->sim;
@@ -518,9 +543,16 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 	}
 	if (res && r->par && par_rank() > 0) { /* its part first, for rank 0 to merge */
 		open_results = NULL;
+		open_fct = NULL;
 		log_set_cleanup(NULL);
-		if (results_finish(res, rep->status, &sum) < 0)
+		if (results_finish(res, rep->status, &sum) < 0) {
 			rc = EXIT_INTERNAL;
+			if (r->fct)
+				hpcc_fct_abort(r->fct);
+		} else if (r->fct && hpcc_fct_close(r->fct, err) < 0) {
+			rc = EXIT_INTERNAL;
+		}
+		r->fct = NULL;
 		res = NULL;
 	}
 	if (r->par && par_merge_parts(r->par, res, rep->output) < 0)
@@ -530,13 +562,18 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 		open_fct = NULL;
 		log_set_cleanup(NULL);
 		/* fct.txt is kept only beside a published database. */
-		if (results_finish(res, rep->status, &sum) < 0) {
+		bool kept = results_finish(res, rep->status, &sum) == 0;
+		if (!kept) {
 			*err = xstrdup("could not finish the results database");
 			rc = EXIT_INTERNAL;
-			if (r->fct)
+		}
+		if (r->fct) {
+			if (!kept)
 				hpcc_fct_abort(r->fct);
-		} else if (r->fct && hpcc_fct_close(r->fct, err) < 0) {
-			rc = EXIT_INTERNAL;
+			else if (hpcc_fct_close(r->fct, err) < 0)
+				kept = false, rc = EXIT_INTERNAL;
+			if (fct_merge(r, kept, err) < 0)
+				rc = EXIT_INTERNAL;
 		}
 		r->fct = NULL;
 	}
