@@ -294,6 +294,7 @@ void port_inject(struct sim *sim, struct port *src, struct packet *pkt, simtime_
  * keeps one tx-done event while more may follow. */
 static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 {
+	SIM_DEBUG_ASSERT(sim, &p->elem, sim->now >= p->busy_until, "frame started while the link is busy (until %lld)", (long long)p->busy_until);
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
 	if (__builtin_expect(p->down, 0)) { /* the link is down: the frame is lost */
 		failure_lose(sim, p, pkt);
@@ -415,7 +416,7 @@ static void pfc_refresh(struct sim *sim, void *obj, uintptr_t arg)
 	sched_at(sim, sim->now + port_quanta_ps(p, PFC_MAX_QUANTA) / 2, &p->elem, pfc_refresh, p, 0);
 }
 
-__attribute__((noinline)) void port_pfc_request(struct sim *sim, struct port *p, int c, bool off)
+void port_pfc_owe(struct sim *sim, struct port *p, int c, bool off)
 {
 	uint8_t bit = (uint8_t)(1u << c);
 	if (off) {
@@ -434,6 +435,11 @@ __attribute__((noinline)) void port_pfc_request(struct sim *sim, struct port *p,
 		else
 			p->pfc_pend_on |= bit;
 	}
+}
+
+__attribute__((noinline)) void port_pfc_request(struct sim *sim, struct port *p, int c, bool off)
+{
+	port_pfc_owe(sim, p, c, off);
 	port_kick(sim, p);
 }
 

@@ -186,6 +186,10 @@ void port_kick(struct sim *sim, struct port *p);
  * out ahead of every queue; XOFF carries the maximum pause time and is
  * refreshed at half of it while the class stays paused. */
 void port_pfc_request(struct sim *sim, struct port *p, int c, bool off);
+/* The same, owed but not started: for p starting a frame now, whose end
+ * sends it (a frame leaving by the port it came in, whose buffer release
+ * resumes that port's peer). */
+void port_pfc_owe(struct sim *sim, struct port *p, int c, bool off);
 /* A PFC frame arrived on p: pause or resume its egress classes. */
 void port_pfc_receive(struct sim *sim, struct port *p, const struct packet *pkt);
 /* Ends every pause still open (the run is over): records the intervals. */

@@ -109,8 +109,14 @@ static inline void switch_release(struct node *sw, struct port *out, struct pack
 	struct mmu *m = sw->mmu;
 	int c = pkt->prio;
 	mmu_release(m, pkt->in_port, c, pkt->frame_b);
-	if (m->port[pkt->in_port].xoff && mmu_resume_check(m, pkt->in_port, c))
-		port_pfc_request(sw->fab->sim, &sw->ports[pkt->in_port], c, false);
+	if (m->port[pkt->in_port].xoff && mmu_resume_check(m, pkt->in_port, c)) {
+		/* Leaving by the port it came in (routing turned it back after
+		 * a failure): that port starts this frame now, the resume after. */
+		if (pkt->in_port == out->idx)
+			port_pfc_owe(sw->fab->sim, out, c, false);
+		else
+			port_pfc_request(sw->fab->sim, &sw->ports[pkt->in_port], c, false);
+	}
 	if (mmu_ecn_mark(m, out->idx, q_b, pkt->flags & PKT_F_ECT)) {
 		if (!(pkt->flags & PKT_F_CE))
 			out->ecn_marked++;
