@@ -105,10 +105,9 @@ static int prepare_tables(void *ctx, struct results *res)
 	return tc->refused ? -1 : 0;
 }
 
-/* The model a partitioned run cannot split across ranks (its state spans
- * hosts with no link between them, or it writes one file for all), NULL
- * when there is none (parallel.h). */
-static const char *unpartitionable(const struct world *w, const struct run_opts *o)
+/* The model a partitioned run cannot split across ranks, NULL when there
+ * is none (parallel.h): a driver, whose program is one process. */
+static const char *unpartitionable(const struct run_opts *o)
 {
 	if (o->attach)
 		return "a driver (librocesim)";
@@ -219,7 +218,7 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		goto input_error;
 	fill_world(rep, w);
 	rep->flows_expected = traffic_flows_expected(r->traffic);
-	const char *par_why = unpartitionable(w, o);
+	const char *par_why = unpartitionable(o);
 	char coupled_buf[160];
 	const char *coupled = host_coupled(w, r->jobs, r->traffic, coupled_buf, sizeof coupled_buf);
 	if (par_attach(sim, w, cfg, par_why, coupled, &r->par, err) < 0)
