@@ -294,7 +294,8 @@ void port_inject(struct sim *sim, struct port *src, struct packet *pkt, simtime_
  * keeps one tx-done event while more may follow. */
 static void port_start(struct sim *sim, struct port *p, struct packet *pkt)
 {
-	SIM_DEBUG_ASSERT(sim, &p->elem, sim->now >= p->busy_until, "frame started while the link is busy (until %lld)", (long long)p->busy_until);
+	SIM_DEBUG_ASSERT(sim, &p->elem, sim->now >= p->busy_until, "frame started while the link is busy (until %lld)",
+			 (long long)p->busy_until);
 	p->busy_until = sim->now + port_ser_ps(p, pkt->frame_b + PKT_WIRE_EXTRA_B);
 	if (__builtin_expect(p->down, 0)) { /* the link is down: the frame is lost */
 		failure_lose(sim, p, pkt);

@@ -37,11 +37,10 @@ char *par_part_path(const char *output, int rank)
  * per key with the shares summed, in key order as the sequential run
  * writes them. */
 static const struct summed {
-	const char *table, *keys, *sum, *match;   /* match: x's row of the same key */
+	const char *table, *keys, *sum;
 } summed[] = {
-	{ "failure", "failure_id", "frames_lost", "x.failure_id = failure.failure_id" },
-	{ "failure_flow", "failure_id, flow_id", "frames_lost",
-	  "x.failure_id = failure_flow.failure_id AND x.flow_id = failure_flow.flow_id" },
+	{ "failure", "failure_id", "frames_lost" },
+	{ "failure_flow", "failure_id, flow_id", "frames_lost" },
 };
 
 static int fold_summed(struct results *res)
@@ -49,6 +48,13 @@ static int fold_summed(struct results *res)
 	int id = results_run_id(res);
 	for (size_t i = 0; i < sizeof summed / sizeof *summed; i++) {
 		const struct summed *t = &summed[i];
+		/* "x.k = T.k AND ..." over the keys: x's rows of T's key. */
+		char match[256] = "";
+		char keys[128];
+		snprintf(keys, sizeof keys, "%s", t->keys);
+		for (char *save = NULL, *k = strtok_r(keys, ", ", &save); k; k = strtok_r(NULL, ", ", &save))
+			snprintf(match + strlen(match), sizeof match - strlen(match), "%sx.%s = %s.%s",
+				 match[0] ? " AND " : "", k, t->table, k);
 		char *sql = str_printf(
 			"CREATE TEMP TABLE par_fold AS SELECT * FROM %1$s WHERE run_id = %2$d;"
 			"CREATE INDEX temp.par_fold_key ON par_fold (%3$s);"
@@ -56,7 +62,7 @@ static int fold_summed(struct results *res)
 			"INSERT INTO %1$s SELECT * FROM par_fold GROUP BY %3$s ORDER BY %3$s;"
 			"UPDATE %1$s SET %4$s = (SELECT sum(x.%4$s) FROM par_fold x WHERE %5$s) WHERE run_id = %2$d;"
 			"DROP TABLE temp.par_fold;",
-			t->table, id, t->keys, t->sum, t->match);
+			t->table, id, t->keys, t->sum, match);
 		int rc = results_sql(res, sql, "sum the ranks' failure rows");
 		free(sql);
 		if (rc < 0)

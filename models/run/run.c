@@ -411,14 +411,36 @@ static int run_drain(struct run *r)
 	}
 }
 
+/* Publishes this process's database (a rank's part under MPI) and closes
+ * its fct.txt (or part) beside it: the file is kept only with a published
+ * database. Returns whether both were kept. */
+static bool publish(struct run *r, struct results *res, const char *status, const struct run_summary *sum,
+		    char **err)
+{
+	open_results = NULL;
+	open_fct = NULL;
+	log_set_cleanup(NULL);
+	bool kept = results_finish(res, status, sum) == 0;
+	if (!kept)
+		*err = xstrdup("could not finish the results database");
+	if (r->fct) {
+		if (!kept)
+			hpcc_fct_abort(r->fct);
+		else if (hpcc_fct_close(r->fct, err) < 0)
+			kept = false;
+		r->fct = NULL;
+	}
+	return kept;
+}
+
 /* A partitioned run's fct.txt: the ranks' parts (every one closed: the
  * ranks published theirs before par_merge_parts), merged when the
  * database is kept, else removed. */
 static int fct_merge(struct run *r, bool keep, char **err)
 {
-	if (!par_partitioned(r->par))
-		return 0;
 	const char *path = ((const struct output_cfg *)cfg_get(r->w.cfg, &output_section))->hpcc_fct;
+	if (!path || !par_partitioned(r->par))
+		return 0;
 	int n = par_size(), rc = 0;
 	char **parts = xcalloc((size_t)n, sizeof *parts);
 	for (int k = 0; k < n; k++)
@@ -541,40 +563,16 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 		par_write_run(r->par, res);
 	}
 	if (res && r->par && par_rank() > 0) { /* its part first, for rank 0 to merge */
-		open_results = NULL;
-		open_fct = NULL;
-		log_set_cleanup(NULL);
-		if (results_finish(res, rep->status, &sum) < 0) {
+		if (!publish(r, res, rep->status, &sum, err))
 			rc = EXIT_INTERNAL;
-			if (r->fct)
-				hpcc_fct_abort(r->fct);
-		} else if (r->fct && hpcc_fct_close(r->fct, err) < 0) {
-			rc = EXIT_INTERNAL;
-		}
-		r->fct = NULL;
 		res = NULL;
 	}
 	if (r->par && par_merge_parts(r->par, res, rep->output) < 0)
 		rc = EXIT_INTERNAL;
 	if (res) {
-		open_results = NULL;
-		open_fct = NULL;
-		log_set_cleanup(NULL);
-		/* fct.txt is kept only beside a published database. */
-		bool kept = results_finish(res, rep->status, &sum) == 0;
-		if (!kept) {
-			*err = xstrdup("could not finish the results database");
+		bool kept = publish(r, res, rep->status, &sum, err);
+		if (fct_merge(r, kept, err) < 0 || !kept) /* merged, or the parts removed */
 			rc = EXIT_INTERNAL;
-		}
-		if (r->fct) {
-			if (!kept)
-				hpcc_fct_abort(r->fct);
-			else if (hpcc_fct_close(r->fct, err) < 0)
-				kept = false, rc = EXIT_INTERNAL;
-			if (fct_merge(r, kept, err) < 0)
-				rc = EXIT_INTERNAL;
-		}
-		r->fct = NULL;
 	}
 	run_free(r);
 	return rc;
