@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "log.h"
 #include "xalloc.h"
 
@@ -44,6 +45,20 @@ void *xmalloc_lines(size_t n, size_t size)
 void *xcalloc_lines(size_t n, size_t size)
 {
 	return memset(xmalloc_lines(n, size), 0, line_bytes(n, size));
+}
+
+void *xcalloc_pages(size_t n, size_t size)
+{
+	void *p = mmap(NULL, line_bytes(n, size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die_internal("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void xfree_pages(void *p, size_t n, size_t size)
+{
+	if (p)
+		munmap(p, line_bytes(n, size));
 }
 
 void *xrealloc(void *p, size_t n)

@@ -20,6 +20,12 @@ void *xcalloc(size_t n, size_t size);   /* n may be 0: returns a valid block */
 #define XALLOC_LINE 64
 void *xmalloc_lines(size_t n, size_t size);
 void *xcalloc_lines(size_t n, size_t size);
+/* n zeroed objects of size bytes, page-aligned, taken from the system as
+ * needed: a page never written costs no memory, so an array of which a
+ * process uses a part (a rank's ports of the whole fabric) holds only that
+ * part. Freed with xfree_pages(p, n, size). */
+void *xcalloc_pages(size_t n, size_t size);
+void xfree_pages(void *p, size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *str_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

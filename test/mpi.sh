@@ -11,7 +11,8 @@
 # partition, SIGINT stops every rank with an 'interrupted' database, too
 # many ranks and a bad partition are refused with exit status 2, and so is
 # a partition that would split a job's hosts; [output] hpcc_fct merged
-# into the sequential run's file.
+# into the sequential run's file. HPCC's in-band telemetry crosses ranks
+# with its frames (hpcc_int).
 # Run by make check when sim was built with MPI.
 set -u
 : "${SIM:?}" "${SRCDIR:?}" "${MPIRUN:=mpirun}"
@@ -92,6 +93,7 @@ failures=(--set traffic.perm.size=200KB --set "failure.mtbf=fabric 100us" --set 
 if [ "${MPI_QUICK:-0}" = 1 ]; then
 	same permutation permutation.ini "2 4"
 	same hpcc_stopped hpcc_websearch.ini "2" --set simulation.stop=2001ms
+	same hpcc_int hpcc_websearch_hpcc.ini "2" --set simulation.stop=2001ms
 	same lossy lossy_link.ini "2"
 	same pfc_deadlock pfc_deadlock.ini "2"
 	same multicast multicast_allgather.ini "2 4"
@@ -101,6 +103,7 @@ if [ "${MPI_QUICK:-0}" = 1 ]; then
 else
 	same permutation permutation.ini "2 3 4"
 	same hpcc_stopped hpcc_websearch.ini "2 4" --set simulation.stop=2001ms
+	same hpcc_int hpcc_websearch_hpcc.ini "2 3" --set simulation.stop=2001ms
 	same lossy lossy_link.ini "2 3"
 	same pfc_deadlock pfc_deadlock.ini "2 3"
 	same incast_pfc incast_pfc.ini "2"

@@ -293,7 +293,7 @@ static void test_rx_bytes_landed_only(void)
 	CU_ASSERT_EQUAL(port_rx_bytes(&f.pb), 1062 + 66);
 	CU_ASSERT_EQUAL(port_rx_bytes(&f.pa), 0);
 	struct port both[2] = { f.pa, f.pb };
-	CU_ASSERT_EQUAL(port_tx_packets_sum(both, 2), 4);
+	CU_ASSERT_EQUAL(port_tx_packets_sum(both, 2, NULL), 4);
 	f.sim.stop_at = SIMTIME_NEVER;
 	sim_run(&f.sim);
 	CU_ASSERT_EQUAL(n_got, 4);

@@ -14,18 +14,22 @@
  * largest up(e) + L(s(e)) + down(d) over endpoints e at s and d at a (two
  * distinct endpoints when s = a), with up/down the cost of an endpoint's
  * own link. Work: O(edge switches x (switches + equal-cost set entries)),
- * with c(u) and the peer switch of each port in flat arrays (the walk
- * reads no port) and only edge switches as sources.
+ * with c(u) and the peer switch of each port in flat arrays and only edge
+ * switches as sources. Everything comes from the topology, none from the
+ * ports, which a partitioned run builds only in part (fabric.h).
  */
 #include <stdlib.h>
 #include "fabric.h"
 #include "routing.h"
 #include "xalloc.h"
 
-/* c(u) above for the data direction leaving port u. */
-static simtime_t link_cost(const struct port *u, uint32_t data_wire, uint32_t ack_wire)
+/* c(u) above for the data direction leaving node u's port i. */
+static simtime_t link_cost(const struct fabric *f, int u, int i, uint32_t data_wire, uint32_t ack_wire)
 {
-	return port_ser_ps(u, data_wire) + u->flight_ps + port_ser_ps(u->peer, ack_wire) + u->peer->flight_ps;
+	const struct topo_port *tp = fabric_tport(f, u, i);
+	struct ideal_hop out = fabric_hop(f, u, i), back = fabric_hop(f, tp->peer, tp->peer_port);
+	return simtime_serialize(data_wire, out.rate_bps) + out.delay_ps + simtime_serialize(ack_wire, back.rate_bps) +
+	       back.delay_ps;
 }
 
 struct rtt_walk {
@@ -86,26 +90,29 @@ simtime_t fabric_base_rtt(const struct fabric *f, uint32_t data_frame_b, uint32_
 	for (int u = 0; u < f->n_nodes; u++)
 		up[u] = down[u] = (struct top2){ { -1, -1 }, { -1, -1 } };
 	simtime_t T = 0;
+	const struct topo *t = &f->topo;
 	for (int e = 0; e < n_eps; e++) {
-		const struct port *p = fabric_ep_port(f, e);
-		if (!p->peer)
+		int h = e / f->nics_per_host, i = e % f->nics_per_host;
+		if (i >= topo_n_ports(t, h))
 			continue;
-		if (p->peer_node->kind != NODE_SWITCH) { /* two hosts wired together */
-			if (link_cost(p, dw, aw) > T)
-				T = link_cost(p, dw, aw);
+		const struct topo_port *tp = fabric_tport(f, h, i);
+		simtime_t c = link_cost(f, h, i, dw, aw);
+		if (f->nodes[tp->peer].kind != NODE_SWITCH) { /* two hosts wired together */
+			if (c > T)
+				T = c;
 			continue;
 		}
-		top2_add(&up[p->peer_node->id], link_cost(p, dw, aw), e);
-		top2_add(&down[p->peer_node->id], link_cost(p->peer, dw, aw), e);
+		top2_add(&up[tp->peer], c, e);
+		top2_add(&down[tp->peer], link_cost(f, tp->peer, tp->peer_port, dw, aw), e);
 	}
 	simtime_t *cost = xcalloc((size_t)f->n_ports + 1, sizeof *cost);
 	int *peer_sw = xcalloc((size_t)f->n_ports + 1, sizeof *peer_sw);
-	for (int i = 0; i < f->n_ports; i++) {
-		const struct port *p = &f->ports[i];
-		peer_sw[i] = p->peer && p->peer_node->kind == NODE_SWITCH ? p->peer_node->id : -1;
-		if (p->peer)
-			cost[i] = link_cost(p, dw, aw);
-	}
+	for (int u = 0; u < f->n_nodes; u++)
+		for (int i = 0; i < topo_n_ports(t, u); i++) {
+			int v = t->ports[t->port_off[u] + i].peer;
+			peer_sw[t->port_off[u] + i] = f->nodes[v].kind == NODE_SWITCH ? v : -1;
+			cost[t->port_off[u] + i] = link_cost(f, u, i, dw, aw);
+		}
 	struct rtt_walk w = { .f = f, .cost = cost, .peer_sw = peer_sw,
 			      .L = xcalloc((size_t)f->n_nodes, sizeof *w.L),
 			      .mark = xcalloc((size_t)f->n_nodes, sizeof *w.mark) };

@@ -9,6 +9,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "config.h"
 #include "fabric.h"
 #include "log.h"
@@ -18,6 +20,32 @@
 #include "rng.h"
 #include "routing.h"
 #include "xalloc.h"
+
+/* SIM_DEBUG: the pages of the ports array that hold no port of this
+ * process are made inaccessible, so that a model reading another rank's
+ * port fails there (a segmentation fault, located by the debugger or
+ * AddressSanitizer) instead of reading zeros. */
+static void fabric_guard_ports(const struct fabric *f)
+{
+#ifdef SIM_DEBUG
+	if (!f->held)
+		return;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), sz = sizeof *f->ports;
+	size_t n_pages = ((size_t)f->n_ports * sz + pg - 1) / pg;
+	for (size_t k = 0; k < n_pages; k++) {
+		size_t lo = k * pg / sz, hi = ((k + 1) * pg + sz - 1) / sz;
+		if (hi > (size_t)f->n_ports)
+			hi = (size_t)f->n_ports;
+		bool used = false;
+		for (size_t i = lo; i < hi && !used; i++)
+			used = f->held[i];
+		if (!used && mprotect((char *)f->ports + k * pg, pg, PROT_NONE) != 0)
+			die_internal("mprotect of the ports array failed");
+	}
+#else
+	(void)f;
+#endif
+}
 
 int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 		 const struct fabric_params *p, char **err)
@@ -30,18 +58,30 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 	if (topology_build(cfg, &f->topo, err) < 0)
 		return -1;
 	const struct topo *t = &f->topo;
+	f->switch_latency = topology_cfg(cfg)->switch_latency;
 	/* What the configuration alone refuses, before routing and buffers. */
 	if (switch_check_buffers(f, t, err) < 0) {
 		fabric_free(f);
 		return -1;
 	}
-	simtime_t switch_latency = topology_cfg(cfg)->switch_latency;
+	simtime_t switch_latency = f->switch_latency;
 	f->n_nodes = t->n_nodes;
 	f->n_hosts = t->n_hosts;
 	f->nics_per_host = t->nics_per_host;   /* >= 1 after topology_build */
 	f->n_ports = t->port_off[t->n_nodes];
+	/* A partitioned run builds only the ports it holds (fabric.h). */
+	if (p->place && p->place(p->place_ctx, t, &f->mine, err) < 0) {
+		fabric_free(f);
+		return -1;
+	}
+	if (f->mine) {
+		f->held = xcalloc((size_t)f->n_ports, 1);
+		for (int u = 0; u < t->n_nodes; u++)
+			for (int i = t->port_off[u]; i < t->port_off[u + 1]; i++)
+				f->held[i] = f->mine[u] ? FABRIC_OWN : f->mine[t->ports[i].peer] ? FABRIC_FAR : 0;
+	}
 	f->nodes = xcalloc_lines((size_t)f->n_nodes, sizeof *f->nodes);
-	f->ports = xcalloc_lines((size_t)f->n_ports, sizeof *f->ports);
+	f->ports = xcalloc_pages((size_t)f->n_ports, sizeof *f->ports);
 	f->routes = xcalloc((size_t)f->n_nodes, sizeof *f->routes);
 	if (routing_build(t, f->routes, err) < 0) {
 		fabric_free(f);
@@ -67,9 +107,14 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 			nd->ecmp_seed = (uint32_t)rng_derive(sim->seed, RNG_ECMP_SEED, (uint64_t)u);
 			nd->ecmp_packet = f->sw_cfg->ecmp == ECMP_PACKET;
 		}
+		nd->port_elem = sim->n_elems;
 		for (int i = 0; i < nd->n_ports; i++) {
 			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
 			const struct topo_link *l = &t->links[tp->link];
+			if (!fabric_node_port_held(f, u, i)) {
+				port_skip(sim);
+				continue;
+			}
 			port_init(sim, &nd->ports[i], nd, i, l->rate_bps, l->delay_ps);
 			nd->ports[i].link_id = tp->link;
 		}
@@ -79,14 +124,16 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 		for (int i = 0; i < nd->n_ports; i++) {
 			const struct topo_port *tp = &t->ports[t->port_off[u] + i];
 			struct node *peer = &f->nodes[tp->peer];
-			port_connect(&nd->ports[i], &peer->ports[tp->peer_port],
-				     peer->kind == NODE_SWITCH ? switch_latency : 0);
+			if (fabric_node_port_held(f, u, i))
+				port_connect(&nd->ports[i], &peer->ports[tp->peer_port],
+					     peer->kind == NODE_SWITCH ? switch_latency : 0);
 		}
-		if (nd->kind == NODE_SWITCH && switch_setup(f, nd, err) < 0) {
+		if (nd->kind == NODE_SWITCH && (!f->mine || f->mine[u]) && switch_setup(f, nd, err) < 0) {
 			fabric_free(f);
 			return -1;
 		}
 	}
+	fabric_guard_ports(f);
 	if (link_loss_build(f, &((const struct failure_cfg *)cfg_get(cfg, &failure_section))->loss, err) < 0) {
 		fabric_free(f);
 		return -1;
@@ -110,11 +157,25 @@ void fabric_free(struct fabric *f)
 		routing_free(f->routes, f->n_nodes);
 	free(f->routes);
 	free(f->nodes);
-	free(f->ports);
+	xfree_pages(f->ports, (size_t)f->n_ports, sizeof *f->ports);
+	free(f->held);
 	topology_free(&f->topo);
 	pool_destroy(&f->pkt_pool);
 	pkt_tel_pool_free(&f->tel);
 	memset(f, 0, sizeof *f);
+}
+
+int fabric_port_node(const struct fabric *f, int i)
+{
+	int lo = 0, hi = f->n_nodes - 1;   /* port_off[lo] <= i < port_off[hi + 1] */
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (f->topo.port_off[mid] <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
 }
 
 void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_ctx,
@@ -125,12 +186,15 @@ void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_
 	p->node->receive = recv;
 }
 
-uint32_t fabric_port_headroom(const struct port *p, uint32_t max_frame_b)
+uint32_t fabric_headroom(const struct fabric *f, int u, int i, uint32_t max_frame_b)
 {
-	/* Frames cross the link toward p and pay p's node's switch latency
-	 * (p->peer->peer_latency_ps); the XOFF pays the peer's. */
-	return mmu_auto_headroom(p->rate_bps, p->delay_ps, p->peer->peer_latency_ps + p->peer_latency_ps,
-				 max_frame_b);
+	/* Frames cross the link toward u and pay u's switch latency; the XOFF
+	 * pays the peer's. */
+	const struct topo_port *tp = fabric_tport(f, u, i);
+	const struct topo_link *l = &f->topo.links[tp->link];
+	simtime_t lat = (f->topo.nodes[u].kind == NODE_SWITCH ? f->switch_latency : 0) +
+			(f->topo.nodes[tp->peer].kind == NODE_SWITCH ? f->switch_latency : 0);
+	return mmu_auto_headroom(l->rate_bps, l->delay_ps, lat, max_frame_b);
 }
 
 int fabric_results_prepare(struct fabric *f, struct results *res)
@@ -143,6 +207,8 @@ void fabric_check_drained(struct fabric *f)
 {
 	struct sim *sim = f->sim;
 	for (int i = 0; i < f->n_ports; i++) {
+		if (!fabric_port_held(f, i))
+			continue;   /* another rank's (its copy is not built here) */
 		const struct port *p = &f->ports[i];
 		SIM_ASSERT(sim, &p->elem, p->queued_bytes == 0 && p->nonempty == 0 && !p->fly_head,
 			   "port not drained: %llu bytes queued, %s in flight",
@@ -159,6 +225,8 @@ void fabric_check_drained(struct fabric *f)
 bool fabric_quiet(const struct fabric *f)
 {
 	for (int i = 0; i < f->n_ports; i++) {
+		if (!fabric_port_held(f, i))
+			continue;   /* another rank's (its copy is not built here) */
 		const struct port *p = &f->ports[i];
 		if (p->queued_bytes || p->fly_head || p->pfc_pend_off || p->pfc_pend_on)
 			return false;
@@ -184,6 +252,8 @@ uint64_t fabric_data_in_flight(const struct fabric *f)
 {
 	uint64_t n = 0;
 	for (int i = 0; i < f->n_ports; i++) {
+		if (!fabric_port_held(f, i))
+			continue;   /* another rank's (its copy is not built here) */
 		const struct port *p = &f->ports[i];
 		for (int c = 0; c < PORT_PRIOS; c++)
 			for (const struct packet *k = p->q[c].head; k; k = k->next)

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "link_loss.h"
 #include "packet.h"
 #include "path.h"
@@ -67,6 +68,8 @@ struct node {
 	struct sim_elem elem;      /* the node as scheduler (NIC, switch pipeline) */
 	int id;
 	int tier;
+	uint32_t port_elem;        /* element id of port 0's elem; port i's are port_elem + 2i
+				    * (elem) and + 2i + 1 (land), held or not */
 	const char *name;          /* topo.nodes[id].name */
 } __attribute__((aligned(64)));
 
@@ -76,6 +79,11 @@ struct fabric_params {
 	uint32_t max_frame_b;      /* the largest data frame a NIC sends */
 	simtime_t cnp_interval;    /* least spacing of the CNPs a receiving QP sends (cc.h), and a
 				    * multicast entry upstream; 0: one for every mark */
+	/* A partitioned run: called once the topology is read, before any port
+	 * or buffer is made, it sets *mine[u] (NULL: every node) for the nodes
+	 * this process simulates; 0, or -1 with *err. NULL: sequential. */
+	int (*place)(void *ctx, const struct topo *t, const bool **mine, char **err);
+	void *place_ctx;
 };
 
 struct mcast_tree;
@@ -112,7 +120,58 @@ struct fabric {
 	/* A partitioned run: mine[u] says node u is this rank's (its rows are
 	 * this rank's to write); NULL: every node is. */
 	const bool *mine;
+	/* held[i]: port i is built here: FABRIC_OWN, its node is this rank's;
+	 * FABRIC_FAR, its peer is (a cut link is held at both ends: its frames
+	 * land on the receiving rank's copy); 0, neither: never touched (its
+	 * memory, taken page by page, is never used). NULL: every port is
+	 * this process's own. */
+	uint8_t *held;
+	simtime_t switch_latency;  /* [topology] switch_latency, paid on arriving at a switch */
 };
+
+/* Node u's port i as the topology has it: its link and its peer. Code that
+ * reasons about ports it may not hold (paths, trees, failures, base RTT)
+ * reads this, not the ports. */
+static inline const struct topo_port *fabric_tport(const struct fabric *f, int u, int i)
+{
+	return &f->topo.ports[f->topo.port_off[u] + i];
+}
+/* Leaving node u by port i, for ideal times: the link's rate, and its
+ * delay plus the latency of the switch it reaches (0 at a host). */
+static inline struct ideal_hop fabric_hop(const struct fabric *f, int u, int i)
+{
+	const struct topo_port *tp = fabric_tport(f, u, i);
+	const struct topo_link *l = &f->topo.links[tp->link];
+	return (struct ideal_hop){ .rate_bps = l->rate_bps,
+				   .delay_ps = l->delay_ps + (f->topo.nodes[tp->peer].kind == NODE_SWITCH ?
+							      f->switch_latency : 0) };
+}
+
+enum { FABRIC_FAR = 1, FABRIC_OWN = 2 };
+/* Whether port i (of fabric.ports) is built in this process. */
+static inline bool fabric_port_held(const struct fabric *f, int i)
+{
+	return !f->held || f->held[i];
+}
+/* Whether node u's port i is. */
+static inline bool fabric_node_port_held(const struct fabric *f, int u, int i)
+{
+	return !f->held || f->held[f->topo.port_off[u] + i];
+}
+/* Whether port i is this process's own: its node is (its rows, samples
+ * and captures are written here). */
+static inline bool fabric_port_own(const struct fabric *f, int i)
+{
+	return !f->held || f->held[i] == FABRIC_OWN;
+}
+/* The node of port i (of fabric.ports): a binary search of the
+ * topology's numbering, for reports. */
+int fabric_port_node(const struct fabric *f, int i);
+/* Whether port i is a host's (hosts are nodes [0, n_hosts), numbered first). */
+static inline bool fabric_port_at_host(const struct fabric *f, int i)
+{
+	return i < f->topo.port_off[f->n_hosts];
+}
 
 /* Builds the fabric of cfg's [topology], [switch] and [failure] into f (sim must be
  * initialised). Returns 0, or -1 with *err (malloc'd) for a topology,
@@ -127,11 +186,15 @@ static inline struct port *fabric_ep_port(const struct fabric *f, int ep)
 	return &f->nodes[ep / f->nics_per_host].ports[ep % f->nics_per_host];
 }
 /* An endpoint as users name it: its host, or its port ("host3:p1") with
- * several NICs per host. */
-static inline const char *fabric_ep_name(const struct fabric *f, int ep)
+ * several NICs per host; written into buf[n] (the port may be another
+ * rank's, not built here: fabric.h). */
+static inline const char *fabric_ep_name(const struct fabric *f, int ep, char *buf, size_t n)
 {
-	const struct port *p = fabric_ep_port(f, ep);
-	return f->nics_per_host == 1 ? p->node->name : p->name;
+	const char *host = f->nodes[ep / f->nics_per_host].name;
+	if (f->nics_per_host == 1)
+		return host;
+	snprintf(buf, n, "%s:p%d", host, ep % f->nics_per_host);
+	return buf;
 }
 /* Every switch egress stamps in-band telemetry on the data frames whose
  * side record asks for it (port_set_int); done once, when a controller
@@ -142,7 +205,7 @@ static inline void fabric_enable_int(struct fabric *f)
 		return;
 	f->int_on = true;
 	for (int i = 0; i < f->n_ports; i++)
-		if (f->ports[i].node->kind == NODE_SWITCH)
+		if (!fabric_port_at_host(f, i) && fabric_port_held(f, i))
 			port_set_int(&f->ports[i], true);
 }
 
@@ -158,10 +221,12 @@ static inline void fabric_pkt_put(struct fabric *f, struct packet *p)
 void fabric_attach_host(struct fabric *f, int ep, port_pull_fn pull, void *pull_ctx,
 			void (*recv)(struct sim *, void *, struct port *, struct packet *));
 
-/* Bytes that still arrive at port p after it sends XOFF (`pfc_headroom =
- * auto`, mmu.h), when the largest frame is max_frame_b: what a switch
- * ingress holds in reserve, and what a host's receive buffer keeps free. */
-uint32_t fabric_port_headroom(const struct port *p, uint32_t max_frame_b);
+/* Bytes that still arrive at node u's port i after it sends XOFF
+ * (`pfc_headroom = auto`, mmu.h), when the largest frame is max_frame_b:
+ * what a switch ingress holds in reserve, and what a host's receive buffer
+ * keeps free. From the topology: no port is read (f->topo and
+ * f->switch_latency are all it needs). */
+uint32_t fabric_headroom(const struct fabric *f, int u, int i, uint32_t max_frame_b);
 
 /* Prepares the insert of the pfc_pause rows the ports write (right after
  * results_open, before any frame moves); 0, or -1 when the database's

@@ -74,14 +74,13 @@ static int find_link(const struct fabric *f, const struct fail_line *l, int *pa,
 		return -1;
 	}
 	for (int i = 0; i < nd->n_ports; i++) {
-		const struct port *p = &nd->ports[i];
-		if (p->peer->node->id != b || (l->port_a >= 0 && i != l->port_a) ||
-		    (l->port_b >= 0 && p->peer->idx != l->port_b))
+		const struct topo_port *p = fabric_tport(f, a, i);
+		if (p->peer != b || (l->port_a >= 0 && i != l->port_a) || (l->port_b >= 0 && p->peer_port != l->port_b))
 			continue;
 		*pa = i;
 		*na = a;
 		*nb = b;
-		return p->link_id;
+		return p->link;
 	}
 	*err = cfg_error_at(f->cfg, "failure", "link", l->line, "%s and %s are not linked%s; expected "
 			    "two adjacent nodes", l->a, l->b, l->port_a >= 0 || l->port_b >= 0 ?
@@ -104,11 +103,10 @@ static struct failure link_failure(const struct fabric *f, int link, simtime_t d
 	const struct topo_link *lk = &t->links[link];
 	int pa = -1;
 	for (int i = 0; i < f->nodes[lk->a].n_ports; i++)
-		if (f->nodes[lk->a].ports[i].link_id == link)
+		if (fabric_tport(f, lk->a, i)->link == link)
 			pa = i;
-	const struct port *p = &f->nodes[lk->a].ports[pa];
 	return (struct failure){ .kind = FAIL_LINK, .random = random, .node_a = lk->a, .port_a = pa,
-				 .node_b = lk->b, .port_b = p->peer->idx, .link = link,
+				 .node_b = lk->b, .port_b = fabric_tport(f, lk->a, pa)->peer_port, .link = link,
 				 .down_ps = down, .up_ps = up };
 }
 
@@ -193,11 +191,14 @@ static void set_link(struct sim *sim, struct fabric *f, int link, int fail_id, b
 {
 	const struct topo_link *lk = &f->topo.links[link];
 	for (int i = 0; i < f->nodes[lk->a].n_ports; i++) {
-		struct port *p = &f->nodes[lk->a].ports[i];
-		if (p->link_id != link)
+		if (fabric_tport(f, lk->a, i)->link != link)
 			continue;
-		if (down) {
+		if (down)
 			f->fail->went_down[link]++;
+		if (!fabric_node_port_held(f, lk->a, i))
+			return;   /* neither end is this rank's (fabric.h) */
+		struct port *p = &f->nodes[lk->a].ports[i];
+		if (down) {
 			port_link_down(sim, p, fail_id);
 			port_link_down(sim, p->peer, fail_id);
 		} else {
@@ -250,7 +251,7 @@ int failure_build(struct fabric *f, char **err)
 			fl.node_a = na;
 			fl.port_a = pa;
 			fl.node_b = nb;
-			fl.port_b = f->nodes[na].ports[pa].peer->idx;
+			fl.port_b = fabric_tport(f, na, pa)->peer_port;
 		}
 		add_failure(fm, fl, &cap);
 	}
@@ -294,7 +295,7 @@ int failure_build(struct fabric *f, char **err)
 			fm->links_of[k++] = fm->v[i].link;
 		else
 			for (int p = 0; p < f->nodes[fm->v[i].node_a].n_ports; p++)
-				fm->links_of[k++] = f->nodes[fm->v[i].node_a].ports[p].link_id;
+				fm->links_of[k++] = fabric_tport(f, fm->v[i].node_a, p)->link;
 		fm->links_off[i + 1] = k;
 	}
 	fm->link_down = xcalloc((size_t)n_links + 1, sizeof *fm->link_down);

@@ -158,9 +158,10 @@ static int mark_links(struct fabric *f, const struct link_loss_entry *e, double 
 		return -1;
 	int found = 0;
 	const struct node *na = &f->nodes[a];
+	const struct topo_port *tp = &f->topo.ports[f->topo.port_off[a]];
 	for (int i = 0; i < na->n_ports; i++)
-		if (na->ports[i].peer_node->id == b) {
-			lp[na->ports[i].link_id] = e->p;
+		if (tp[i].peer == b) {
+			lp[tp[i].link] = e->p;
 			found++;
 		}
 	if (found)
@@ -169,7 +170,7 @@ static int mark_links(struct fabric *f, const struct link_loss_entry *e, double 
 	size_t len = 0;
 	for (int i = 0; i < na->n_ports && len < sizeof peers - 40; i++)
 		len += (size_t)snprintf(peers + len, sizeof peers - len, "%s%s", i ? " " : "",
-					na->ports[i].peer_node->name);
+					f->nodes[tp[i].peer].name);
 	*err = cfg_error_at(f->cfg, "failure", "loss", e->line,
 			    "%s and %s share no link (a loss line names the two ends of one link; %s's "
 			    "neighbours: %s%s)", e->a, e->b, e->a, na->n_ports ? peers : "none",
@@ -194,16 +195,18 @@ int link_loss_build(struct fabric *f, const struct link_loss_cfg *c, char **err)
 			return -1;
 		}
 	}
+	/* The ports this process holds (fabric.h): a draw is its port's own
+	 * stream, whoever holds it. */
 	int n = 0;
 	for (int i = 0; i < f->n_ports; i++) {
-		double p = lp[f->ports[i].link_id] >= 0 ? lp[f->ports[i].link_id] : all;
-		n += p > 0;
+		double p = lp[f->topo.ports[i].link] >= 0 ? lp[f->topo.ports[i].link] : all;
+		n += p > 0 && fabric_port_held(f, i);
 	}
 	f->loss = n ? xcalloc((size_t)n, sizeof *f->loss) : NULL;
 	f->n_loss = 0;
 	for (int i = 0; i < f->n_ports; i++) {
-		double p = lp[f->ports[i].link_id] >= 0 ? lp[f->ports[i].link_id] : all;
-		if (p <= 0)
+		double p = lp[f->topo.ports[i].link] >= 0 ? lp[f->topo.ports[i].link] : all;
+		if (p <= 0 || !fabric_port_held(f, i))
 			continue;
 		struct link_loss *l = &f->loss[f->n_loss++];
 		l->p = p;

@@ -57,19 +57,20 @@ static void grow_add(struct grow *e, int port, int member)
  * routes do not reach it within IDEAL_MAX_HOPS links. */
 static int walk(const struct fabric *f, const struct mcast_tree *g, int m, struct hop *h)
 {
-	const struct port *p = fabric_ep_port(f, g->src);
-	int n = 0;
+	int u = g->src / f->nics_per_host, i = g->src % f->nics_per_host, n = 0;
 	for (;;) {
-		struct node *next = p->peer->node;
+		const struct topo_port *tp = fabric_tport(f, u, i);
+		struct node *next = &f->nodes[tp->peer];
 		if (next->kind != NODE_SWITCH)
-			return p->peer == fabric_ep_port(f, m) ? n : -1;
+			return tp->peer == m / f->nics_per_host && tp->peer_port == m % f->nics_per_host ? n : -1;
 		if (n + 1 >= IDEAL_MAX_HOPS)
 			return -1;
 		int out = tree_port(next, g, m);
 		if (out < 0)
 			return -1;
-		h[n++] = (struct hop){ next, p->peer->idx, out };
-		p = &next->ports[out];
+		h[n++] = (struct hop){ next, tp->peer_port, out };
+		u = tp->peer;
+		i = out;
 	}
 }
 
@@ -85,8 +86,9 @@ static int build_tree(struct fabric *f, struct mcast_tree *g, char **err)
 		int m = g->dst[mi];
 		int n = walk(f, g, m, h);
 		if (n <= 0) {
+			char a[64], b[64];
 			*err = str_printf("no route of at most %d links from %s to member %s", IDEAL_MAX_HOPS,
-					 fabric_ep_name(f, g->src), fabric_ep_name(f, m));
+					 fabric_ep_name(f, g->src, a, sizeof a), fabric_ep_name(f, m, b, sizeof b));
 			rc = -1;
 			break;
 		}
@@ -129,19 +131,19 @@ static int build_tree(struct fabric *f, struct mcast_tree *g, char **err)
 static int tree_path(const struct fabric *f, struct mcast_tree *g, int mi)
 {
 	struct ideal_hop up[IDEAL_MAX_HOPS], down[IDEAL_MAX_HOPS];
-	const struct port *p = fabric_ep_port(f, g->dst[mi]); /* the member's port; its peer a switch port */
-	int n = 0;
+	/* (u, i): the member's port, then each switch's parent port */
+	int u = g->dst[mi] / f->nics_per_host, k = g->dst[mi] % f->nics_per_host, n = 0;
 	for (;;) {
-		const struct port *q = p->peer;            /* downstream end of the link at the switch above */
+		const struct topo_port *q = fabric_tport(f, u, k); /* toward the switch above */
 		if (n == IDEAL_MAX_HOPS)
 			return -1;
-		down[n] = (struct ideal_hop){ q->rate_bps, q->delay_ps + q->peer_latency_ps };
-		up[n] = (struct ideal_hop){ p->rate_bps, p->delay_ps + p->peer_latency_ps };
+		down[n] = fabric_hop(f, q->peer, q->peer_port);
+		up[n] = fabric_hop(f, u, k);
 		n++;
-		if (q->node->kind != NODE_SWITCH)
+		if (f->nodes[q->peer].kind != NODE_SWITCH)
 			break;                             /* reached the source */
-		const struct mcast_entry *e = g->ent[q->node->id];
-		p = &q->node->ports[e->parent];
+		u = q->peer;
+		k = g->ent[u]->parent;
 	}
 	for (int i = 0; i < n; i++) {
 		g->fwd[mi][i] = down[n - 1 - i];
@@ -196,8 +198,9 @@ struct mcast_tree *mcast_tree_build(struct fabric *f, int src_ep, const int *dst
 	}
 	for (int i = 0; i < n_dst; i++)
 		if (tree_path(f, g, i) < 0) {
+			char a[64];
 			*err = str_printf("the tree path to member %s is longer than %d links",
-					 fabric_ep_name(f, g->dst[i]), IDEAL_MAX_HOPS);
+					 fabric_ep_name(f, g->dst[i], a, sizeof a), IDEAL_MAX_HOPS);
 			tree_free(f, g);
 			return NULL;
 		}

@@ -32,13 +32,19 @@ static inline uint32_t host_ip(int id)
  * links; the MAC is 01:00:5e + its low 23 bits. */
 static inline uint32_t mcast_ip_of_id(int gid) { return 0xEF010000u | (uint32_t)(gid + 1); }
 
+/* A port a frame leaves by: its node's id and its index there. */
+struct path_hop {
+	int node, port;
+};
 /* The ports a packet from endpoint src to endpoint dst with UDP source port
  * sport leaves by (psn < 0: flow ECMP; else spraying, with that PSN): the
  * source's port, then each switch's egress port. Their count, or -1 when
  * there are more than max or the walk does not reach dst. The one walk of
- * the switches' choices: ideal times, flow_path rows and route codes. */
+ * the switches' choices: ideal times, flow_path rows and route codes. It
+ * reads the topology and the switches' tables, not the ports, so it walks
+ * other ranks' switches too (fabric.h). */
 int switch_path_ports(const struct fabric *f, int src, int dst, uint16_t sport, int64_t psn,
-		      const struct port **hop, int max);
+		      struct path_hop *hop, int max);
 /* The hops a flow-ECMP packet takes from endpoint src to endpoint dst with
  * UDP source port sport (rate and delay of each link, for ideal times);
  * the hop count, or -1 when the path is longer than IDEAL_MAX_HOPS or does

@@ -36,6 +36,13 @@ void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 	p->flight_ps = delay_ps;
 }
 
+void port_skip(struct sim *sim)
+{
+	struct sim_elem e;
+	sim_elem_register(sim, &e, "(another rank's port)");
+	sim_elem_register(sim, &e, "(another rank's port)");
+}
+
 void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps)
 {
 	p->peer = peer;
@@ -65,11 +72,12 @@ uint64_t port_rx_bytes(const struct port *p)
 	return b;
 }
 
-uint64_t port_tx_packets_sum(const struct port *ports, int n)
+uint64_t port_tx_packets_sum(const struct port *ports, int n, const uint8_t *held)
 {
 	uint64_t s = 0;
 	for (int i = 0; i < n; i++)
-		s += ports[i].tx_packets;
+		if (!held || held[i])
+			s += ports[i].tx_packets;
 	return s;
 }
 

@@ -133,6 +133,9 @@ struct port {
 
 void port_init(struct sim *sim, struct port *p, struct node *node, int idx,
 	       uint64_t rate_bps, simtime_t delay_ps);
+/* In place of port_init for a port this process does not build (another
+ * rank's, fabric.h): its two elements are numbered, nothing is written. */
+void port_skip(struct sim *sim);
 /* Links p to its peer, whose node has the given switch latency (0 for a
  * host): sets peer and the copies line 0 keeps of it. */
 void port_connect(struct port *p, struct port *peer, simtime_t peer_latency_ps);
@@ -148,8 +151,9 @@ void port_set_int(struct port *p, bool on);
  * wire (not counted per frame). */
 uint64_t port_rx_bytes(const struct port *p);
 /* Frames put on any of the n ports' links (the run's packet-hops: not
- * counted per frame). */
-uint64_t port_tx_packets_sum(const struct port *ports, int n);
+ * counted per frame), of the ports i whose held[i] is not 0 (NULL: all;
+ * fabric.h). */
+uint64_t port_tx_packets_sum(const struct port *ports, int n, const uint8_t *held);
 /* sim_run, with the two most frequent events of a fabric (a frame
  * landing, a transmission done) run by direct calls (sim_loop.h). */
 int port_run(struct sim *sim);

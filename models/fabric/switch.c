@@ -62,29 +62,29 @@ const struct cfg_section switch_section = {
 };
 
 int switch_path_ports(const struct fabric *f, int src, int dst, uint16_t sport, int64_t psn,
-		      const struct port **hop, int max)
+		      struct path_hop *hop, int max)
 {
-	const struct port *p = fabric_ep_port(f, src);
+	int u = src / f->nics_per_host, i = src % f->nics_per_host;
 	for (int n = 0; n < max;) {
-		hop[n++] = p;
-		const struct node *next = p->peer->node;
+		hop[n++] = (struct path_hop){ u, i };
+		const struct topo_port *tp = fabric_tport(f, u, i);
+		const struct node *next = &f->nodes[tp->peer];
 		if (next->kind != NODE_SWITCH)
-			return p->peer == fabric_ep_port(f, dst) ? n : -1;
-		int i = route_port(next, src, dst, sport, psn);
+			return tp->peer == dst / f->nics_per_host && tp->peer_port == dst % f->nics_per_host ? n : -1;
+		i = route_port(next, src, dst, sport, psn);
 		if (i >= next->n_ports)
 			return -1;   /* no route after failures */
-		p = &next->ports[i];
+		u = tp->peer;
 	}
 	return -1;
 }
 
 int switch_path(const struct fabric *f, int src, int dst, uint16_t sport, struct ideal_hop *h)
 {
-	const struct port *hop[IDEAL_MAX_HOPS];
+	struct path_hop hop[IDEAL_MAX_HOPS];
 	int n = switch_path_ports(f, src, dst, sport, -1, hop, IDEAL_MAX_HOPS);
 	for (int i = 0; i < n; i++)
-		h[i] = (struct ideal_hop){ .rate_bps = hop[i]->rate_bps,
-					   .delay_ps = hop[i]->delay_ps + hop[i]->peer_latency_ps };
+		h[i] = fabric_hop(f, hop[i].node, hop[i].port);
 	return n;
 }
 
@@ -122,21 +122,16 @@ int switch_check_buffers(const struct fabric *f, const struct topo *t, char **er
 {
 	const struct switch_cfg *c = f->sw_cfg;
 	uint8_t lossless = c->pfc ? f->params.lossless : 0;
-	simtime_t lat = topology_cfg(f->cfg)->switch_latency;
 	for (int u = t->n_hosts; u < t->n_nodes; u++) {
 		if (t->nodes[u].kind != NODE_SWITCH)
 			continue;
 		uint64_t hdrm = 0;
-		for (int i = t->port_off[u]; i < t->port_off[u + 1]; i++) {
-			const struct topo_link *l = &t->links[t->ports[i].link];
+		for (int i = 0; i < topo_n_ports(t, u); i++) {
+			const struct topo_link *l = &t->links[fabric_tport(f, u, i)->link];
 			struct mmu_port mp;
 			if (port_settings(c, l->rate_bps, &mp, err) < 0)
 				return -1;
-			/* fabric_port_headroom of the live port: frames pay this
-			 * switch's latency, the XOFF the peer's (a switch's). */
-			simtime_t peer_lat = t->nodes[t->ports[i].peer].kind == NODE_SWITCH ? lat : 0;
-			hdrm += c->headroom_auto ? mmu_auto_headroom(l->rate_bps, l->delay_ps, lat + peer_lat,
-								     f->params.max_frame_b)
+			hdrm += c->headroom_auto ? fabric_headroom(f, u, i, f->params.max_frame_b)
 						 : (uint32_t)c->headroom_b;
 		}
 		if (mmu_fixed_b(topo_n_ports(t, u), hdrm, lossless) >= c->buffer_b) {
@@ -165,7 +160,7 @@ int switch_setup(struct fabric *f, struct node *sw, char **err)
 			mp->pass_copy = &p->peer->peer_pass;
 		if (port_settings(c, p->rate_bps, mp, err) < 0)
 			return -1;
-		mp->hdrm_cap_b = c->headroom_auto ? fabric_port_headroom(p, max_frame) : (uint32_t)c->headroom_b;
+		mp->hdrm_cap_b = c->headroom_auto ? fabric_headroom(f, sw->id, i, max_frame) : (uint32_t)c->headroom_b;
 	}
 	if (mmu_finalize(m) < 0) {
 		*err = buffer_error(f, sw->name, sw->n_ports);

@@ -79,14 +79,14 @@ static char *check_members(const struct world *w, int src, const int *dst, int n
 	if (n <= 0)
 		return xstrdup("a multicast group needs at least one member");
 	unsigned char *seen = xcalloc((size_t)w->n_eps, 1);
-	char *err = NULL;
+	char *err = NULL, name[64];
 	for (int i = 0; i < n && !err; i++) {
 		if (dst[i] < 0 || dst[i] >= w->n_eps)
 			err = str_printf("member endpoint %d does not exist (0..%d)", dst[i], w->n_eps - 1);
 		else if (dst[i] == src)
-			err = str_printf("member %s is the group's source", fabric_ep_name(&w->fab, src));
+			err = str_printf("member %s is the group's source", fabric_ep_name(&w->fab, src, name, sizeof name));
 		else if (seen[dst[i]]++)
-			err = str_printf("member %s is listed twice", fabric_ep_name(&w->fab, dst[i]));
+			err = str_printf("member %s is listed twice", fabric_ep_name(&w->fab, dst[i], name, sizeof name));
 	}
 	free(seen);
 	return err;

@@ -78,7 +78,8 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
 	sf->qp = g->sq;
 	sf->n_pkts = n_pkts;
 	if (!g->reliable) { /* UD completes when its last frame left the source's port */
-		struct ideal_hop src_link = { w->eps[g->src].port->rate_bps, 0 };
+		struct ideal_hop src_link = { fabric_hop(&w->fab, g->src / w->fab.nics_per_host,
+							 g->src % w->fab.nics_per_host).rate_bps, 0 };
 		slowest = ideal_delivery_ps(&src_link, 1, m->size_b, mtu);
 	}
 	sf->ideal = slowest;

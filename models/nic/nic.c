@@ -37,22 +37,26 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->host = host;
 	n->ep = ep;
 	n->port = &host->ports[port];
+	n->held = fabric_node_port_held(&w->fab, host->id, port);
+	n->line_bps = fabric_hop(&w->fab, host->id, port).rate_bps;
 	n->mtu = w->nic_cfg->mtu;
 	n->cc = cc_lookup(w->nic_cfg->cc);
 	n->cc_params = cc_params(w->cfg, n->cc);
-	n->port->pull_classes = (uint8_t)(1u << w->nic_cfg->priority);
+	if (n->held)
+		n->port->pull_classes = (uint8_t)(1u << w->nic_cfg->priority);
 	const struct nic_cfg *c = w->nic_cfg;
 	n->ctrl_prio = (uint8_t)(c->ack_priority == ACKP_DATA ? c->priority : PORT_CTRL_PRIO);
 	if (!c->rx_rate_off) {
 		uint64_t need;
 		uint32_t max_frame = pkt_data_frame_b((uint32_t)c->mtu, 1) +
 				     (n->cc && (n->cc->needs & CC_NEEDS_INT) ? PKT_INT_B : 0);
-		if (nic_rx_init(&n->rx, n->port, c->rx_rate_bps, c->rx_buffer_b,
-				w->fab.sw_cfg->pfc ? c->priority : -1, max_frame, &need) < 0 && !w->setup_err)
+		if (nic_rx_init(&n->rx, n->port, fabric_headroom(&w->fab, host->id, port, max_frame), c->rx_rate_bps,
+				c->rx_buffer_b, w->fab.sw_cfg->pfc ? c->priority : -1, max_frame, &need) < 0 &&
+		    !w->setup_err)
 			w->setup_err = cfg_error_at(w->cfg, "nic", "rx_buffer", 0,
-						    "too small for %s's link: with PFC the receive buffer "
+						    "too small for %s:p%d's link: with PFC the receive buffer "
 						    "needs at least %llu B (headroom and three frames)",
-						    n->port->name, (unsigned long long)need);
+						    host->name, port, (unsigned long long)need);
 		n->rx.deliver = take_data;
 		n->rx.ctx = n;
 	}

@@ -38,7 +38,7 @@ void nic_ideal_msg(const struct world *w, int src_ep, int dst_ep, uint64_t size_
 				simtime_serialize(ideal_packet_wire_b(size_b, mtu, 1, np), h[0].rate_bps);
 	uint32_t every = (uint32_t)(w->nic_cfg->ack_every > 0 ? w->nic_cfg->ack_every : 1);
 	out->acks_ps = (simtime_t)((np + every - 1) / every) *
-		       simtime_serialize(PKT_ACK_FRAME_B + PKT_WIRE_EXTRA_B, w->eps[dst_ep].port->rate_bps);
+		       simtime_serialize(PKT_ACK_FRAME_B + PKT_WIRE_EXTRA_B, w->eps[dst_ep].nic->line_bps);
 }
 
 void nic_flow_estimate(const struct config *cfg, struct nic_flow_b *out)

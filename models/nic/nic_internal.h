@@ -23,7 +23,10 @@ struct qp_slot { uint64_t key; struct qp *qp; };  /* key 0 = empty */
 struct nic {
 	struct world *w;
 	struct node *host;
-	struct port *port;         /* host port `index` */
+	struct port *port;         /* host port `index`; another rank's NIC never touches it
+				    * (fabric.h): it is not built there */
+	bool held;                 /* the port is built in this process */
+	uint64_t line_bps;         /* its link's rate */
 	int ep;                    /* endpoint id (world.h) */
 	int mtu;
 	const struct cc_ops *cc;   /* NULL: cc = none */

@@ -80,7 +80,7 @@ static void qp_cc_init(const struct nic *n, struct qp *q, int peer, simtime_t no
 	q->tel = n->cc->on_ack && peer >= 0;
 	q->int_on = q->tel && (n->cc->needs & CC_NEEDS_INT);
 	q->track_b = q->windowed || q->tel;
-	struct cc_env env = { .line_bps = n->port->rate_bps, .base_rtt = q->base_rtt, .mtu_b = (uint32_t)n->mtu };
+	struct cc_env env = { .line_bps = n->line_bps, .base_rtt = q->base_rtt, .mtu_b = (uint32_t)n->mtu };
 	if (peer >= 0) {
 		struct ideal_hop h[IDEAL_MAX_HOPS];
 		int nh = switch_path(&n->w->fab, n->ep, peer, q->sport, h);
@@ -123,7 +123,8 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, int prio
 	if (!*slot) {
 		struct nic *rn = w->eps[peer].nic;
 		struct qp *req = qp_new(n, peer, prio), *rsp = qp_new(rn, n->ep, prio);
-		n->port->pull_classes |= (uint8_t)(1u << prio);
+		if (n->held)
+			n->port->pull_classes |= (uint8_t)(1u << prio);
 		req->dqpn = rsp->qpn;
 		rsp->dqpn = req->qpn;
 		req->sport = rsp->sport = roce_sport(req->qpn, rsp->qpn);

@@ -8,12 +8,9 @@
 #include "nic_rx.h"
 #include "world.h"
 
-int nic_rx_init(struct nic_rx *rx, const struct port *port, uint64_t rate_bps, uint64_t cap_b,
+int nic_rx_init(struct nic_rx *rx, const struct port *port, uint64_t hdrm, uint64_t rate_bps, uint64_t cap_b,
 		int lossless, uint32_t max_frame_b, uint64_t *need_b)
 {
-	/* What still arrives after XOFF: the link's round trip with the ToR's
-	 * latency, the frames in progress at both ends and the XOFF itself. */
-	uint64_t hdrm = fabric_port_headroom(port, max_frame_b);
 	uint64_t frame = max_frame_b + PKT_WIRE_EXTRA_B;
 	*rx = (struct nic_rx){ .cap_b = cap_b, .rate_bps = rate_bps, .lossless = lossless,
 			       .port = (struct port *)port, .elem = (struct sim_elem *)&port->elem };

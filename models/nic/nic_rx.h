@@ -41,9 +41,12 @@ struct nic_rx {
 	uint64_t lossless_drops;       /* lossless frames dropped: buffer too small */
 };
 
-/* Returns 0, or -1 when the buffer cannot hold the headroom its link needs
- * (*need_b says how much it needs). */
-int nic_rx_init(struct nic_rx *rx, const struct port *port, uint64_t rate_bps, uint64_t cap_b,
+/* The receive buffer of the NIC at port (which it only points to) whose
+ * link needs hdrm bytes of headroom (fabric_headroom: what still arrives
+ * after XOFF, the link's round trip with the ToR's latency, the frames in
+ * progress at both ends and the XOFF itself). Returns 0, or -1 when the
+ * buffer cannot hold it (*need_b says how much it needs). */
+int nic_rx_init(struct nic_rx *rx, const struct port *port, uint64_t hdrm, uint64_t rate_bps, uint64_t cap_b,
 		int lossless, uint32_t max_frame_b, uint64_t *need_b);
 /* A data frame arrived from the link. */
 void nic_rx_push(struct sim *sim, struct nic_rx *rx, struct packet *p);

@@ -135,7 +135,7 @@ uint64_t qp_window_b(const struct qp *q)
 	if (n->cc && n->cc->window_b)
 		w = n->cc->window_b(q->cc);
 	if (cfg->window) {
-		uint64_t line = n->port->rate_bps;
+		uint64_t line = n->line_bps;
 		uint64_t rate = cfg->var_window && n->cc ? n->cc->rate_bps(q->cc) : line;
 		uint64_t nw = (uint64_t)((unsigned __int128)rate * (uint64_t)q->base_rtt / 8000000000000ull);
 		if (nw < 1)

@@ -32,6 +32,13 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
 int world_build_classes(struct world *w, struct sim *sim, const struct config *cfg, uint8_t classes,
 			char **err)
 {
+	return world_build_placed(w, sim, cfg, classes, NULL, NULL, err);
+}
+
+int world_build_placed(struct world *w, struct sim *sim, const struct config *cfg, uint8_t classes,
+		       int (*place)(void *ctx, const struct topo *t, const bool **mine, char **err),
+		       void *place_ctx, char **err)
+{
 	memset(w, 0, sizeof *w);
 	w->sim = sim;
 	w->cfg = cfg;
@@ -44,6 +51,8 @@ int world_build_classes(struct world *w, struct sim *sim, const struct config *c
 		.max_frame_b = pkt_data_frame_b((uint32_t)w->nic_cfg->mtu, 1) +
 			       (cc_lookup(w->nic_cfg->cc) && (cc_lookup(w->nic_cfg->cc)->needs & CC_NEEDS_INT) ? PKT_INT_B : 0),
 		.cnp_interval = cc_cnp_interval(cfg, w->nic_cfg->cc),
+		.place = place,
+		.place_ctx = place_ctx,
 	};
 	if (fabric_build(&w->fab, sim, cfg, &fp, err) < 0)
 		return -1;
@@ -64,9 +73,10 @@ int world_build_classes(struct world *w, struct sim *sim, const struct config *c
 	for (int e = 0; e < w->n_eps; e++) {
 		struct endpoint *ep = &w->eps[e];
 		ep->port = fabric_ep_port(&w->fab, e);
-		ep->host = ep->port->node;
+		ep->host = &w->fab.nodes[e / w->fab.nics_per_host];
 		ep->nic = nic_create(w, ep->host, e % w->fab.nics_per_host, e);
-		fabric_attach_host(&w->fab, e, nic_pull, ep->nic, nic_receive);
+		if (fabric_node_port_held(&w->fab, ep->host->id, e % w->fab.nics_per_host))
+			fabric_attach_host(&w->fab, e, nic_pull, ep->nic, nic_receive);
 		if (w->setup_err) { /* nic_create found bad input */
 			*err = w->setup_err;
 			w->setup_err = NULL;
@@ -193,9 +203,9 @@ void world_write_final(struct world *w, struct results *res)
 {
 	struct results_table *t = results_table(res, "port_stats", port_cols);
 	for (int i = 0; t && i < w->fab.n_ports; i++) {
-		const struct port *p = &w->fab.ports[i];
-		if (w->fab.mine && !w->fab.mine[p->node->id])
+		if (!fabric_port_own(&w->fab, i))
 			continue; /* another rank's row (parallel.h) */
+		const struct port *p = &w->fab.ports[i];
 		results_row(res, t, "siuuuuuuuluu", p->node->name, (int)p->idx, p->tx_bytes, p->tx_packets,
 			    port_rx_bytes(p), p->drops, p->ecn_marked, p->pause_tx, p->pause_rx,
 			    (int64_t)p->paused_ps, p->max_queue_bytes, p->rx_corrupt);

@@ -88,6 +88,12 @@ int world_build(struct world *w, struct sim *sim, const struct config *cfg, char
  * e.g. the jobs' priorities), all lossless when PFC is on. */
 int world_build_classes(struct world *w, struct sim *sim, const struct config *cfg, uint8_t classes,
 			char **err);
+/* The same for one rank of a partitioned run: place (fabric_params)
+ * says which nodes this process simulates; only their ports and buffers,
+ * and the far ends of their cut links, are built (fabric.h). */
+int world_build_placed(struct world *w, struct sim *sim, const struct config *cfg, uint8_t classes,
+		       int (*place)(void *ctx, const struct topo *t, const bool **mine, char **err),
+		       void *place_ctx, char **err);
 void world_free(struct world *w);
 
 /* The `failure_flow` rows (world_fail.c): from the fabric's lost-frame

@@ -37,13 +37,13 @@ static void flow_path_write(void *ctx, const struct world *w, const struct flow 
 	if (spray && !f->psn_valid)
 		return;                     /* no packet sent: no path taken */
 	int64_t psn = spray ? (int64_t)f->first_psn : -1;
-	const struct port *hop[IDEAL_MAX_HOPS];
+	struct path_hop hop[IDEAL_MAX_HOPS];
 	int n = switch_path_ports(&w->fab, f->src, f->dst, sport, psn, hop, IDEAL_MAX_HOPS);
 	SIM_ASSERT(w->sim, &w->eps[f->src].port->elem, n > 0,
 		   "flow %llu: no path of at most %d hops to its destination", (unsigned long long)f->id,
 		   IDEAL_MAX_HOPS);
 	for (int i = 0; i < n; i++)
-		results_row(w->sim->res, t, "uisi", f->id, i, hop[i]->node->name, hop[i]->idx);
+		results_row(w->sim->res, t, "uisi", f->id, i, w->fab.nodes[hop[i].node].name, hop[i].port);
 }
 
 int flow_paths_attach(struct world *w, struct results *res)

@@ -70,9 +70,11 @@ int sampler_setup(struct world *w, struct sampler **out, char **err)
 	series_init(&s->cc, cc ? o->cc_sample_interval : 0);
 	if (ports_on) {
 		s->ports = xcalloc(w->fab.n_ports ? (size_t)w->fab.n_ports : 1, sizeof *s->ports);
-		for (int i = 0; i < w->fab.n_ports; i++)
-			if (sel[i])
+		for (int i = 0; i < w->fab.n_ports; i++) {
+			s->n_selected += sel[i];
+			if (sel[i] && fabric_port_own(&w->fab, i)) /* a partitioned run: its own ports */
 				s->ports[s->n_ports++] = &w->fab.ports[i];
+		}
 		s->tx_last = xcalloc(s->n_ports ? (size_t)s->n_ports : 1, sizeof *s->tx_last);
 	}
 	if (cc) {
@@ -102,13 +104,13 @@ static void warn_samples(const struct world *w, const struct sampler *s)
 		return;
 	double rows = 0;
 	if (s->queue.every)
-		rows += (double)s->n_ports * (double)w->sim->stop_at / (double)s->queue.every;
+		rows += (double)s->n_selected * (double)w->sim->stop_at / (double)s->queue.every;
 	if (s->link.every)
-		rows += (double)s->n_ports * (double)w->sim->stop_at / (double)s->link.every;
+		rows += (double)s->n_selected * (double)w->sim->stop_at / (double)s->link.every;
 	if (rows > (double)SAMPLER_WARN_ROWS)
 		warnx_sim("[output] queue/link samples: up to %.3g rows (%d ports until stop = %.3g s), "
 			  "about %.0f MB of database; raise the interval or narrow sample_ports",
-			  rows, s->n_ports, (double)w->sim->stop_at * 1e-12, rows * SAMPLER_ROW_B / 1e6);
+			  rows, s->n_selected, (double)w->sim->stop_at * 1e-12, rows * SAMPLER_ROW_B / 1e6);
 }
 
 static void sampler_fire(struct sim *sim, void *obj, uintptr_t arg);
@@ -148,13 +150,6 @@ void sampler_start(struct world *w, struct sampler *s, struct results *res)
 	if (s->cc.every)
 		s->cc.t = results_table(res, "cc_sample",
 					"flow_id, t_ps, rate_bps, target_bps, alpha, window_b, rtt_ps, util");
-	/* A partitioned run: this rank samples its own ports. */
-	const bool *mine = w->fab.mine;
-	int kept = 0;
-	for (int i = 0; i < s->n_ports; i++)
-		if (!mine || mine[s->ports[i]->node->id])
-			s->ports[kept++] = s->ports[i];
-	s->n_ports = kept;
 	for (int i = 0; i < s->n_ports; i++)
 		s->tx_last[i] = s->ports[i]->tx_bytes;
 	if (!queue_empty(s))  /* a run with nothing to do stays at t = 0 */

@@ -61,8 +61,10 @@ struct sampler {
 	struct sim_elem elem;          /* registered last: loses every tie */
 	struct world *w;
 	struct results *res;
-	struct port **ports;           /* sample_ports, in world port order */
+	struct port **ports;           /* sample_ports, in world port order: this rank's own in a
+				       * partitioned run */
 	int n_ports;
+	int n_selected;                /* sample_ports of every rank (the warning's count) */
 	uint64_t *tx_last;             /* [n_ports] tx_bytes at the previous link sample */
 	struct sampler_series queue, link, cc;
 	const struct cc_ops *cc_ops;   /* the QPs' controller; NULL: cc = none */

@@ -56,7 +56,7 @@ int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **er
 	}
 	if (!pc->n_taps)           /* every host port */
 		for (int i = 0; i < w->fab.n_ports; i++)
-			want[i] = w->fab.ports[i].node->kind == NODE_HOST;
+			want[i] = fabric_port_at_host(&w->fab, i);
 	struct taps *t = xcalloc(1, sizeof *t);
 	t->w = w;
 	t->cli_dir = cli_dir;
@@ -139,9 +139,9 @@ int tap_open(struct taps *t, const char *db_path, char **err)
 	t->tap = xcalloc((size_t)t->n, sizeof *t->tap);
 	uint32_t snap = pc->snaplen_b > PCAPW_MAX_SNAPLEN ? 0 : (uint32_t)pc->snaplen_b;
 	for (int i = 0; i < t->n; i++) {
-		struct port *p = &w->fab.ports[t->ports[i]];
-		if (w->fab.mine && !w->fab.mine[p->node->id])
+		if (!fabric_port_own(&w->fab, t->ports[i]))
 			continue;   /* another rank's port: that rank captures it */
+		struct port *p = &w->fab.ports[t->ports[i]];
 		char *path = str_printf("%s/%s-p%d.pcap", t->dir, p->node->name, p->idx);
 		char *e2 = NULL;
 		t->tap[i].file = pcapw_open(path, snap, &e2);

@@ -60,38 +60,64 @@ static void prune_foreign(struct par *p)
 	free(keep);
 }
 
-int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why,
-	       const char *together, struct par **out, char **err)
+int par_place(void *ctx, const struct topo *t, const bool **mine, char **err)
 {
-	*out = NULL;
-	if (par_size() <= 1)
+	struct par_plan *pl = ctx;
+	*mine = NULL;
+	if (par_size() <= 1 || pl->why)
 		return 0;
-	struct fabric *f = &w->fab;
 	struct partition part = { 0 };
-	if (!why && partition_scenario(cfg, &f->topo, par_size(), together, &part, err) < 0)
+	if (partition_scenario(pl->cfg, t, par_size(), pl->together, &part, err) < 0)
 		return -1;
-	if (!why && part.lookahead_ps <= 0) {
+	if (part.lookahead_ps <= 0) {
 		partition_free(&part);
 		*err = str_printf("%s: [parallel] partition %s cuts a link without propagation delay: the ranks "
 				  "could never run ahead of each other; give [topology] links a delay, or choose a "
-				  "partition that keeps such links whole", cfg->path ? cfg->path : "scenario",
+				  "partition that keeps such links whole", pl->cfg->path ? pl->cfg->path : "scenario",
 				  partition_method_name(part.method));
 		return -1;
 	}
+	pl->made = true;
+	snprintf(pl->method, sizeof pl->method, "%s", partition_method_name(part.method));
+	pl->n_cut = part.n_cut_links;
+	pl->lookahead = part.lookahead_ps;
+	pl->node_owner = xmalloc((size_t)t->n_nodes * sizeof *pl->node_owner);
+	memcpy(pl->node_owner, part.part_of_node, (size_t)t->n_nodes * sizeof *pl->node_owner);
+	partition_free(&part);
+	pl->mine = xcalloc((size_t)t->n_nodes, sizeof *pl->mine);
+	for (int u = 0; u < t->n_nodes; u++)
+		pl->mine[u] = pl->node_owner[u] == par_rank();
+	*mine = pl->mine;
+	return 0;
+}
+
+void par_plan_free(struct par_plan *pl)
+{
+	free(pl->node_owner);
+	free(pl->mine);
+	pl->node_owner = NULL;
+	pl->mine = NULL;
+}
+
+void par_attach(struct sim *sim, struct world *w, struct par_plan *pl, struct par **out)
+{
+	*out = NULL;
+	if (par_size() <= 1)
+		return;
+	struct fabric *f = &w->fab;
 	struct par *p = xcalloc(1, sizeof *p);
 	p->me = par_rank();
 	p->n = par_size();
 	p->sim = sim;
 	p->w = w;
 	p->comm = MPI_COMM_WORLD;
-	p->why = why;
-	p->solo = why != NULL;
-	p->hosts_alone = !p->solo && together;
+	p->why = pl->why;
+	p->solo = pl->why != NULL;
+	p->hosts_alone = !p->solo && pl->together;
 	p->hostless = p->hosts_alone && p->me != 0;
 	p->lookahead = SIMTIME_NEVER;
 	p->first_landing = SIMTIME_NEVER;
 	p->out = xcalloc((size_t)p->n, sizeof *p->out);
-	p->node_owner = xcalloc((size_t)f->n_nodes, sizeof *p->node_owner);
 	p->elem_owner = xmalloc((size_t)sim->n_elems * sizeof *p->elem_owner);
 	p->n_owned = sim->n_elems;
 	for (uint32_t e = 0; e < sim->n_elems; e++)
@@ -99,25 +125,29 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 	*out = p;
 	if (p->solo) {
 		snprintf(p->method, sizeof p->method, "none");
-		return 0; /* node_owner all 0: rank 0 owns everything */
+		p->node_owner = xcalloc((size_t)f->n_nodes, sizeof *p->node_owner);
+		return; /* node_owner all 0: rank 0 owns everything */
 	}
-	snprintf(p->method, sizeof p->method, "%s", partition_method_name(part.method));
-	memcpy(p->node_owner, part.part_of_node, (size_t)f->n_nodes * sizeof *p->node_owner);
-	partition_free(&part);
-	for (int u = 0; u < f->n_nodes; u++)
-		p->elem_owner[sim_elem_id(&f->nodes[u].elem)] = (int16_t)p->node_owner[u];
-	for (int i = 0; i < f->n_ports; i++) {
-		struct port *pt = &f->ports[i];
-		int a = p->node_owner[pt->node->id], b = p->node_owner[pt->peer_node->id];
-		p->elem_owner[sim_elem_id(&pt->elem)] = (int16_t)a;
-		p->elem_owner[sim_elem_id(&pt->land)] = (int16_t)b; /* landings run at the peer */
-		if (a != b) {
-			if (pt->delay_ps < p->lookahead)
-				p->lookahead = pt->delay_ps;
-			if (pt < pt->peer)
-				p->n_cut++;
-			if (a == p->me)
-				port_set_remote(pt);
+	snprintf(p->method, sizeof p->method, "%s", pl->method);
+	p->lookahead = pl->lookahead;
+	p->n_cut = pl->n_cut;
+	p->node_owner = pl->node_owner;
+	p->mine = pl->mine;
+	pl->node_owner = NULL;
+	pl->mine = NULL;
+	/* Every element's rank, from the topology: another rank's ports are
+	 * not built here (fabric.h), but their elements are numbered. */
+	const struct topo *t = &f->topo;
+	for (int u = 0; u < f->n_nodes; u++) {
+		const struct node *nd = &f->nodes[u];
+		int a = p->node_owner[u];
+		p->elem_owner[sim_elem_id(&nd->elem)] = (int16_t)a;
+		for (int i = 0; i < nd->n_ports; i++) {
+			int b = p->node_owner[t->ports[t->port_off[u] + i].peer];
+			p->elem_owner[nd->port_elem + 2 * (uint32_t)i] = (int16_t)a;
+			p->elem_owner[nd->port_elem + 2 * (uint32_t)i + 1] = (int16_t)b; /* landings run at the peer */
+			if (a != b && a == p->me)
+				port_set_remote(&nd->ports[i]);
 		}
 	}
 	/* The hosts' models (jobs, collectives, sources) are rank 0's, as
@@ -131,31 +161,32 @@ int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const
 				p->elem_owner[e] = 0;
 		prune_foreign(p);
 	}
-	p->mine = xcalloc((size_t)f->n_nodes, sizeof *p->mine);
-	for (int u = 0; u < f->n_nodes; u++)
-		p->mine[u] = p->node_owner[u] == p->me;
-	f->mine = p->mine;
 	f->ship = par_ship;
 	f->ship_ctx = p;
 	f->tree_made = par_tree_made;
 	w->post = par_post;
 	the_par = p;
-	return 0;
 }
 
 #else
 
-int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why,
-	       const char *together, struct par **out, char **err)
+int par_place(void *plan, const struct topo *t, const bool **mine, char **err)
+{
+	(void)plan;
+	(void)t;
+	(void)err;
+	*mine = NULL;
+	return 0;
+}
+
+void par_plan_free(struct par_plan *plan) { (void)plan; }
+
+void par_attach(struct sim *sim, struct world *w, struct par_plan *plan, struct par **out)
 {
 	(void)sim;
 	(void)w;
-	(void)cfg;
-	(void)why;
-	(void)together;
-	(void)err;
+	(void)plan;
 	*out = NULL;
-	return 0;
 }
 
 #endif

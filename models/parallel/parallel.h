@@ -4,10 +4,12 @@
  * results identical to the sequential run's (docs/parallel.md).
  *
  * How a partitioned run works:
- *   - every rank reads the scenario and builds the whole world alike (so
+ *   - every rank reads the scenario and numbers the whole world alike (so
  *     ids, element keys and random streams are those of the sequential
- *     run), then owns the nodes the partition gives it: only events of its
- *     own elements ever run there;
+ *     run); the partition, made from the topology before the rest is
+ *     built (par_place), gives it its nodes: it builds their ports and
+ *     buffers and its copies of its cut links' far ends, nothing of the
+ *     others' (fabric.h), and only events of its own elements run there;
  *   - elements that belong to no node (traffic sources, the watchdog) run
  *     on every rank alike; a source posts a message only at the hosts its
  *     rank owns, and counts the others' ids;
@@ -70,18 +72,38 @@ static inline bool par_leader(void) { return par_rank() == 0; }
 
 struct par;
 
+/* What a run on par_size() ranks decides before its world is built
+ * (par_place), for par_attach. The caller sets cfg, why and together:
+ * why names a model that cannot be partitioned (then rank 0 simulates
+ * everything and the others only wait; the run row and --check say why),
+ * together a model that needs every host on one rank (a job: the
+ * partition is hosts, and the models of no node run on rank 0 only). */
+struct par_plan {
+	const struct config *cfg;
+	const char *why, *together;
+	bool made;                 /* par_place ran with more than one rank */
+	int *node_owner;           /* [n_nodes]: each node's rank */
+	bool *mine;                /* [n_nodes]: this rank's nodes */
+	char method[32];
+	int n_cut;
+	simtime_t lookahead;
+};
+/* world_build_placed's place for a run under mpirun (plan: a struct
+ * par_plan): the partition of topology t by the scenario's [parallel]
+ * partition, and this rank's nodes in *mine, so that only their ports and
+ * buffers are built. *mine stays NULL in a sequential run and when one
+ * rank runs alone (why). -1 with *err (located) when the partition cannot
+ * be made: more ranks than the method has groups, a cut link without
+ * delay. */
+int par_place(void *plan, const struct topo *t, const bool **mine, char **err);
 /* After the world, the traffic and the jobs are built (run.c): *out is
- * NULL for a sequential run, else the partitioned run of par_size() ranks
- * by the scenario's [parallel] partition (nodes owned, cut links made
- * remote, sources told which hosts are this rank's). why names a model
- * that cannot be partitioned: then rank 0 simulates everything and the
- * others only wait (the run row and --check say why). together names a
- * model that needs every host on one rank (a job): the partition is
- * hosts, and the models of no node run on rank 0 only. -1 with *err
- * (located) when the partition cannot be made: more ranks than the
- * method has groups, a cut link without delay. */
-int par_attach(struct sim *sim, struct world *w, const struct config *cfg, const char *why,
-	       const char *together, struct par **out, char **err);
+ * NULL for a sequential run, else the partitioned run of plan (nodes
+ * owned, cut links made remote, sources told which hosts are this
+ * rank's); it takes the plan's arrays. */
+void par_attach(struct sim *sim, struct world *w, struct par_plan *plan, struct par **out);
+/* Frees what a plan holds when par_attach did not take it (an input error
+ * between the two). */
+void par_plan_free(struct par_plan *plan);
 /* This rank runs the models of hosts (jobs, collectives, sources): rank
  * 0, or every rank when the sources run alike everywhere. */
 bool par_runs_hosts(const struct par *p);

@@ -116,17 +116,15 @@ static const char *unpartitionable(const struct run_opts *o)
 
 /* A model whose state spans hosts at zero delay: a job starts a
  * collective when its last member arrives, a closed-loop source posts
- * when a message ends anywhere, a multicast group's sender hears from its
- * members through the tree. It runs on the rank that has every host
- * (partition = hosts). buf[n] holds a source's wording. */
-static const char *host_coupled(const struct world *w, const struct jobs *jobs, const struct traffic *tr,
-				char *buf, size_t n)
+ * when a message ends anywhere (a multicast group's sender hears from its
+ * members through the tree). It runs on the rank that has every host
+ * (partition = hosts). From the configuration: a partitioned run places
+ * its nodes before it builds them. buf[n] holds a source's wording. */
+static const char *host_coupled(const struct config *cfg, char *buf, size_t n)
 {
-	const char *closed = traffic_closed_loop(tr);
-	if (jobs)
+	const char *closed = traffic_closed_loop(cfg);
+	if (jobs_classes(cfg))
 		return "a training job ([job])";
-	if (w->mcast)
-		return "multicast";
 	if (!closed)
 		return NULL;
 	snprintf(buf, n, "a closed-loop source ([%s])", closed);
@@ -196,6 +194,8 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	memset(rep, 0, sizeof *rep);
 	if (run_check_memory(cfg, rep, err) < 0)
 		return EXIT_INPUT;
+	struct par_plan plan = { 0 };
+	char coupled_buf[160];
 	struct run *r = xcalloc(1, sizeof *r);
 	r->cfg = cfg;
 	r->o = *o;
@@ -205,7 +205,12 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	sim_init(sim, sc->seed);
 	sim->cfg = cfg;
 	sim->stop_at = sc->stop;
-	if (world_build_classes(w, sim, cfg, jobs_classes(cfg), err) < 0)
+	/* Under mpirun: the partition, before the world is built, so that a
+	 * rank builds the ports and buffers of its own nodes only. */
+	plan.cfg = cfg;
+	plan.why = unpartitionable(o);
+	plan.together = host_coupled(cfg, coupled_buf, sizeof coupled_buf);
+	if (world_build_placed(w, sim, cfg, jobs_classes(cfg), par_place, &plan, err) < 0)
 		goto input_error;
 	r->colls = colls_new(w);
 	if (traffic_setup(w, r->colls, &r->traffic, err) < 0)
@@ -218,11 +223,10 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		goto input_error;
 	fill_world(rep, w);
 	rep->flows_expected = traffic_flows_expected(r->traffic);
-	const char *par_why = unpartitionable(o);
-	char coupled_buf[160];
-	const char *coupled = host_coupled(w, r->jobs, r->traffic, coupled_buf, sizeof coupled_buf);
-	if (par_attach(sim, w, cfg, par_why, coupled, &r->par, err) < 0)
-		goto input_error;
+	const char *par_why = plan.why, *coupled = plan.together;
+	if (!coupled && (r->jobs || w->mcast))
+		die_internal("a job or multicast group the configuration did not show (host_coupled)");
+	par_attach(sim, w, &plan, &r->par);
 	/* A frame a failure loses is counted against its message's id
 	 * (world_fail.c), wherever it is lost. */
 	if (w->fab.fail)
@@ -348,6 +352,7 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	*out = r;
 	return 0;
 input_error:
+	par_plan_free(&plan);
 	run_free(r);
 	return EXIT_INPUT;
 }
@@ -504,7 +509,8 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 			  (unsigned long long)sim->packets_delivered, (unsigned long long)sim->packets_dropped,
 			  (unsigned long long)rep->packets_in_network);
 	for (int i = 0; i < w->fab.n_ports; i++)
-		port_pfc_close(sim, &w->fab.ports[i]);
+		if (fabric_port_held(&w->fab, i))
+			port_pfc_close(sim, &w->fab.ports[i]);
 	tap_close(r->taps);   /* after the drain, so the last control frames are in */
 	r->taps = open_taps = NULL;
 	run_warn_lossless_drops(w);
@@ -543,7 +549,7 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 		    : cut_short ? "stopped" : stuck ? "stalled" : "complete";
 	rep->sim_end_ps = sim->now;
 	rep->events = sim->events;
-	rep->packet_hops = port_tx_packets_sum(w->fab.ports, w->fab.n_ports);
+	rep->packet_hops = port_tx_packets_sum(w->fab.ports, w->fab.n_ports, w->fab.held);
 	if (par)
 		rep->packet_hops = par_sum(r->par, rep->packet_hops);
 	rep->pkt_peak = w->fab.pkt_pool.peak;

@@ -115,13 +115,13 @@ static void blob_put(struct wd_blob *b, int x)
 	b->v[b->n++] = x;
 }
 
-static void wd_local_graph(const struct wd_graph *g, const bool *mine, struct wd_blob *b)
+static void wd_local_graph(const struct wd_graph *g, struct wd_blob *b)
 {
 	const struct fabric *f = &g->w->fab;
 	for (int i = 0; i < f->n_ports; i++) {
+		if (fabric_port_at_host(f, i) || !fabric_port_own(f, i))
+			continue;   /* a host's, or another rank's switch's */
 		const struct port *p = &f->ports[i];
-		if (p->node->kind != NODE_SWITCH || (mine && !mine[p->node->id]))
-			continue;
 		for (int c = 0; c < PORT_PRIOS; c++) {
 			if (wd_vertex(g, p, c)) {
 				blob_put(b, 0);
@@ -147,20 +147,24 @@ static void wd_local_graph(const struct wd_graph *g, const bool *mine, struct wd
 /* The next successor of v = (p, c) (the *it-th of its list); -1 when none. */
 static int wd_next_succ(const struct world *w, const int *succ_at, const int *blob, int v, int *it)
 {
-	const struct port *in = w->fab.ports[v / PORT_PRIOS].peer;
-	int at = in ? succ_at[(int)(in - w->fab.ports) * PORT_PRIOS + v % PORT_PRIOS] : -1;
+	/* the peer of v's port, from the topology (it may be another rank's) */
+	const struct topo_port *tp = &w->fab.topo.ports[v / PORT_PRIOS];
+	int in = w->fab.topo.port_off[tp->peer] + tp->peer_port;
+	int at = succ_at[in * PORT_PRIOS + v % PORT_PRIOS];
 	if (at < 0 || *it >= blob[at])
 		return -1;
 	return blob[at + 1 + (*it)++];
 }
 
-static void wd_push_hop(struct wd_cycles *out, const struct port *p, int c)
+static void wd_push_hop(struct wd_cycles *out, const struct fabric *f, int i, int c)
 {
+	int u = fabric_port_node(f, i);
 	if (out->n_hops == out->cap_hops) {
 		out->cap_hops = out->cap_hops ? 2 * out->cap_hops : 16;
 		out->hops = xrealloc(out->hops, (size_t)out->cap_hops * sizeof *out->hops);
 	}
-	out->hops[out->n_hops++] = (struct wd_hop){ .port = p, .prio = c };
+	out->hops[out->n_hops++] = (struct wd_hop){ .node = f->nodes[u].name, .port = i - f->topo.port_off[u],
+						    .prio = c };
 }
 
 /* Records stack[from..top] as a cycle, rotated to start at its lowest vertex. */
@@ -177,7 +181,7 @@ static void wd_record(const struct world *w, struct wd_cycles *out, const int *s
 	out->start[out->n] = out->n_hops;
 	for (int i = 0; i < len; i++) {
 		int v = stack[from + (low + i) % len];
-		wd_push_hop(out, &w->fab.ports[v / PORT_PRIOS], v % PORT_PRIOS);
+		wd_push_hop(out, &w->fab, v / PORT_PRIOS, v % PORT_PRIOS);
 	}
 	out->n++;
 	out->start[out->n] = out->n_hops;
@@ -194,7 +198,7 @@ int wd_find_cycles(const struct watchdog *wd, const struct world *w, simtime_t s
 	struct wd_graph g = { .w = w, .since = since };
 	int nv = w->fab.n_ports * PORT_PRIOS;
 	struct wd_blob b = { 0 };
-	wd_local_graph(&g, w->fab.mine, &b);
+	wd_local_graph(&g, &b);
 	int *blob = b.v, n = (int)b.n;
 	if (wd && wd->global_graph) /* every rank's part */
 		wd->global_graph(wd->global_ctx, b.v, (int)b.n, &blob, &n);
@@ -259,12 +263,12 @@ void watchdog_cycle_name(const struct wd_cycles *c, int i, char *buf, size_t siz
 	size_t n = 0;
 	buf[0] = '\0';
 	for (int h = c->start[i]; h < c->start[i + 1] && n < size; h++) {
-		int k = snprintf(buf + n, size - n, "%s%s (prio %d)", h > c->start[i] ? " -> " : "",
-				 c->hops[h].port->name, c->hops[h].prio);
+		int k = snprintf(buf + n, size - n, "%s%s:p%d (prio %d)", h > c->start[i] ? " -> " : "",
+				 c->hops[h].node, c->hops[h].port, c->hops[h].prio);
 		n += k > 0 ? (size_t)k : 0;
 	}
 	if (n < size)   /* back to where it started */
-		snprintf(buf + n, size - n, " -> %s", c->hops[c->start[i]].port->name);
+		snprintf(buf + n, size - n, " -> %s:p%d", c->hops[c->start[i]].node, c->hops[c->start[i]].port);
 }
 
 /* ---- the tick ----------------------------------------------------------- */
@@ -390,6 +394,8 @@ void watchdog_report(struct watchdog *wd, FILE *f)
 		fprintf(f, "  ... and %d more flows\n", l.shown - WD_REPORT_MAX);
 	int ports = 0;
 	for (int i = 0; i < w->fab.n_ports; i++) {
+		if (!fabric_port_own(&w->fab, i))
+			continue;   /* another rank's (a partitioned run reports its own) */
 		const struct port *p = &w->fab.ports[i];
 		if (!p->queued_bytes && !p->paused)
 			continue;
@@ -413,7 +419,6 @@ void watchdog_write(const struct watchdog *wd, struct results *res)
 	for (int i = 0; i < wd->cycles.n; i++)
 		for (int h = wd->cycles.start[i]; h < wd->cycles.start[i + 1]; h++) {
 			const struct wd_hop *hop = &wd->cycles.hops[h];
-			results_row(res, t, "iisii", i, h - wd->cycles.start[i], hop->port->node->name,
-				    hop->port->idx, hop->prio);
+			results_row(res, t, "iisii", i, h - wd->cycles.start[i], hop->node, hop->port, hop->prio);
 		}
 }

@@ -41,7 +41,8 @@ enum watchdog_verdict { WD_RUNNING, WD_DEADLOCK, WD_STALLED };
 /* One port of a cycle: egress `port` of switch `node` is paused in class
  * `prio` by its peer, whose ingress holds bytes for the next hop's egress. */
 struct wd_hop {
-	const struct port *port;
+	const char *node;          /* the port's node (the topology's name) */
+	int port;                  /* its index there */
 	int prio;
 };
 

@@ -138,10 +138,11 @@ uint64_t traffic_flows_expected(const struct traffic *tr)
 	return tr->flows_expected;
 }
 
-const char *traffic_closed_loop(const struct traffic *tr)
+const char *traffic_closed_loop(const struct config *cfg)
 {
-	for (size_t i = 0; tr && i < tr->n; i++)
-		if (!tr->src[i]->ops->open_loop)
-			return tr->section[i];
+	for (const struct cfg_inst *i = cfg_next(cfg, &traffic_section, NULL); i;
+	     i = cfg_next(cfg, &traffic_section, i))
+		if (((const struct traffic_kind *)i->type)->closed_loop)
+			return i->title;
 	return NULL;
 }

@@ -42,10 +42,11 @@ int traffic_setup(struct world *w, struct colls *cs, struct traffic **out, char 
 void traffic_free(struct traffic *tr);
 /* Total flows the static sources will post (0 when unknown, e.g. poisson). */
 uint64_t traffic_flows_expected(const struct traffic *tr);
-/* The section of the first source that is not open loop (its messages
+/* The section of cfg's first source that is not open loop (its messages
  * depend on the network's progress: collectives, multicast), NULL when
- * every one is: what a partitioned run can run on every rank alike. */
-const char *traffic_closed_loop(const struct traffic *tr);
+ * every one is: what a partitioned run can run on every rank alike. From
+ * the configuration, so a partitioned run knows it before it builds. */
+const char *traffic_closed_loop(const struct config *cfg);
 
 /* ---- HPCC ns-3's flow.txt (traffic_hpcc.c) ----
  *   <N>

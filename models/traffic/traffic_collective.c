@@ -212,4 +212,5 @@ const struct traffic_kind traffic_collective = {
 	.cfg = { .name = "collective", .help = "one bare collective, as nccl-tests runs it", CFG_KEYS(keys),
 		 .size = sizeof(struct collective_cfg), .rules = rules },
 	.create = create,
+	.closed_loop = true,
 };

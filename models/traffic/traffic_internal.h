@@ -21,10 +21,6 @@ struct traffic_src_ops {
 	 * ends the source at once when it has nothing to post). */
 	void (*start)(struct traffic_src *s);
 	void (*destroy)(struct traffic_src *s); /* frees s and what it owns */
-	/* Open loop: the source posts messages through w->post and reads
-	 * nothing of the network, so a partitioned run runs it on every rank
-	 * alike, each rank posting at its own hosts (parallel.h). */
-	bool open_loop;
 };
 
 /* What every source starts with; implementations embed it first. */
@@ -55,6 +51,13 @@ struct traffic_kind {
 	/* Flows it will post on a fabric of n_hosts hosts; false when not
 	 * known before running. NULL: not known. */
 	bool (*flows_known)(const void *own, int n_hosts, uint64_t *n);
+	/* Closed loop: its sources post as the network progresses (a
+	 * collective's next step, a multicast's repair), so a partitioned run
+	 * keeps them with every host on one rank. Otherwise they post through
+	 * w->post and read nothing of the network: a partitioned run runs
+	 * them on every rank alike, each rank posting at its own hosts
+	 * (parallel.h). */
+	bool closed_loop;
 };
 
 /* The registry: each kind, NULL-terminated, in the order of TRAFFIC_KINDS

@@ -96,4 +96,5 @@ const struct traffic_kind traffic_multicast = {
 	.cfg = { .name = "multicast", .help = "one message to the members of a [multicast] group",
 		 CFG_KEYS(keys), .size = sizeof(struct multicast_cfg), .rules = rules },
 	.create = create,
+	.closed_loop = true,
 };

@@ -187,7 +187,6 @@ static void poisson_destroy(struct traffic_src *base)
 static const struct traffic_src_ops poisson_ops = {
 	.start = poisson_start,
 	.destroy = poisson_destroy,
-	.open_loop = true,
 };
 
 /* Rate of host h's link: the topology's (HPCC topology files give every

@@ -67,7 +67,6 @@ static void static_destroy(struct traffic_src *base)
 static const struct traffic_src_ops static_ops = {
 	.start = static_start,
 	.destroy = static_destroy,
-	.open_loop = true,
 };
 
 static struct static_src *static_new(size_t n)

@@ -11,7 +11,8 @@
 #
 # With RANKS=N (a sim built with MPI), each k also runs under
 # `mpirun -np N`: the slowest rank's seconds and the largest rank's peak
-# RSS (every rank builds the whole fabric today: docs/parallel.md).
+# RSS (a rank builds the ports and buffers of its own nodes and of its cut
+# links' far ends; the topology, routes and NICs of all: docs/parallel.md).
 #
 # Usage: [RANKS=N] build_scale.sh SIM [SIM_BEFORE] [k ...]
 set -eu
