@@ -51,7 +51,7 @@ rc=$?
 [ $rc -eq 0 ] || fail "check --ranks 4: exit $rc: $(cat "$tmp/err")"
 has "$tmp/out" "partition: 4 ranks by pod, 4 pods dealt in blocks; 12 of 48 links cut (1200Gbps, 25.0% of the link capacity); lookahead 1500ns" "ranks 4"
 for r in 0 1 2 3; do
-	has "$tmp/out" "partition: rank $r: 9 nodes (4 hosts, 5 switches), 24 ports, 6 cut links" "ranks 4"
+	has "$tmp/out" "partition: rank $r: 9 nodes (4 hosts, 5 switches), 24 ports, 6 cut links; builds 30 ports" "ranks 4"
 done
 has "$tmp/out" "at least 80.0% of the flows cross ranks" "ranks 4"
 [ ! -e "$tmp/out.db" ] || fail "check --ranks 4 wrote a database"

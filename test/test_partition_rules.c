@@ -256,8 +256,8 @@ static void test_describe(void)
 	CU_ASSERT(msg_has_all(buf, (const char *const[]){
 		"partition: 2 ranks by pod (auto), 4 pods dealt in blocks; 8 of 48 links cut (800Gbps, 16.7% of "
 		"the link capacity); lookahead 1us\n",
-		"partition: rank 0: 18 nodes (8 hosts, 10 switches), 48 ports, 8 cut links\n",
-		"partition: rank 1: 18 nodes (8 hosts, 10 switches), 48 ports, 8 cut links\n",
+		"partition: rank 0: 18 nodes (8 hosts, 10 switches), 48 ports, 8 cut links; builds 56 ports\n",
+		"partition: rank 1: 18 nodes (8 hosts, 10 switches), 48 ports, 8 cut links; builds 56 ports\n",
 		"the busiest rank has 1.00x the mean",
 		"at least 53.3% of the flows cross ranks", NULL }));
 	free(buf);

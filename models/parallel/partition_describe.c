@@ -48,9 +48,9 @@ void partition_describe(const struct partition *p, const struct topo *t, FILE *t
 			least = p->ports_of_part[r];
 		if (p->n_parts <= DESCRIBE_MAX_RANKS)
 			fprintf(to, "partition: rank %d: %" PRIu64 " nodes (%" PRIu64 " hosts, %" PRIu64
-				" switches), %" PRIu64 " ports, %" PRIu64 " cut links\n", r, p->nodes_of_part[r],
-				p->hosts_of_part[r], p->switches_of_part[r], p->ports_of_part[r],
-				p->cut_of_part[r]);
+				" switches), %" PRIu64 " ports, %" PRIu64 " cut links; builds %" PRIu64 " ports\n", r,
+				p->nodes_of_part[r], p->hosts_of_part[r], p->switches_of_part[r], p->ports_of_part[r],
+				p->cut_of_part[r], p->ports_of_part[r] + p->cut_of_part[r]);
 	}
 	double mean = (double)ports / p->n_parts;
 	if (p->lookahead_ps == 0)
