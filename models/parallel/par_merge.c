@@ -116,7 +116,11 @@ int par_merge_parts(struct par *p, struct results *res, const char *output)
 		free(part);
 	}
 	if (!rc) {
+		/* The index makes the fold linear: without it each flow row
+		 * scanned every received half (4 s of a 4 ms k = 16 web-search
+		 * run's close). */
 		char *sql = str_printf(
+			"CREATE INDEX par_flow_recv_key ON par_flow_recv (run_id, flow_id);"
 			"UPDATE flow SET"
 			" recv_end_ps = coalesce((SELECT max(x.recv_end_ps) FROM par_flow_recv x"
 			"   WHERE x.run_id = flow.run_id AND x.flow_id = flow.flow_id), recv_end_ps),"
