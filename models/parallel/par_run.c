@@ -77,7 +77,6 @@ int par_place(void *ctx, const struct topo *t, const bool **mine, char **err)
 				  partition_method_name(part.method));
 		return -1;
 	}
-	pl->made = true;
 	snprintf(pl->method, sizeof pl->method, "%s", partition_method_name(part.method));
 	pl->n_cut = part.n_cut_links;
 	pl->lookahead = part.lookahead_ps;

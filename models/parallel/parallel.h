@@ -81,7 +81,6 @@ struct par;
 struct par_plan {
 	const struct config *cfg;
 	const char *why, *together;
-	bool made;                 /* par_place ran with more than one rank */
 	int *node_owner;           /* [n_nodes]: each node's rank */
 	bool *mine;                /* [n_nodes]: this rank's nodes */
 	char method[32];
