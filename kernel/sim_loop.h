@@ -109,8 +109,9 @@ out:
  * events ranked before (bound_t, bound_key), stopping early, when
  * check_done, after an event whose model asked for a poll (sim_poll_soon)
  * and the done hook then says the local work is finished. Returns true
- * when it stopped for the done hook; *last_key is the key of the last
- * event run (the moment done became true, with sim->now).
+ * when it stopped for the done hook; sim->key_now is the key of the event
+ * running, then of the last run (the moment done became true, with
+ * sim->now).
  * An event is counted in sim->events when owner[its element] is `me`,
  * or is -1 (an element every rank runs alike: a traffic source, the
  * watchdog) and `me` is 0, so the ranks' counts add up to the sequential
@@ -118,8 +119,8 @@ out:
  * (none, unless a model reached across the partition: a bug).
  */
 static inline __attribute__((always_inline)) bool sim_run_bounded(struct sim *sim, simtime_t bound_t,
-	uint64_t bound_key, bool check_done, const int16_t *owner, int me, uint64_t *last_key,
-	uint64_t *foreign, event_fn hot_a, event_fn hot_b)
+	uint64_t bound_key, bool check_done, const int16_t *owner, int me, uint64_t *foreign,
+	event_fn hot_a, event_fn hot_b)
 {
 	struct evq_node *nd;
 	unsigned __int128 bound = ((unsigned __int128)(uint64_t)bound_t << 64) | bound_key;
@@ -141,7 +142,7 @@ static inline __attribute__((always_inline)) bool sim_run_bounded(struct sim *si
 			sim->events++;
 		else if (o >= 0)
 			(*foreign)++;
-		*last_key = key;
+		sim->key_now = key;
 		sim_call(sim, fn, obj, arg, hot_a, hot_b);
 		if (__builtin_expect(sim->poll_forced, 0)) {
 			sim->poll_forced = false;

@@ -405,11 +405,9 @@ __attribute__((flatten)) int port_run(struct sim *sim)
 }
 
 __attribute__((flatten)) bool port_run_bounded(struct sim *sim, simtime_t bound_t, uint64_t bound_key,
-					       bool check_done, const int16_t *owner, int me, uint64_t *last_key,
-					       uint64_t *foreign)
+					       bool check_done, const int16_t *owner, int me, uint64_t *foreign)
 {
-	return sim_run_bounded(sim, bound_t, bound_key, check_done, owner, me, last_key, foreign,
-			       port_land, port_tx_done);
+	return sim_run_bounded(sim, bound_t, bound_key, check_done, owner, me, foreign, port_land, port_tx_done);
 }
 
 static void pfc_refresh(struct sim *sim, void *obj, uintptr_t arg)

@@ -160,7 +160,7 @@ int port_run(struct sim *sim);
 /* sim_run_bounded (sim_loop.h) with the same direct calls: one window of a
  * partitioned run. */
 bool port_run_bounded(struct sim *sim, simtime_t bound_t, uint64_t bound_key, bool check_done,
-		      const int16_t *owner, int me, uint64_t *last_key, uint64_t *foreign);
+		      const int16_t *owner, int me, uint64_t *foreign);
 /* A frame sent by src on another rank reaches this rank's copy of src's
  * link, to land at the peer at arrive_at (after those already on it).
  * doomed: the link went down while it flew (failure.h), so it is lost on

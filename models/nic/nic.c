@@ -37,12 +37,11 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->host = host;
 	n->ep = ep;
 	n->port = &host->ports[port];
-	n->held = fabric_node_port_held(&w->fab, host->id, port);
 	n->line_bps = fabric_hop(&w->fab, host->id, port).rate_bps;
 	n->mtu = w->nic_cfg->mtu;
 	n->cc = cc_lookup(w->nic_cfg->cc);
 	n->cc_params = cc_params(w->cfg, n->cc);
-	if (n->held)
+	if (fabric_node_port_held(&w->fab, host->id, port))
 		n->port->pull_classes = (uint8_t)(1u << w->nic_cfg->priority);
 	const struct nic_cfg *c = w->nic_cfg;
 	n->ctrl_prio = (uint8_t)(c->ack_priority == ACKP_DATA ? c->priority : PORT_CTRL_PRIO);

@@ -25,7 +25,6 @@ struct nic {
 	struct node *host;
 	struct port *port;         /* host port `index`; another rank's NIC never touches it
 				    * (fabric.h): it is not built there */
-	bool held;                 /* the port is built in this process */
 	uint64_t line_bps;         /* its link's rate */
 	int ep;                    /* endpoint id (world.h) */
 	int mtu;

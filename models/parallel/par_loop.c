@@ -55,8 +55,7 @@ static bool run_window(struct par *p, simtime_t bt, uint64_t bk, bool check_done
 {
 	double t0 = par_wall();
 	uint64_t before = p->sim->events;
-	bool done = port_run_bounded(p->sim, bt, bk, check_done, p->elem_owner, p->me, &p->sim->key_now,
-				     &p->st.foreign);
+	bool done = port_run_bounded(p->sim, bt, bk, check_done, p->elem_owner, p->me, &p->st.foreign);
 	p->st.events += p->sim->events - before;
 	p->st.busy_s += par_wall() - t0;
 	if (done) {
@@ -90,7 +89,7 @@ static void window_bound(struct par *p, simtime_t T, simtime_t limit, simtime_t 
 static void run_tick(struct par *p, simtime_t t, uint64_t key)
 {
 	uint64_t foreign = 0;
-	port_run_bounded(p->sim, t, key + 1, false, p->elem_owner, p->me, &p->sim->key_now, &foreign);
+	port_run_bounded(p->sim, t, key + 1, false, p->elem_owner, p->me, &foreign);
 	p->st.foreign += foreign;
 }
 
