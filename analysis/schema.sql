@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS run_rank (
 	bytes_out      INTEGER NOT NULL,   -- their bytes as messages
 	busy_s         REAL,               -- wall seconds running events
 	wait_s         REAL,               -- wall seconds at window boundaries (MPI_Allgather): waiting for the slowest rank
-	trade_s        REAL,               -- wall seconds trading frames (MPI_Alltoallv)
+	trade_s        REAL,               -- wall seconds trading frames as MPI messages (MPI_Alltoallv); through shared memory the writing is in busy_s, the reading in land_s
 	land_s         REAL,               -- wall seconds putting received frames on their links
 	PRIMARY KEY (run_id, rank)
 );

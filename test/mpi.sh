@@ -100,6 +100,7 @@ if [ "${MPI_QUICK:-0}" = 1 ]; then
 	same fat_tree_moe fat_tree_moe.ini "2" --set simulation.stop=5ms
 	same link_flap link_flap_allreduce.ini "2"
 	same failures permutation.ini "2" "${failures[@]}"
+	same permutation_messages permutation.ini "2" --set parallel.trade=messages
 else
 	same permutation permutation.ini "2 3 4"
 	same hpcc_stopped hpcc_websearch.ini "2 4" --set simulation.stop=2001ms
@@ -116,6 +117,9 @@ else
 		--set output.link_sample_interval=10us
 	same moe_sampled fat_tree_moe.ini "2" --set simulation.stop=2ms --set output.queue_sample_interval=10us \
 		--set output.cc_sample_interval=10us
+	# Trading as MPI messages, not through shared memory, gives the same tables.
+	same hpcc_messages hpcc_websearch.ini "2" --set simulation.stop=2001ms --set parallel.trade=messages
+	same moe_messages fat_tree_moe.ini "3" --set simulation.stop=2ms --set parallel.trade=messages
 	# Every partition method gives the same tables (auto picked pod or metis above).
 	for m in leaf rail round_robin metis; do
 		same "permutation_$m" permutation.ini "3" --set parallel.partition=$m

@@ -20,10 +20,12 @@ struct mcast_tree;
 struct packet;
 struct port;
 
-/* Bytes to send to one rank (frames, in the order sent). */
+/* Bytes to send to one rank (frames, in the order sent): in this rank's
+ * shared slot for that rank while they fit (in_slot), else on the heap. */
 struct par_buf {
 	uint8_t *b;
 	size_t n, cap;
+	bool in_slot;
 };
 
 /* The sender's record of a message, as the ranks its frames reach keep a
@@ -46,7 +48,9 @@ struct par_stats {
 	uint64_t bytes_out;        /* their bytes in messages */
 	double busy_s;             /* wall time running events */
 	double wait_s;             /* in the boundary's MPI_Allgather: waiting for the slowest rank */
-	double trade_s;            /* in MPI_Alltoallv: the frames' bytes */
+	double trade_s;            /* in MPI_Alltoall(v): trading the frames as messages
+				    * (through shared memory, they are written in place
+				    * while busy and read in place while landing) */
 	double land_s;             /* putting received frames on their links */
 };
 
@@ -71,6 +75,19 @@ struct par {
 	simtime_t lookahead;       /* smallest propagation delay of a cut link */
 	struct par_buf *out;       /* [n] frames for each rank */
 	struct par_buf send, recv; /* the trade's buffers, kept from window to window */
+	/* Ranks on one machine trade through memory they share (par_xfer.c):
+	 * each rank has a segment of n x 2 slots, one per receiving rank and
+	 * parity, that the receivers read in place. */
+	struct par_shm {
+		bool tried, on;            /* set up (par_run), and in use */
+		size_t cap;                /* bytes of one slot */
+		uint8_t **base;            /* [n]: each rank's segment, as mapped here */
+		int parity;                /* the slots this window writes */
+		bool staged;               /* this window's frames are all in them */
+#ifdef HAVE_MPI
+		MPI_Win win;
+#endif
+	} shm;
 	simtime_t first_landing;   /* earliest landing of the frames in out (SIMTIME_NEVER: none) */
 	struct par_shadows sh;
 	/* The models' pending ticks (par_tick: the watchdog, the sampler):
@@ -100,6 +117,19 @@ void par_tree_made(void *ctx, const struct mcast_tree *t);
  * when the ranks already told (else they are traded first); none: they
  * told that no rank sends anything. */
 void par_exchange(struct par *p, const int *rc_known, bool none);
+/* After a trade: the buffers for the next window are empty (in the slots
+ * of the next parity when trading through shared memory). */
+void par_out_reset(struct par *p);
+/* Shared-memory trades: par_shm_open maps the segments when every rank is
+ * on this machine (else trades stay MPI messages), and frames are then
+ * written straight into this rank's slots; par_stage, before the ranks
+ * say where they stand, makes them visible; par_exchange_staged lands the
+ * other ranks' slots, when every rank staged (each rank's counts at most
+ * shm.cap: all ranks know it from the counts they told). */
+void par_shm_open(struct par *p);
+void par_shm_close(struct par *p);
+void par_stage(struct par *p);
+void par_exchange_staged(struct par *p, const int *rc);
 /* The local copy of flow id's record (made on first sight). */
 struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src, int32_t dst);
 void par_shadows_free(struct par_shadows *sh);

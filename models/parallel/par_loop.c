@@ -119,6 +119,7 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 	mine[SAID_PAUSED] = paused;
 	for (int r = 0; r < n; r++)
 		mine[SAID_COUNTS + r] = (int64_t)p->out[r].n;
+	par_stage(p);
 	double t0 = par_wall();
 	MPI_Allgather(mine, w, MPI_INT64_T, all, w, MPI_INT64_T, p->comm);
 	p->st.wait_s += par_wall() - t0;
@@ -153,13 +154,19 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 		par_exchange(p, NULL, false);
 	} else {
 		int *rc = xmalloc((size_t)n * sizeof *rc);
-		bool none = true;
+		bool none = true, staged = p->shm.on;
 		for (int r = 0; r < n; r++) {
 			rc[r] = (int)all[(size_t)r * w + SAID_COUNTS + p->me];
-			for (int k = 0; k < n; k++)
-				none &= all[(size_t)r * w + SAID_COUNTS + k] == 0;
+			for (int k = 0; k < n; k++) {
+				int64_t c = all[(size_t)r * w + SAID_COUNTS + k];
+				none &= c == 0;
+				staged &= (uint64_t)c <= p->shm.cap; /* rank r staged its frames */
+			}
 		}
-		par_exchange(p, rc, none);
+		if (staged)
+			par_exchange_staged(p, rc);
+		else
+			par_exchange(p, rc, none);
 		free(rc);
 	}
 	p->st.windows++;
@@ -173,9 +180,21 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 	return -1;
 }
 
+/* The shared-memory trades are set up when the ranks first run
+ * together (every rank gets here), not at par_attach, which an input
+ * error on one rank may leave early. */
+static void trades_open(struct par *p)
+{
+	if (p->shm.tried)
+		return;
+	p->shm.tried = true;
+	par_shm_open(p);
+}
+
 int par_run(struct par *p)
 {
 	struct sim *sim = p->sim;
+	trades_open(p);
 	int w = SAID_COUNTS + p->n;
 	int64_t *all = xcalloc((size_t)p->n * (size_t)w, sizeof *all);
 	int stopped;
@@ -213,6 +232,7 @@ int par_run(struct par *p)
 void par_run_to(struct par *p, simtime_t t)
 {
 	struct sim *sim = p->sim;
+	trades_open(p);
 	int w = SAID_COUNTS + p->n;
 	int64_t *all = xcalloc((size_t)p->n * (size_t)w, sizeof *all);
 	simtime_t T = global_next(p);

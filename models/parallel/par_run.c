@@ -203,8 +203,12 @@ void par_free(struct par *p)
 {
 	if (!p)
 		return;
+#ifdef HAVE_MPI
+	par_shm_close(p);
+#endif
 	for (int r = 0; r < p->n; r++)
-		free(p->out[r].b);
+		if (!p->out[r].in_slot)
+			free(p->out[r].b);
 	free(p->out);
 	free(p->send.b);
 	free(p->recv.b);

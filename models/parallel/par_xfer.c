@@ -5,11 +5,19 @@
  * landing time and the index of the sending port, into that rank's buffer
  * for the window; a data frame also carries its message's id, size and
  * ends, and a frame with a side record (telemetry, pkt_tel.h) carries the
- * record. At the window's end the ranks trade buffers (MPI_Alltoall of
- * the sizes, MPI_Alltoallv of the bytes) and each frame received is put on
- * the receiving rank's copy of the sending port's link (port_inject), in
- * the order sent: it lands with the key the sequential run gives it (the
- * link's own sequence, port.h), so equal-time events order alike.
+ * record. At the window's end the ranks trade buffers and each frame
+ * received is put on the receiving rank's copy of the sending port's link
+ * (port_inject), in the order sent: it lands with the key the sequential
+ * run gives it (the link's own sequence, port.h), so equal-time events
+ * order alike.
+ * Ranks on one machine trade through memory they share: a rank writes
+ * the frames for each other rank straight into its slot for that rank,
+ * and after the window's collective each lands what the others wrote for
+ * it, read in place (two slots per receiver, used in turn, so a slot is
+ * rewritten only after its reader is done). A window whose buffers
+ * overflow a slot or in which a rank paused, and every trade across
+ * machines, is messages: MPI_Alltoall of the sizes (unless told),
+ * MPI_Alltoallv of the bytes.
  * Link failures run on every rank alike; a frame carries the count of its
  * link's failures when it left, so the receiving rank knows it was on the
  * wire when the link went down (lost on landing, as in the sequential run)
@@ -24,6 +32,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include "fabric.h"
 #include "log.h"
 #include "nic.h"
@@ -54,11 +63,36 @@ static void *buf_grow(struct par_buf *b, size_t n)
 		b->cap = b->cap ? 2 * b->cap : 65536;
 		while (b->n + n > b->cap)
 			b->cap *= 2;
-		b->b = xrealloc(b->b, b->cap);
+		if (b->in_slot) { /* the slot overflows: this window trades as messages */
+			uint8_t *h = xmalloc(b->cap);
+			memcpy(h, b->b, b->n);
+			b->b = h;
+			b->in_slot = false;
+		} else {
+			b->b = xrealloc(b->b, b->cap);
+		}
 	}
 	void *at = b->b + b->n;
 	b->n += n;
 	return at;
+}
+
+/* Bytes a rank may stage per window: its slots (n receivers x 2 parities)
+ * share them, each at least SHM_SLOT_MIN. A window whose frames do not fit
+ * trades as messages. A debug build (SIM_DEBUG, as CI's sanitizer build)
+ * has tiny slots, so that its runs mix both kinds of trade. */
+#ifdef SIM_DEBUG
+#define SHM_BUDGET ((size_t)16 << 10)
+#define SHM_SLOT_MIN ((size_t)2 << 10)
+#else
+#define SHM_BUDGET ((size_t)4 << 20)
+#define SHM_SLOT_MIN ((size_t)256 << 10)
+#endif
+
+/* Where this rank's slot for rank to, of one parity, starts in its segment. */
+static size_t shm_slot(const struct par *p, int to, int parity)
+{
+	return ((size_t)to * 2 + (size_t)parity) * p->shm.cap;
 }
 
 void par_ship(void *ctx, struct port *pt, struct packet *pkt, simtime_t arrive_at)
@@ -191,6 +225,23 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 	}
 }
 
+void par_out_reset(struct par *p)
+{
+	struct par_shm *s = &p->shm;
+	for (int r = 0; r < p->n; r++) {
+		struct par_buf *b = &p->out[r];
+		b->n = 0;
+		if (!s->on || r == p->me)
+			continue;
+		if (!b->in_slot)
+			free(b->b);
+		b->b = s->base[p->me] + shm_slot(p, r, s->parity);
+		b->cap = s->cap;
+		b->in_slot = true;
+	}
+	p->first_landing = SIMTIME_NEVER;
+}
+
 void par_exchange(struct par *p, const int *rc_known, bool none)
 {
 	int n = p->n;
@@ -234,10 +285,110 @@ void par_exchange(struct par *p, const int *rc_known, bool none)
 		p->st.trade_s += t1 - t0;
 		p->st.land_s += par_wall() - t1;
 	}
-	for (int r = 0; r < n; r++)
-		p->out[r].n = 0;
-	p->first_landing = SIMTIME_NEVER;
+	par_out_reset(p);
 	free(sc);
+}
+
+/* ---- Trades through shared memory ---- */
+
+/* Open MPI backs shared windows with files in this folder (its MCA
+ * parameter osc_sm_backing_directory); a container's /dev/shm may be
+ * small, and a segment larger than the room left would fault when
+ * touched, so the ranks trade as messages unless it has room for every
+ * rank's segment twice over. */
+static bool shm_room(size_t segment, int n)
+{
+	const char *dir = getenv("OMPI_MCA_osc_sm_backing_directory");
+	struct statvfs v;
+	if (statvfs(dir && *dir ? dir : "/dev/shm", &v) != 0)
+		return false;
+	return (double)v.f_bavail * (double)v.f_frsize >= 2.0 * (double)segment * n;
+}
+
+void par_shm_open(struct par *p)
+{
+	const struct parallel_cfg *pc = cfg_get(p->w->cfg, &parallel_section);
+	if (p->solo || (pc && pc->trade == PAR_TRADE_MESSAGES))
+		return;
+	MPI_Comm node;
+	int local;
+	MPI_Comm_split_type(p->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	MPI_Comm_size(node, &local);
+	struct par_shm *s = &p->shm;
+	s->cap = SHM_BUDGET / (2 * (size_t)p->n);
+	if (s->cap < SHM_SLOT_MIN)
+		s->cap = SHM_SLOT_MIN;
+	size_t segment = 2 * (size_t)p->n * s->cap;
+	/* Every rank on this machine (the same answer on each), and room on
+	 * every rank's view of the folder. */
+	int ok = local == p->n && shm_room(segment, p->n), all_ok;
+	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, p->comm);
+	if (!all_ok) {
+		MPI_Comm_free(&node);
+		return;
+	}
+	uint8_t *mine;
+	MPI_Win_allocate_shared((MPI_Aint)segment, 1, MPI_INFO_NULL, node, &mine, &s->win);
+	MPI_Comm_free(&node);
+	s->base = xcalloc((size_t)p->n, sizeof *s->base);
+	for (int r = 0; r < p->n; r++) {
+		MPI_Aint size;
+		int unit;
+		MPI_Win_shared_query(s->win, r, &size, &unit, &s->base[r]);
+	}
+	MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win);
+	s->on = true;
+	/* Frames already shipped (none yet: the ranks have not run) would move. */
+	for (int r = 0; r < p->n; r++)
+		if (p->out[r].n)
+			die_internal("shared-memory trades set up with frames waiting");
+	par_out_reset(p);
+}
+
+void par_shm_close(struct par *p)
+{
+	struct par_shm *s = &p->shm;
+	if (!s->on)
+		return;
+	for (int r = 0; r < p->n; r++)
+		if (p->out[r].in_slot)
+			p->out[r] = (struct par_buf){ 0 };
+	MPI_Win_unlock_all(s->win);
+	MPI_Win_free(&s->win);
+	free(s->base);
+	s->on = false;
+}
+
+void par_stage(struct par *p)
+{
+	struct par_shm *s = &p->shm;
+	s->staged = false;
+	if (!s->on)
+		return;
+	for (int r = 0; r < p->n; r++)
+		if (r != p->me && !p->out[r].in_slot)
+			return;
+	MPI_Win_sync(s->win); /* the slots' bytes are seen by the readers after the next collective */
+	s->staged = true;
+}
+
+void par_exchange_staged(struct par *p, const int *rc)
+{
+	struct par_shm *s = &p->shm;
+	if (!s->staged)
+		die_internal("a shared-memory trade of frames this rank did not stage");
+	MPI_Win_sync(s->win);
+	double t0 = par_wall();
+	/* Each sender's slot for this rank, read in place. A sender writes
+	 * these slots again two staged windows on, after every rank has
+	 * passed the collective of the window between, so after this. */
+	for (int r = 0; r < p->n; r++)
+		if (r != p->me && rc[r])
+			land_all(p, s->base[r] + shm_slot(p, p->me, s->parity), (size_t)rc[r]);
+	p->st.land_s += par_wall() - t0;
+	s->parity ^= 1;
+	s->staged = false;
+	par_out_reset(p);
 }
 
 #endif /* HAVE_MPI */

@@ -217,7 +217,12 @@ const char *partition_method_at(const void *arg, size_t i);
 /* [parallel] (parallel_keys.c) */
 struct parallel_cfg {
 	int partition;             /* enum partition_method [auto] */
+	int trade;                 /* enum par_trade [auto] */
 };
+/* How the ranks trade a window's frames: auto, through memory they share
+ * when every rank is on one machine (else as messages); messages, always
+ * as MPI messages. The results are the same either way. */
+enum par_trade { PAR_TRADE_AUTO, PAR_TRADE_MESSAGES };
 extern const struct cfg_section parallel_section;
 /* partition_compute with the scenario's [parallel] partition; an error is
  * located at that key ("x.ini:7: [parallel] partition = 'pod': ..." or

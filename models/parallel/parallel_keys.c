@@ -11,12 +11,18 @@
 
 #define PAR(f) offsetof(struct parallel_cfg, f)
 
+static const char *const v_trade[] = { "auto", "messages", NULL };
+
 static const struct cfg_key parallel_keys[] = {
 	{ "partition", KT_ENUM, "auto", .vocab_fn = partition_method_at, .off = PAR(partition),
 	  .help = "how nodes are given to ranks: auto (the best balanced of the others), pod (fat-tree pods), "
 		  "leaf (edge switches with their hosts), rail (hosts in blocks, rails spread), "
 		  "metis (graph partitioner), round_robin, hosts (every host on rank 0, the switches spread: "
 		  "what auto picks for a training job)" },
+	{ "trade", KT_ENUM, "auto", .vocab = v_trade, .off = PAR(trade),
+	  .help = "how the ranks trade each window's frames: auto (through memory they share when every rank "
+		  "is on one machine, else as MPI messages) or messages (always MPI messages); "
+		  "the results are the same" },
 };
 
 const struct cfg_section parallel_section = {
