@@ -92,7 +92,7 @@ simtime_t fabric_base_rtt(const struct fabric *f, uint32_t data_frame_b, uint32_
 	simtime_t T = 0;
 	const struct topo *t = &f->topo;
 	for (int e = 0; e < n_eps; e++) {
-		int h = e / f->nics_per_host, i = e % f->nics_per_host;
+		int h = fabric_ep_host(f, e), i = fabric_ep_nic(f, e);
 		if (i >= topo_n_ports(t, h))
 			continue;
 		const struct topo_port *tp = fabric_tport(f, h, i);

@@ -180,20 +180,34 @@ int fabric_build(struct fabric *f, struct sim *sim, const struct config *cfg,
 		 const struct fabric_params *p, char **err);
 void fabric_free(struct fabric *f);
 
+/* Endpoint ep's host (its node id) and its port's index there. */
+static inline int fabric_ep_host(const struct fabric *f, int ep) { return ep / f->nics_per_host; }
+static inline int fabric_ep_nic(const struct fabric *f, int ep) { return ep % f->nics_per_host; }
 /* The port of endpoint ep (port ep mod nics_per_host of its host). */
 static inline struct port *fabric_ep_port(const struct fabric *f, int ep)
 {
-	return &f->nodes[ep / f->nics_per_host].ports[ep % f->nics_per_host];
+	return &f->nodes[fabric_ep_host(f, ep)].ports[fabric_ep_nic(f, ep)];
+}
+/* Whether endpoint ep's port is built in this process (fabric.h: a
+ * partitioned run builds its own). */
+static inline bool fabric_ep_held(const struct fabric *f, int ep)
+{
+	return fabric_node_port_held(f, fabric_ep_host(f, ep), fabric_ep_nic(f, ep));
+}
+/* Whether the link of topology port tp ends at endpoint ep's port. */
+static inline bool fabric_tport_reaches_ep(const struct fabric *f, const struct topo_port *tp, int ep)
+{
+	return tp->peer == fabric_ep_host(f, ep) && tp->peer_port == fabric_ep_nic(f, ep);
 }
 /* An endpoint as users name it: its host, or its port ("host3:p1") with
  * several NICs per host; written into buf[n] (the port may be another
  * rank's, not built here: fabric.h). */
 static inline const char *fabric_ep_name(const struct fabric *f, int ep, char *buf, size_t n)
 {
-	const char *host = f->nodes[ep / f->nics_per_host].name;
+	const char *host = f->nodes[fabric_ep_host(f, ep)].name;
 	if (f->nics_per_host == 1)
 		return host;
-	snprintf(buf, n, "%s:p%d", host, ep % f->nics_per_host);
+	snprintf(buf, n, "%s:p%d", host, fabric_ep_nic(f, ep));
 	return buf;
 }
 /* Every switch egress stamps in-band telemetry on the data frames whose

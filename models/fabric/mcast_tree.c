@@ -57,12 +57,12 @@ static void grow_add(struct grow *e, int port, int member)
  * routes do not reach it within IDEAL_MAX_HOPS links. */
 static int walk(const struct fabric *f, const struct mcast_tree *g, int m, struct hop *h)
 {
-	int u = g->src / f->nics_per_host, i = g->src % f->nics_per_host, n = 0;
+	int u = fabric_ep_host(f, g->src), i = fabric_ep_nic(f, g->src), n = 0;
 	for (;;) {
 		const struct topo_port *tp = fabric_tport(f, u, i);
 		struct node *next = &f->nodes[tp->peer];
 		if (next->kind != NODE_SWITCH)
-			return tp->peer == m / f->nics_per_host && tp->peer_port == m % f->nics_per_host ? n : -1;
+			return fabric_tport_reaches_ep(f, tp, m) ? n : -1;
 		if (n + 1 >= IDEAL_MAX_HOPS)
 			return -1;
 		int out = tree_port(next, g, m);
@@ -132,7 +132,7 @@ static int tree_path(const struct fabric *f, struct mcast_tree *g, int mi)
 {
 	struct ideal_hop up[IDEAL_MAX_HOPS], down[IDEAL_MAX_HOPS];
 	/* (u, i): the member's port, then each switch's parent port */
-	int u = g->dst[mi] / f->nics_per_host, k = g->dst[mi] % f->nics_per_host, n = 0;
+	int u = fabric_ep_host(f, g->dst[mi]), k = fabric_ep_nic(f, g->dst[mi]), n = 0;
 	for (;;) {
 		const struct topo_port *q = fabric_tport(f, u, k); /* toward the switch above */
 		if (n == IDEAL_MAX_HOPS)

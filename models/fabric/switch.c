@@ -64,13 +64,13 @@ const struct cfg_section switch_section = {
 int switch_path_ports(const struct fabric *f, int src, int dst, uint16_t sport, int64_t psn,
 		      struct path_hop *hop, int max)
 {
-	int u = src / f->nics_per_host, i = src % f->nics_per_host;
+	int u = fabric_ep_host(f, src), i = fabric_ep_nic(f, src);
 	for (int n = 0; n < max;) {
 		hop[n++] = (struct path_hop){ u, i };
 		const struct topo_port *tp = fabric_tport(f, u, i);
 		const struct node *next = &f->nodes[tp->peer];
 		if (next->kind != NODE_SWITCH)
-			return tp->peer == dst / f->nics_per_host && tp->peer_port == dst % f->nics_per_host ? n : -1;
+			return fabric_tport_reaches_ep(f, tp, dst) ? n : -1;
 		i = route_port(next, src, dst, sport, psn);
 		if (i >= next->n_ports)
 			return -1;   /* no route after failures */

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "mcast_internal.h"
 #include "nic.h"
+#include "nic_internal.h"
 #include "fabric.h"
 #include "qp.h"
 #include "results.h"
@@ -78,8 +79,7 @@ void mcast_post(struct world *w, struct mcast_group *g, const struct mcast_msg *
 	sf->qp = g->sq;
 	sf->n_pkts = n_pkts;
 	if (!g->reliable) { /* UD completes when its last frame left the source's port */
-		struct ideal_hop src_link = { fabric_hop(&w->fab, g->src / w->fab.nics_per_host,
-							 g->src % w->fab.nics_per_host).rate_bps, 0 };
+		struct ideal_hop src_link = { w->eps[g->src].nic->line_bps, 0 };
 		slowest = ideal_delivery_ps(&src_link, 1, m->size_b, mtu);
 	}
 	sf->ideal = slowest;

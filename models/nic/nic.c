@@ -41,7 +41,7 @@ struct nic *nic_create(struct world *w, struct node *host, int port, int ep)
 	n->mtu = w->nic_cfg->mtu;
 	n->cc = cc_lookup(w->nic_cfg->cc);
 	n->cc_params = cc_params(w->cfg, n->cc);
-	if (fabric_node_port_held(&w->fab, host->id, port))
+	if (fabric_ep_held(&w->fab, ep))
 		n->port->pull_classes = (uint8_t)(1u << w->nic_cfg->priority);
 	const struct nic_cfg *c = w->nic_cfg;
 	n->ctrl_prio = (uint8_t)(c->ack_priority == ACKP_DATA ? c->priority : PORT_CTRL_PRIO);

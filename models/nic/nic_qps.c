@@ -123,7 +123,7 @@ static struct qp *qp_slot_get(struct world *w, struct nic *n, int peer, int prio
 	if (!*slot) {
 		struct nic *rn = w->eps[peer].nic;
 		struct qp *req = qp_new(n, peer, prio), *rsp = qp_new(rn, n->ep, prio);
-		if (fabric_node_port_held(&w->fab, n->host->id, n->ep % w->fab.nics_per_host))
+		if (fabric_ep_held(&w->fab, n->ep))
 			n->port->pull_classes |= (uint8_t)(1u << prio);
 		req->dqpn = rsp->qpn;
 		rsp->dqpn = req->qpn;

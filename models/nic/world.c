@@ -73,9 +73,9 @@ int world_build_placed(struct world *w, struct sim *sim, const struct config *cf
 	for (int e = 0; e < w->n_eps; e++) {
 		struct endpoint *ep = &w->eps[e];
 		ep->port = fabric_ep_port(&w->fab, e);
-		ep->host = &w->fab.nodes[e / w->fab.nics_per_host];
-		ep->nic = nic_create(w, ep->host, e % w->fab.nics_per_host, e);
-		if (fabric_node_port_held(&w->fab, ep->host->id, e % w->fab.nics_per_host))
+		ep->host = &w->fab.nodes[fabric_ep_host(&w->fab, e)];
+		ep->nic = nic_create(w, ep->host, fabric_ep_nic(&w->fab, e), e);
+		if (fabric_ep_held(&w->fab, e))
 			fabric_attach_host(&w->fab, e, nic_pull, ep->nic, nic_receive);
 		if (w->setup_err) { /* nic_create found bad input */
 			*err = w->setup_err;
