@@ -134,6 +134,11 @@ check() {
 check "permutation -np 4: four ranks ran events, their sum the run's" "$tmp/permutation.4.db" \
 	"SELECT count(*) = 4 AND sum(r.events) = (SELECT events FROM run) AND min(r.events) > 0
 	   AND sum(foreign_events) = 0 FROM run_rank r"
+check "permutation -np 2: copies of records made, and every one dropped as its message ended" \
+	"$tmp/permutation.2.db" "SELECT (SELECT status = 'complete' FROM run) AND sum(copies_made) > 0
+	   AND sum(copies_held) = 0 FROM run_rank"
+check "lossy -np 2: a message sent partly twice keeps its copies" "$tmp/lossy.2.db" \
+	"SELECT sum(copies_held) > 0 FROM run_rank"
 check "pfc_deadlock -np 2: the deadlock's cycle rows" "$tmp/pfc_deadlock.2.db" \
 	"SELECT count(*) > 0 FROM deadlock"
 check "hpcc_stopped -np 2: stopped in the traffic" "$tmp/hpcc_stopped.2.db" "SELECT status = 'stopped' AND packets_sent > 0 FROM run"

@@ -45,8 +45,11 @@ void flow_finish(struct sim *sim, struct world *w, struct flow *f)
 	 * failure losing one counts it against its id): the record stays,
 	 * never reused, until the world goes. Without a retransmission, the
 	 * last acknowledgement came after every frame arrived. */
-	if (!f->retx_pkts)
+	if (!f->retx_pkts) {
+		if (w->flow_freed)
+			w->flow_freed(w, f);
 		pool_put(&w->flow_pool, f);
+	}
 }
 
 bool flow_qp_info(const struct flow *f, uint32_t *qpn, uint16_t *sport, uint8_t *prio)

@@ -73,6 +73,10 @@ struct world {
 	/* Posts a message between hosts (host ids; the traffic sources use
 	 * NIC 0 of each host): world_post_host unless a test replaces it. */
 	struct flow *(*post)(struct world *w, int src, int dst, uint64_t size_b, const char *source, const char *parallelism);
+	/* A finished message's record going back to the pool (flow_finish:
+	 * no copy of its frames is left anywhere); NULL unless a partitioned
+	 * run, whose other ranks keep copies of records, is told. */
+	void (*flow_freed)(struct world *w, struct flow *f);
 	/* What is told of every flow record at its end (world_flow_report). */
 	struct world_sink { world_flow_fn fn; void *ctx; } sinks[WORLD_MAX_SINKS];
 	int n_sinks;

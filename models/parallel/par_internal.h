@@ -19,6 +19,8 @@ struct flow;
 struct mcast_tree;
 struct packet;
 struct port;
+struct results;
+struct results_table;
 
 /* Bytes to send to one rank (frames, in the order sent): in this rank's
  * shared slot for that rank while they fit (in_slot), else on the heap. */
@@ -46,6 +48,8 @@ struct par_stats {
 	uint64_t windows;          /* synchronisation windows */
 	uint64_t frames_out;       /* frames sent to other ranks */
 	uint64_t bytes_out;        /* their bytes in messages */
+	uint64_t copies_made;      /* records of other ranks' messages copied here (par_shadow) */
+	uint64_t copies_held;      /* ... still held when the run ends */
 	double busy_s;             /* wall time running events */
 	double wait_s;             /* in the boundary's MPI_Allgather: waiting for the slowest rank */
 	double trade_s;            /* in MPI_Alltoall(v): trading the frames as messages
@@ -90,6 +94,7 @@ struct par {
 	} shm;
 	simtime_t first_landing;   /* earliest landing of the frames in out (SIMTIME_NEVER: none) */
 	struct par_shadows sh;
+	struct results_table *recv_t; /* par_flow_recv's insert (par_write_recv) */
 	/* The models' pending ticks (par_tick: the watchdog, the sampler):
 	 * window bounds. */
 	struct par_tick_src {
@@ -136,6 +141,13 @@ void par_shadows_free(struct par_shadows *sh);
 /* A message this rank posted: its frames coming back through another
  * rank's switches find the record itself. */
 void par_flow_posted(struct par *p, struct flow *f);
+/* A message this rank posted ended with no copy of its frames left
+ * anywhere (w->flow_freed): its record leaves the table, and every other
+ * rank is told to drop its copy, after writing the receiver's half. */
+void par_flow_forget(struct par *p, const struct flow *f);
+/* par_merge.c: the receiving half of a message that another rank sent to
+ * this rank's host (copy f), into par_flow_recv when there is one. */
+void par_write_recv(struct par *p, struct results *res, const struct flow *f);
 
 double par_wall(void);
 

@@ -71,23 +71,37 @@ static int fold_summed(struct results *res)
 	return 0;
 }
 
-/* The receiving half of the messages other ranks sent to this rank's hosts. */
-static int write_received(struct par *p, struct results *res)
+/* The par_flow_recv insert, made on first use. */
+static struct results_table *recv_table(struct par *p, struct results *res)
 {
+	if (p->recv_t)
+		return p->recv_t;
 	if (results_sql(res, "CREATE TABLE IF NOT EXISTS par_flow_recv (run_id INTEGER, flow_id INTEGER,"
 			     " recv_end_ps INTEGER, ecn_marked INTEGER)", "make par_flow_recv") < 0)
+		return NULL;
+	p->recv_t = results_table(res, "par_flow_recv", "flow_id, recv_end_ps, ecn_marked");
+	return p->recv_t;
+}
+
+void par_write_recv(struct par *p, struct results *res, const struct flow *f)
+{
+	if (!res || p->node_owner[p->w->eps[f->dst].host->id] != p->me || (f->recv_end < 0 && !f->ecn_marked))
+		return;
+	struct results_table *t = recv_table(p, res);
+	if (t)
+		results_row(res, t, "utu", f->id, f->recv_end, f->ecn_marked);
+}
+
+/* The receiving half of the messages other ranks sent to this rank's
+ * hosts, for the copies still held (the others were written as their
+ * messages ended, par_flow_forget). */
+static int write_received(struct par *p, struct results *res)
+{
+	if (!recv_table(p, res))
 		return -1;
-	struct results_table *t = results_table(res, "par_flow_recv", "flow_id, recv_end_ps, ecn_marked");
-	if (!t)
-		return -1;
-	const struct world *w = p->w;
-	for (size_t i = 0; i < p->sh.cap; i++) {
-		const struct flow *f = p->sh.f[i];
-		if (!p->sh.id[i] || p->sh.real[i] || p->node_owner[w->eps[f->dst].host->id] != p->me)
-			continue;
-		if (f->recv_end >= 0 || f->ecn_marked)
-			results_row(res, t, "utu", f->id, f->recv_end, f->ecn_marked);
-	}
+	for (size_t i = 0; i < p->sh.cap; i++)
+		if (p->sh.id[i] && !p->sh.real[i])
+			par_write_recv(p, res, p->sh.f[i]);
 	return 0;
 }
 
@@ -142,6 +156,9 @@ int par_merge_parts(struct par *p, struct results *res, const char *output)
 void par_write_run(struct par *p, struct results *res)
 {
 	struct par_stats *all = xcalloc((size_t)p->n, sizeof *all);
+	p->st.copies_held = 0;
+	for (size_t i = 0; i < p->sh.cap; i++)
+		p->st.copies_held += p->sh.id[i] && !p->sh.real[i];
 	if (p->solo) { /* the others idle: rank 0 ran every event, in one loop */
 		all[0] = p->st;
 		all[0].events = p->sim->events;
@@ -163,11 +180,12 @@ void par_write_run(struct par *p, struct results *res)
 		results_run_set(res, p->n, part, ev);
 		free(ev);
 		struct results_table *t = results_table(res, "run_rank", "rank, events, foreign_events, windows,"
-							" frames_out, bytes_out, busy_s, wait_s, trade_s, land_s");
+							" frames_out, bytes_out, copies_made, copies_held,"
+							" busy_s, wait_s, trade_s, land_s");
 		for (int r = 0; t && r < p->n; r++)
-			results_row(res, t, "iuuuuudddd", r, all[r].events, all[r].foreign, all[r].windows,
-				    all[r].frames_out, all[r].bytes_out, all[r].busy_s, all[r].wait_s,
-				    all[r].trade_s, all[r].land_s);
+			results_row(res, t, "iuuuuuuudddd", r, all[r].events, all[r].foreign, all[r].windows,
+				    all[r].frames_out, all[r].bytes_out, all[r].copies_made, all[r].copies_held,
+				    all[r].busy_s, all[r].wait_s, all[r].trade_s, all[r].land_s);
 		for (int r = 0; r < p->n; r++)
 			if (all[r].foreign)
 				warnx_sim("rank %d ran %llu events of elements other ranks own (a bug: a model "

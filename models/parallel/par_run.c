@@ -43,6 +43,13 @@ static struct flow *par_post(struct world *w, int src, int dst, uint64_t size_b,
 	return f;
 }
 
+/* w->flow_freed of a partitioned run: the ranks forget their copies. */
+static void par_freed(struct world *w, struct flow *f)
+{
+	(void)w;
+	par_flow_forget(the_par, f);
+}
+
 /* Drops the queued events of elements another rank owns: the seeds of
  * the models that run on the hosts' rank alone (partition = hosts). */
 static void prune_foreign(struct par *p)
@@ -164,6 +171,7 @@ void par_attach(struct sim *sim, struct world *w, struct par_plan *pl, struct pa
 	f->ship_ctx = p;
 	f->tree_made = par_tree_made;
 	w->post = par_post;
+	w->flow_freed = par_freed;
 	the_par = p;
 }
 

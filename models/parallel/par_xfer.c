@@ -180,6 +180,13 @@ static const uint8_t *land_tree(struct par *p, const uint8_t *b)
 	return b + sizeof head + (size_t)(2 * n) * sizeof(int32_t);
 }
 
+/* An end record: a wire_frame whose port is END_PORT and whose arrive_at
+ * is the id of a message that ended without a copy of its frames left
+ * anywhere (par_flow_forget): the receiving rank drops its copy. */
+#define END_PORT (UINT32_MAX - 1)
+
+static void land_end(struct par *p, uint64_t id);
+
 /* The frames of one rank's buffer, onto the local copies of their links. */
 static void land_all(struct par *p, const uint8_t *b, size_t n)
 {
@@ -191,6 +198,10 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 		b += sizeof wf;
 		if (wf.port == TREE_PORT) {
 			b = land_tree(p, b);
+			continue;
+		}
+		if (wf.port == END_PORT) {
+			land_end(p, (uint64_t)wf.arrive_at);
 			continue;
 		}
 		struct packet *pkt = pool_get(&f->pkt_pool);
@@ -424,6 +435,72 @@ static size_t shadow_slot(struct par_shadows *sh, uint64_t id)
 	return k;
 }
 
+#ifdef HAVE_MPI
+/* The slot holding id, or SIZE_MAX. */
+static size_t shadow_find(const struct par_shadows *sh, uint64_t id)
+{
+	if (!sh->cap)
+		return SIZE_MAX;
+	size_t k = (id * 0x9E3779B97F4A7C15ull) & (sh->cap - 1);
+	while (sh->id[k] && sh->id[k] != id)
+		k = (k + 1) & (sh->cap - 1);
+	return sh->id[k] ? k : SIZE_MAX;
+}
+
+/* Empties slot k, moving back the entries after it that would no longer
+ * be found past the hole (deletion under linear probing). */
+static void shadow_remove(struct par_shadows *sh, size_t k)
+{
+	size_t mask = sh->cap - 1, hole = k;
+	for (size_t j = (k + 1) & mask; sh->id[j]; j = (j + 1) & mask) {
+		size_t home = (sh->id[j] * 0x9E3779B97F4A7C15ull) & mask;
+		/* entry j stays when its home lies cyclically in (hole, j] */
+		bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+		if (stays)
+			continue;
+		sh->id[hole] = sh->id[j];
+		sh->f[hole] = sh->f[j];
+		sh->real[hole] = sh->real[j];
+		hole = j;
+	}
+	sh->id[hole] = 0;
+	sh->f[hole] = NULL;
+	sh->real[hole] = false;
+	sh->n--;
+}
+
+void par_flow_forget(struct par *p, const struct flow *f)
+{
+	size_t k = shadow_find(&p->sh, f->id);
+	if (k == SIZE_MAX || p->sh.f[k] != f)
+		return; /* not posted through par_post: no rank copied it */
+	shadow_remove(&p->sh, k);
+	/* Copies are made only of records frames carry (par_ship). */
+	if (p->hosts_alone && !p->share)
+		return;
+	for (int r = 0; r < p->n; r++) {
+		if (r == p->me)
+			continue;
+		struct wire_frame wf = { .arrive_at = (int64_t)f->id, .port = END_PORT };
+		memcpy(buf_grow(&p->out[r], sizeof wf), &wf, sizeof wf);
+	}
+}
+
+/* A message another rank posted ended: every frame of it has landed
+ * wherever it went, before that end and so before this window's bound;
+ * the receiving half (this rank's host received it) is written now. */
+static void land_end(struct par *p, uint64_t id)
+{
+	size_t k = shadow_find(&p->sh, id);
+	if (k == SIZE_MAX || p->sh.real[k])
+		return; /* its frames never came here */
+	struct flow *f = p->sh.f[k];
+	par_write_recv(p, p->sim->res, f);
+	shadow_remove(&p->sh, k);
+	free(f);
+}
+#endif
+
 void par_flow_posted(struct par *p, struct flow *f)
 {
 	size_t k = shadow_slot(&p->sh, f->id);
@@ -445,6 +522,7 @@ struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src
 		sh->id[k] = id;
 		sh->f[k] = f;
 		sh->n++;
+		p->st.copies_made++;
 	}
 	return sh->f[k];
 }
