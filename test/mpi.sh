@@ -223,6 +223,24 @@ else
 	echo "FAIL a partition splitting a job's hosts (exit $st)"; cat "$tmp/split.out"; fail=1
 fi
 
+# Each rank built what --check says it builds: its nodes' ports and the
+# far end of each of its cut links (a closed form over the partition),
+# counted here from the ports the run's ranks actually held; under pod
+# (even) and under hosts (rank 0 every host, rank 1 every switch).
+ports_built() {
+	local name=$1 sc=$2 n=$3 said built
+	said=$("$SIM" --check --ranks "$n" "$SRCDIR/scenarios/$sc" 2>/dev/null |
+		sed -n 's/^partition: rank \([0-9]*\): .* builds \([0-9]*\) ports$/\1|\2/p')
+	built=$(sqlite3 "$tmp/$name.$n.db" "SELECT rank || '|' || ports_built FROM run_rank ORDER BY rank")
+	if [ "$(echo "$said" | wc -l)" = "$n" ] && [ "$said" = "$built" ]; then
+		echo "ok $name -np $n: each rank built the ports --check says it builds ($(echo $built))"
+	else
+		echo "FAIL $name -np $n: ports built ($(echo $built)) differ from --check's ($(echo $said))"; fail=1
+	fi
+}
+ports_built permutation permutation.ini 4
+ports_built multicast multicast_allgather.ini 2
+
 # --check under mpirun prints the partition and its cut.
 out=$("$MPIRUN" -np 2 "$SIM" --check "$SRCDIR/scenarios/permutation.ini" 2>&1)
 if echo "$out" | grep -q "^partition: 2 ranks by .* links cut .*lookahead"; then

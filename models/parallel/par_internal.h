@@ -50,6 +50,7 @@ struct par_stats {
 	uint64_t bytes_out;        /* their bytes in messages */
 	uint64_t copies_made;      /* records of other ranks' messages copied here (par_shadow) */
 	uint64_t copies_held;      /* ... still held when the run ends */
+	uint64_t ports_built;      /* ports built here (fabric_port_held) */
 	double busy_s;             /* wall time running events */
 	double wait_s;             /* in the boundary's MPI_Allgather: waiting for the slowest rank */
 	double trade_s;            /* in MPI_Alltoall(v): trading the frames as messages

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fabric.h"
 #include "log.h"
 #include "nic.h"
 #include "par_internal.h"
@@ -159,6 +160,9 @@ void par_write_run(struct par *p, struct results *res)
 	p->st.copies_held = 0;
 	for (size_t i = 0; i < p->sh.cap; i++)
 		p->st.copies_held += p->sh.id[i] && !p->sh.real[i];
+	p->st.ports_built = 0;
+	for (int i = 0; i < p->w->fab.n_ports; i++)
+		p->st.ports_built += fabric_port_held(&p->w->fab, i);
 	if (p->solo) { /* the others idle: rank 0 ran every event, in one loop */
 		all[0] = p->st;
 		all[0].events = p->sim->events;
@@ -181,11 +185,11 @@ void par_write_run(struct par *p, struct results *res)
 		free(ev);
 		struct results_table *t = results_table(res, "run_rank", "rank, events, foreign_events, windows,"
 							" frames_out, bytes_out, copies_made, copies_held,"
-							" busy_s, wait_s, trade_s, land_s");
+							" ports_built, busy_s, wait_s, trade_s, land_s");
 		for (int r = 0; t && r < p->n; r++)
-			results_row(res, t, "iuuuuuuudddd", r, all[r].events, all[r].foreign, all[r].windows,
+			results_row(res, t, "iuuuuuuuudddd", r, all[r].events, all[r].foreign, all[r].windows,
 				    all[r].frames_out, all[r].bytes_out, all[r].copies_made, all[r].copies_held,
-				    all[r].busy_s, all[r].wait_s, all[r].trade_s, all[r].land_s);
+				    all[r].ports_built, all[r].busy_s, all[r].wait_s, all[r].trade_s, all[r].land_s);
 		for (int r = 0; r < p->n; r++)
 			if (all[r].foreign)
 				warnx_sim("rank %d ran %llu events of elements other ranks own (a bug: a model "
