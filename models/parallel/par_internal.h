@@ -19,8 +19,6 @@ struct flow;
 struct mcast_tree;
 struct packet;
 struct port;
-struct results;
-struct results_table;
 
 /* Bytes to send to one rank (frames, in the order sent): in this rank's
  * shared slot for that rank while they fit (in_slot), else on the heap. */
@@ -95,7 +93,6 @@ struct par {
 	} shm;
 	simtime_t first_landing;   /* earliest landing of the frames in out (SIMTIME_NEVER: none) */
 	struct par_shadows sh;
-	struct results_table *recv_t; /* par_flow_recv's insert (par_write_recv) */
 	/* The models' pending ticks (par_tick: the watchdog, the sampler):
 	 * window bounds. */
 	struct par_tick_src {
@@ -144,11 +141,8 @@ void par_shadows_free(struct par_shadows *sh);
 void par_flow_posted(struct par *p, struct flow *f);
 /* A message this rank posted ended with no copy of its frames left
  * anywhere (w->flow_freed): its record leaves the table, and every other
- * rank is told to drop its copy, after writing the receiver's half. */
+ * rank is told to drop its copy. */
 void par_flow_forget(struct par *p, const struct flow *f);
-/* par_merge.c: the receiving half of a message that another rank sent to
- * this rank's host (copy f), into par_flow_recv when there is one. */
-void par_write_recv(struct par *p, struct results *res, const struct flow *f);
 
 double par_wall(void);
 

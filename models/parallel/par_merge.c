@@ -4,16 +4,19 @@
  * Each rank writes the rows of what it owns (its ports' statistics and
  * pauses, the messages its hosts sent, ...) into its own database: rank 0
  * into the output, rank r > 0 into a part beside it (par_part_path), which
- * it publishes as any run does. Rank 0 then copies every part's rows into
- * the run (results_merge) before publishing the output, so the database
- * appears complete or not at all, as in a sequential run.
+ * it publishes, without indexes, as any run does. Rank 0 then copies every
+ * part's rows into the run (results_merge) before publishing the output,
+ * so the database appears complete or not at all, as in a sequential run.
  *
  * A message's row is written by its sender's rank; what its receiver
  * records (the time its last byte arrived, the CE marks it saw) is in the
- * receiving rank's copy of the record when the two ranks differ: each rank
- * writes those into par_flow_recv, merged and folded into the flow rows,
- * then dropped. A failure's rows are every rank's, each with the frames
- * lost there: they are summed (fold_summed).
+ * receiving rank's copy of the record when the two ranks differ. That half
+ * reaches the sender's record before the row is written, as soon as the
+ * message is whole at the receiver (par_xfer.c); only the CE marks of
+ * messages not whole when the run ends are left: each rank writes those
+ * into par_flow_recv, merged and folded into the flow rows, then dropped.
+ * A failure's rows are every rank's, each with the frames lost there:
+ * they are summed (fold_summed).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,37 +75,26 @@ static int fold_summed(struct results *res)
 	return 0;
 }
 
-/* The par_flow_recv insert, made on first use. */
-static struct results_table *recv_table(struct par *p, struct results *res)
-{
-	if (p->recv_t)
-		return p->recv_t;
-	if (results_sql(res, "CREATE TABLE IF NOT EXISTS par_flow_recv (run_id INTEGER, flow_id INTEGER,"
-			     " recv_end_ps INTEGER, ecn_marked INTEGER)", "make par_flow_recv") < 0)
-		return NULL;
-	p->recv_t = results_table(res, "par_flow_recv", "flow_id, recv_end_ps, ecn_marked");
-	return p->recv_t;
-}
-
-void par_write_recv(struct par *p, struct results *res, const struct flow *f)
-{
-	if (!res || p->node_owner[p->w->eps[f->dst].host->id] != p->me || (f->recv_end < 0 && !f->ecn_marked))
-		return;
-	struct results_table *t = recv_table(p, res);
-	if (t)
-		results_row(res, t, "utu", f->id, f->recv_end, f->ecn_marked);
-}
-
 /* The receiving half of the messages other ranks sent to this rank's
- * hosts, for the copies still held (the others were written as their
- * messages ended, par_flow_forget). */
+ * hosts and that were not whole here when the run ended: the CE marks
+ * counted so far (a whole message's half went to its sender's rank when
+ * it became whole, par_xfer.c). */
 static int write_received(struct par *p, struct results *res)
 {
-	if (!recv_table(p, res))
+	if (results_sql(res, "CREATE TABLE IF NOT EXISTS par_flow_recv (run_id INTEGER, flow_id INTEGER,"
+			     " recv_end_ps INTEGER, ecn_marked INTEGER)", "make par_flow_recv") < 0)
 		return -1;
-	for (size_t i = 0; i < p->sh.cap; i++)
-		if (p->sh.id[i] && !p->sh.real[i])
-			par_write_recv(p, res, p->sh.f[i]);
+	struct results_table *t = results_table(res, "par_flow_recv", "flow_id, recv_end_ps, ecn_marked");
+	if (!t)
+		return -1;
+	const struct world *w = p->w;
+	for (size_t i = 0; i < p->sh.cap; i++) {
+		const struct flow *f = p->sh.f[i];
+		if (!p->sh.id[i] || p->sh.real[i] || p->node_owner[w->eps[f->dst].host->id] != p->me)
+			continue;
+		if (f->recv_end < 0 && f->ecn_marked)
+			results_row(res, t, "utu", f->id, f->recv_end, f->ecn_marked);
+	}
 	return 0;
 }
 

@@ -18,6 +18,12 @@
  * overflow a slot or in which a rank paused, and every trade across
  * machines, is messages: MPI_Alltoall of the sizes (unless told),
  * MPI_Alltoallv of the bytes.
+ * Message records: a rank that a data frame reaches keeps a copy of its
+ * record (par_shadow). At the receiver's rank the copy sends the
+ * receiver's half (recv_end, CE marks) to the sender's rank when the
+ * message is whole there; when the message ends with no frame sent twice,
+ * the sender's rank tells every rank to drop its copy (par_flow_forget).
+ * Both ride in the window's buffers as records of their own.
  * Link failures run on every rank alike; a frame carries the count of its
  * link's failures when it left, so the receiving rank knows it was on the
  * wire when the link went down (lost on landing, as in the sequential run)
@@ -184,8 +190,17 @@ static const uint8_t *land_tree(struct par *p, const uint8_t *b)
  * is the id of a message that ended without a copy of its frames left
  * anywhere (par_flow_forget): the receiving rank drops its copy. */
 #define END_PORT (UINT32_MAX - 1)
+/* A receiver's half: a wire_frame whose port is RECV_PORT, then a
+ * wire_recv, for the sender's rank (shadow_received). */
+#define RECV_PORT (UINT32_MAX - 2)
+struct wire_recv {
+	uint64_t id;
+	int64_t recv_end;
+	uint64_t ecn_marked;
+};
 
 static void land_end(struct par *p, uint64_t id);
+static void land_recv(struct par *p, const struct wire_recv *r);
 
 /* The frames of one rank's buffer, onto the local copies of their links. */
 static void land_all(struct par *p, const uint8_t *b, size_t n)
@@ -202,6 +217,13 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 		}
 		if (wf.port == END_PORT) {
 			land_end(p, (uint64_t)wf.arrive_at);
+			continue;
+		}
+		if (wf.port == RECV_PORT) {
+			struct wire_recv r;
+			memcpy(&r, b, sizeof r);
+			b += sizeof r;
+			land_recv(p, &r);
 			continue;
 		}
 		struct packet *pkt = pool_get(&f->pkt_pool);
@@ -487,17 +509,45 @@ void par_flow_forget(struct par *p, const struct flow *f)
 }
 
 /* A message another rank posted ended: every frame of it has landed
- * wherever it went, before that end and so before this window's bound;
- * the receiving half (this rank's host received it) is written now. */
+ * wherever it went, before that end and so before this window's bound. */
 static void land_end(struct par *p, uint64_t id)
 {
 	size_t k = shadow_find(&p->sh, id);
 	if (k == SIZE_MAX || p->sh.real[k])
 		return; /* its frames never came here */
 	struct flow *f = p->sh.f[k];
-	par_write_recv(p, p->sim->res, f);
 	shadow_remove(&p->sh, k);
 	free(f);
+}
+
+/* on_recv of a copy at its receiver's rank: the message is whole here, so
+ * its receiving half (when the last byte came, the CE marks counted until
+ * then) is final. It goes to the sender's rank with this window's frames,
+ * and lands there before the sender can see the message end: the
+ * acknowledgement of its last byte leaves now and crosses a cut link of at
+ * least the lookahead on its way, so it lands past this window's bound.
+ * The sender's row is then whole when written, as in the sequential run. */
+static void shadow_received(struct sim *sim, struct flow *f, void *ctx)
+{
+	(void)sim;
+	struct par *p = ctx;
+	int to = p->node_owner[p->w->eps[f->src].host->id];
+	struct wire_frame wf = { .port = RECV_PORT };
+	struct wire_recv r = { .id = f->id, .recv_end = f->recv_end, .ecn_marked = f->ecn_marked };
+	uint8_t *at = buf_grow(&p->out[to], sizeof wf + sizeof r);
+	memcpy(at, &wf, sizeof wf);
+	memcpy(at + sizeof wf, &r, sizeof r);
+}
+
+static void land_recv(struct par *p, const struct wire_recv *r)
+{
+	size_t k = shadow_find(&p->sh, r->id);
+	if (k == SIZE_MAX || !p->sh.real[k])
+		die_internal("the receiving half of message %llu reached a rank without its record",
+			     (unsigned long long)r->id);
+	struct flow *f = p->sh.f[k];
+	f->recv_end = r->recv_end;
+	f->ecn_marked += r->ecn_marked;
 }
 #endif
 
@@ -523,6 +573,13 @@ struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src
 		sh->f[k] = f;
 		sh->n++;
 		p->st.copies_made++;
+#ifdef HAVE_MPI
+		/* This rank's host receives it: its half goes to the sender's rank. */
+		if (!p->hosts_alone && p->node_owner[p->w->eps[dst].host->id] == p->me) {
+			f->on_recv = shadow_received;
+			f->on_recv_ctx = p;
+		}
+#endif
 	}
 	return sh->f[k];
 }

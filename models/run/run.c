@@ -273,10 +273,13 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 			rep->output = part;
 		}
 		struct tables_ctx tables = { .w = w };
+		/* A part is read once, by the merge: no indexes (rank 0 builds
+		 * the database's over the merged tables). */
+		bool part = r->par && par_rank() > 0;
 		struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
 						 .config = cfg->resolved, .seed = sc->seed,
 						 .version = PACKAGE_VERSION, .schema_sql = rocesim_schema_sql,
-						 .index_sql = rocesim_index_sql, .prepare = prepare_tables,
+						 .index_sql = part ? NULL : rocesim_index_sql, .prepare = prepare_tables,
 						 .prepare_ctx = &tables };
 		/* [output] hpcc_fct: opened before the run, so an unwritable path is
 		 * an input error with nothing simulated (hpcc_fct.h). Partitioned:
