@@ -426,6 +426,12 @@ void par_exchange_staged(struct par *p, const int *rc)
 
 #endif /* HAVE_MPI */
 
+/* Where id's search starts in a table of cap slots (a power of 2). */
+static inline size_t shadow_home(uint64_t id, size_t cap)
+{
+	return (id * 0x9E3779B97F4A7C15ull) & (cap - 1);
+}
+
 /* The slot of id (its own or the empty one where it would go), after
  * growing the table to keep it at most half full. */
 static size_t shadow_slot(struct par_shadows *sh, uint64_t id)
@@ -438,7 +444,7 @@ static size_t shadow_slot(struct par_shadows *sh, uint64_t id)
 		for (size_t i = 0; i < sh->cap; i++) {
 			if (!sh->id[i])
 				continue;
-			size_t k = (sh->id[i] * 0x9E3779B97F4A7C15ull) & (g.cap - 1);
+			size_t k = shadow_home(sh->id[i], g.cap);
 			while (g.id[k])
 				k = (k + 1) & (g.cap - 1);
 			g.id[k] = sh->id[i];
@@ -451,7 +457,7 @@ static size_t shadow_slot(struct par_shadows *sh, uint64_t id)
 		free(sh->real);
 		*sh = g;
 	}
-	size_t k = (id * 0x9E3779B97F4A7C15ull) & (sh->cap - 1);
+	size_t k = shadow_home(id, sh->cap);
 	while (sh->id[k] && sh->id[k] != id)
 		k = (k + 1) & (sh->cap - 1);
 	return k;
@@ -463,7 +469,7 @@ static size_t shadow_find(const struct par_shadows *sh, uint64_t id)
 {
 	if (!sh->cap)
 		return SIZE_MAX;
-	size_t k = (id * 0x9E3779B97F4A7C15ull) & (sh->cap - 1);
+	size_t k = shadow_home(id, sh->cap);
 	while (sh->id[k] && sh->id[k] != id)
 		k = (k + 1) & (sh->cap - 1);
 	return sh->id[k] ? k : SIZE_MAX;
@@ -475,7 +481,7 @@ static void shadow_remove(struct par_shadows *sh, size_t k)
 {
 	size_t mask = sh->cap - 1, hole = k;
 	for (size_t j = (k + 1) & mask; sh->id[j]; j = (j + 1) & mask) {
-		size_t home = (sh->id[j] * 0x9E3779B97F4A7C15ull) & mask;
+		size_t home = shadow_home(sh->id[j], sh->cap);
 		/* entry j stays when its home lies cyclically in (hole, j] */
 		bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
 		if (stays)
