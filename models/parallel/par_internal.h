@@ -133,7 +133,13 @@ void par_shm_open(struct par *p);
 void par_shm_close(struct par *p);
 void par_stage(struct par *p);
 void par_exchange_staged(struct par *p, const int *rc);
-/* The local copy of flow id's record (made on first sight). */
+/* par_xfer.c: a message's end for every other rank (they drop their
+ * copies), and a receiver's half for the sender's rank `to`. */
+void par_send_end(struct par *p, uint64_t id);
+void par_send_recv(struct par *p, int to, uint64_t id, simtime_t recv_end, uint64_t ecn_marked);
+
+/* par_copies.c: the message records (see there).
+ * The local copy of flow id's record (made on first sight). */
 struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src, int32_t dst);
 void par_shadows_free(struct par_shadows *sh);
 /* A message this rank posted: its frames coming back through another
@@ -143,6 +149,10 @@ void par_flow_posted(struct par *p, struct flow *f);
  * anywhere (w->flow_freed): its record leaves the table, and every other
  * rank is told to drop its copy. */
 void par_flow_forget(struct par *p, const struct flow *f);
+/* Landed here: message id ended (drop this rank's copy), or its
+ * receiver's half for the record this rank posted. */
+void par_copy_drop(struct par *p, uint64_t id);
+void par_copy_received(struct par *p, uint64_t id, simtime_t recv_end, uint64_t ecn_marked);
 
 double par_wall(void);
 

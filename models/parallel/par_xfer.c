@@ -18,12 +18,9 @@
  * overflow a slot or in which a rank paused, and every trade across
  * machines, is messages: MPI_Alltoall of the sizes (unless told),
  * MPI_Alltoallv of the bytes.
- * Message records: a rank that a data frame reaches keeps a copy of its
- * record (par_shadow). At the receiver's rank the copy sends the
- * receiver's half (recv_end, CE marks) to the sender's rank when the
- * message is whole there; when the message ends with no frame sent twice,
- * the sender's rank tells every rank to drop its copy (par_flow_forget).
- * Both ride in the window's buffers as records of their own.
+ * A rank that a data frame reaches keeps a copy of its message's record
+ * (par_copies.c); the copies' own records (a receiver's half for the
+ * sender's rank, a message's end for every rank) ride in the same buffers.
  * Link failures run on every rank alike; a frame carries the count of its
  * link's failures when it left, so the receiving rank knows it was on the
  * wire when the link went down (lost on landing, as in the sequential run)
@@ -188,10 +185,11 @@ static const uint8_t *land_tree(struct par *p, const uint8_t *b)
 
 /* An end record: a wire_frame whose port is END_PORT and whose arrive_at
  * is the id of a message that ended without a copy of its frames left
- * anywhere (par_flow_forget): the receiving rank drops its copy. */
+ * anywhere (par_flow_forget): the receiving rank drops its copy
+ * (par_copies.c). */
 #define END_PORT (UINT32_MAX - 1)
 /* A receiver's half: a wire_frame whose port is RECV_PORT, then a
- * wire_recv, for the sender's rank (shadow_received). */
+ * wire_recv, for the sender's rank (par_copies.c). */
 #define RECV_PORT (UINT32_MAX - 2)
 struct wire_recv {
 	uint64_t id;
@@ -199,8 +197,24 @@ struct wire_recv {
 	uint64_t ecn_marked;
 };
 
-static void land_end(struct par *p, uint64_t id);
-static void land_recv(struct par *p, const struct wire_recv *r);
+void par_send_end(struct par *p, uint64_t id)
+{
+	for (int r = 0; r < p->n; r++) {
+		if (r == p->me)
+			continue;
+		struct wire_frame wf = { .arrive_at = (int64_t)id, .port = END_PORT };
+		memcpy(buf_grow(&p->out[r], sizeof wf), &wf, sizeof wf);
+	}
+}
+
+void par_send_recv(struct par *p, int to, uint64_t id, simtime_t recv_end, uint64_t ecn_marked)
+{
+	struct wire_frame wf = { .port = RECV_PORT };
+	struct wire_recv r = { .id = id, .recv_end = recv_end, .ecn_marked = ecn_marked };
+	uint8_t *at = buf_grow(&p->out[to], sizeof wf + sizeof r);
+	memcpy(at, &wf, sizeof wf);
+	memcpy(at + sizeof wf, &r, sizeof r);
+}
 
 /* The frames of one rank's buffer, onto the local copies of their links. */
 static void land_all(struct par *p, const uint8_t *b, size_t n)
@@ -216,14 +230,14 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 			continue;
 		}
 		if (wf.port == END_PORT) {
-			land_end(p, (uint64_t)wf.arrive_at);
+			par_copy_drop(p, (uint64_t)wf.arrive_at);
 			continue;
 		}
 		if (wf.port == RECV_PORT) {
 			struct wire_recv r;
 			memcpy(&r, b, sizeof r);
 			b += sizeof r;
-			land_recv(p, &r);
+			par_copy_received(p, r.id, r.recv_end, r.ecn_marked);
 			continue;
 		}
 		struct packet *pkt = pool_get(&f->pkt_pool);
@@ -425,178 +439,3 @@ void par_exchange_staged(struct par *p, const int *rc)
 }
 
 #endif /* HAVE_MPI */
-
-/* Where id's search starts in a table of cap slots (a power of 2). */
-static inline size_t shadow_home(uint64_t id, size_t cap)
-{
-	return (id * 0x9E3779B97F4A7C15ull) & (cap - 1);
-}
-
-/* The slot of id (its own or the empty one where it would go), after
- * growing the table to keep it at most half full. */
-static size_t shadow_slot(struct par_shadows *sh, uint64_t id)
-{
-	if (2 * (sh->n + 1) > sh->cap) {
-		struct par_shadows g = { .cap = sh->cap ? 2 * sh->cap : 1024 };
-		g.id = xcalloc(g.cap, sizeof *g.id);
-		g.f = xcalloc(g.cap, sizeof *g.f);
-		g.real = xcalloc(g.cap, sizeof *g.real);
-		for (size_t i = 0; i < sh->cap; i++) {
-			if (!sh->id[i])
-				continue;
-			size_t k = shadow_home(sh->id[i], g.cap);
-			while (g.id[k])
-				k = (k + 1) & (g.cap - 1);
-			g.id[k] = sh->id[i];
-			g.f[k] = sh->f[i];
-			g.real[k] = sh->real[i];
-		}
-		g.n = sh->n;
-		free(sh->id);
-		free(sh->f);
-		free(sh->real);
-		*sh = g;
-	}
-	size_t k = shadow_home(id, sh->cap);
-	while (sh->id[k] && sh->id[k] != id)
-		k = (k + 1) & (sh->cap - 1);
-	return k;
-}
-
-#ifdef HAVE_MPI
-/* The slot holding id, or SIZE_MAX. */
-static size_t shadow_find(const struct par_shadows *sh, uint64_t id)
-{
-	if (!sh->cap)
-		return SIZE_MAX;
-	size_t k = shadow_home(id, sh->cap);
-	while (sh->id[k] && sh->id[k] != id)
-		k = (k + 1) & (sh->cap - 1);
-	return sh->id[k] ? k : SIZE_MAX;
-}
-
-/* Empties slot k, moving back the entries after it that would no longer
- * be found past the hole (deletion under linear probing). */
-static void shadow_remove(struct par_shadows *sh, size_t k)
-{
-	size_t mask = sh->cap - 1, hole = k;
-	for (size_t j = (k + 1) & mask; sh->id[j]; j = (j + 1) & mask) {
-		size_t home = shadow_home(sh->id[j], sh->cap);
-		/* entry j stays when its home lies cyclically in (hole, j] */
-		bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
-		if (stays)
-			continue;
-		sh->id[hole] = sh->id[j];
-		sh->f[hole] = sh->f[j];
-		sh->real[hole] = sh->real[j];
-		hole = j;
-	}
-	sh->id[hole] = 0;
-	sh->f[hole] = NULL;
-	sh->real[hole] = false;
-	sh->n--;
-}
-
-void par_flow_forget(struct par *p, const struct flow *f)
-{
-	size_t k = shadow_find(&p->sh, f->id);
-	if (k == SIZE_MAX || p->sh.f[k] != f)
-		return; /* not posted through par_post: no rank copied it */
-	shadow_remove(&p->sh, k);
-	/* Copies are made only of records frames carry (par_ship). */
-	if (p->hosts_alone && !p->share)
-		return;
-	for (int r = 0; r < p->n; r++) {
-		if (r == p->me)
-			continue;
-		struct wire_frame wf = { .arrive_at = (int64_t)f->id, .port = END_PORT };
-		memcpy(buf_grow(&p->out[r], sizeof wf), &wf, sizeof wf);
-	}
-}
-
-/* A message another rank posted ended: every frame of it has landed
- * wherever it went, before that end and so before this window's bound. */
-static void land_end(struct par *p, uint64_t id)
-{
-	size_t k = shadow_find(&p->sh, id);
-	if (k == SIZE_MAX || p->sh.real[k])
-		return; /* its frames never came here */
-	struct flow *f = p->sh.f[k];
-	shadow_remove(&p->sh, k);
-	free(f);
-}
-
-/* on_recv of a copy at its receiver's rank: the message is whole here, so
- * its receiving half (when the last byte came, the CE marks counted until
- * then) is final. It goes to the sender's rank with this window's frames,
- * and lands there before the sender can see the message end: the
- * acknowledgement of its last byte leaves now and crosses a cut link of at
- * least the lookahead on its way, so it lands past this window's bound.
- * The sender's row is then whole when written, as in the sequential run. */
-static void shadow_received(struct sim *sim, struct flow *f, void *ctx)
-{
-	(void)sim;
-	struct par *p = ctx;
-	int to = p->node_owner[p->w->eps[f->src].host->id];
-	struct wire_frame wf = { .port = RECV_PORT };
-	struct wire_recv r = { .id = f->id, .recv_end = f->recv_end, .ecn_marked = f->ecn_marked };
-	uint8_t *at = buf_grow(&p->out[to], sizeof wf + sizeof r);
-	memcpy(at, &wf, sizeof wf);
-	memcpy(at + sizeof wf, &r, sizeof r);
-}
-
-static void land_recv(struct par *p, const struct wire_recv *r)
-{
-	size_t k = shadow_find(&p->sh, r->id);
-	if (k == SIZE_MAX || !p->sh.real[k])
-		die_internal("the receiving half of message %llu reached a rank without its record",
-			     (unsigned long long)r->id);
-	struct flow *f = p->sh.f[k];
-	f->recv_end = r->recv_end;
-	f->ecn_marked += r->ecn_marked;
-}
-#endif
-
-void par_flow_posted(struct par *p, struct flow *f)
-{
-	size_t k = shadow_slot(&p->sh, f->id);
-	p->sh.id[k] = f->id;
-	p->sh.f[k] = f;
-	p->sh.real[k] = true;
-	p->sh.n++;
-}
-
-struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src, int32_t dst)
-{
-	struct par_shadows *sh = &p->sh;
-	size_t k = shadow_slot(sh, id);
-	if (!sh->id[k]) {
-		struct flow *f = xcalloc(1, sizeof *f);
-		*f = (struct flow){ .id = id, .src = src, .dst = dst, .size_b = size_b, .start = -1,
-				    .recv_end = -1, .end = -1, .iteration = -1, .collective_id = -1,
-				    .src_gpu = -1, .dst_gpu = -1 };
-		sh->id[k] = id;
-		sh->f[k] = f;
-		sh->n++;
-		p->st.copies_made++;
-#ifdef HAVE_MPI
-		/* This rank's host receives it: its half goes to the sender's rank. */
-		if (!p->hosts_alone && p->node_owner[p->w->eps[dst].host->id] == p->me) {
-			f->on_recv = shadow_received;
-			f->on_recv_ctx = p;
-		}
-#endif
-	}
-	return sh->f[k];
-}
-
-void par_shadows_free(struct par_shadows *sh)
-{
-	for (size_t i = 0; i < sh->cap; i++)
-		if (!sh->real[i])
-			free(sh->f[i]);
-	free(sh->id);
-	free(sh->f);
-	free(sh->real);
-	memset(sh, 0, sizeof *sh);
-}

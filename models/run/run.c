@@ -105,52 +105,6 @@ static int prepare_tables(void *ctx, struct results *res)
 	return tc->refused ? -1 : 0;
 }
 
-/* The model a partitioned run cannot split across ranks, NULL when there
- * is none (parallel.h): a driver, whose program is one process. */
-static const char *unpartitionable(const struct run_opts *o)
-{
-	if (o->attach)
-		return "a driver (librocesim)";
-	return NULL;
-}
-
-/* A model whose state spans hosts at zero delay: a job starts a
- * collective when its last member arrives, a closed-loop source posts
- * when a message ends anywhere (a multicast group's sender hears from its
- * members through the tree). It runs on the rank that has every host
- * (partition = hosts). From the configuration: a partitioned run places
- * its nodes before it builds them. buf[n] holds a source's wording. */
-static const char *host_coupled(const struct config *cfg, char *buf, size_t n)
-{
-	const char *closed = traffic_closed_loop(cfg);
-	if (jobs_classes(cfg))
-		return "a training job ([job])";
-	if (!closed)
-		return NULL;
-	snprintf(buf, n, "a closed-loop source ([%s])", closed);
-	return buf;
-}
-
-/* The watchdog of a partitioned run: what it reads, summed over the
- * ranks, and the wait-for graph from every rank's switches. */
-static void wd_sums(void *ctx, struct wd_view *v)
-{
-	uint64_t a[4] = { v->progress, !v->idle, !v->empty, v->nic_flows };
-	par_sum_all(ctx, a, 4);
-	*v = (struct wd_view){ .progress = a[0], .idle = a[1] == 0, .empty = a[2] == 0, .nic_flows = a[3] };
-}
-
-static void wd_graph(void *ctx, const int *part, int n, int **all, int *n_all)
-{
-	par_gather_ints(ctx, part, n, all, n_all);
-}
-
-/* The sampler of a partitioned run: whether anything is left anywhere. */
-static bool all_empty(void *ctx, bool empty)
-{
-	return par_all(ctx, empty);
-}
-
 /* A run in progress (run.h): what run_scenario held on its stack, on the
  * heap so that a driver (api.c) can hold it between calls. */
 struct run {
@@ -208,8 +162,8 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	/* Under mpirun: the partition, before the world is built, so that a
 	 * rank builds the ports and buffers of its own nodes only. */
 	plan.cfg = cfg;
-	plan.why = unpartitionable(o);
-	plan.together = host_coupled(cfg, coupled_buf, sizeof coupled_buf);
+	plan.why = run_unpartitionable(o);
+	plan.together = run_host_coupled(cfg, coupled_buf, sizeof coupled_buf);
 	if (world_build_placed(w, sim, cfg, jobs_classes(cfg), par_place, &plan, err) < 0)
 		goto input_error;
 	r->colls = colls_new(w);
@@ -327,7 +281,7 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 			world_write_topology(w, r->res);
 	}
 	if (r->sampler && par_partitioned(r->par)) {
-		r->sampler->all_empty = all_empty;
+		r->sampler->all_empty = run_all_empty;
 		r->sampler->all_empty_ctx = r->par;
 	}
 	if (r->res)
@@ -340,8 +294,8 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	sim->done_ctx = w;
 	watchdog_start(&r->wd, w, sc->watchdog); /* last element registered */
 	if (par_partitioned(r->par)) {
-		r->wd.global = wd_sums;
-		r->wd.global_graph = wd_graph;
+		r->wd.global = run_wd_sums;
+		r->wd.global_graph = run_wd_graph;
 		r->wd.global_ctx = r->par;
 		par_tick(r->par, &r->wd.ticking, &r->wd.next_tick, &r->wd.elem, true);
 	}
@@ -439,28 +393,6 @@ static bool publish(struct run *r, struct results *res, const char *status, cons
 		r->fct = NULL;
 	}
 	return kept;
-}
-
-/* A partitioned run's fct.txt: the ranks' parts (every one closed: the
- * ranks published theirs before par_merge_parts), merged when the
- * database is kept, else removed. */
-static int fct_merge(struct run *r, bool keep, char **err)
-{
-	const char *path = ((const struct output_cfg *)cfg_get(r->w.cfg, &output_section))->hpcc_fct;
-	if (!path || !par_partitioned(r->par))
-		return 0;
-	int n = par_size(), rc = 0;
-	char **parts = xcalloc((size_t)n, sizeof *parts);
-	for (int k = 0; k < n; k++)
-		parts[k] = par_part_path(path, k);
-	if (keep)
-		rc = hpcc_fct_merge(path, parts, n, err);
-	for (int k = 0; k < n; k++) {
-		unlink(parts[k]);
-		free(parts[k]);
-	}
-	free(parts);
-	return rc;
 }
 
 int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
@@ -580,7 +512,7 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 		rc = EXIT_INTERNAL;
 	if (res) {
 		bool kept = publish(r, res, rep->status, &sum, err);
-		if (fct_merge(r, kept, err) < 0 || !kept) /* merged, or the parts removed */
+		if (run_fct_merge(r->w.cfg, r->par, kept, err) < 0 || !kept) /* merged, or the parts removed */
 			rc = EXIT_INTERNAL;
 	}
 	run_free(r);

@@ -1,11 +1,12 @@
 /*
- * run_internal.h — what run.c and run_say.c share (the run part's own
- * header; other parts include run.h).
+ * run_internal.h — what run.c, run_par.c and run_say.c share (the run
+ * part's own header; other parts include run.h).
  */
 #ifndef ROCESIM_RUN_INTERNAL_H
 #define ROCESIM_RUN_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "run.h"
 #include "simtime.h"
 
@@ -27,5 +28,24 @@ void run_warn_lossless_drops(const struct world *w);
 /* A scenario the machine cannot hold: -1 with *err, before its world is
  * built; fills rep's memory estimate either way. */
 int run_check_memory(const struct config *cfg, struct run_report *rep, char **err);
+
+/* ---- run_par.c: a run under mpirun ---- */
+struct par;
+struct wd_view;
+/* The model a partitioned run cannot split across ranks (a driver), NULL
+ * when there is none. */
+const char *run_unpartitionable(const struct run_opts *o);
+/* The model that ties hosts at zero delay (a job, a closed-loop source),
+ * NULL when none: it runs where every host is (partition = hosts).
+ * buf[n] holds a source's wording. */
+const char *run_host_coupled(const struct config *cfg, char *buf, size_t n);
+/* The watchdog's view and wait-for graph, and the sampler's "nothing
+ * left", over every rank (ctx: the struct par). */
+void run_wd_sums(void *ctx, struct wd_view *v);
+void run_wd_graph(void *ctx, const int *part, int n, int **all, int *n_all);
+bool run_all_empty(void *ctx, bool empty);
+/* [output] hpcc_fct of a partitioned run: the ranks' parts merged when
+ * keep, else removed. 0, or -1 with *err. */
+int run_fct_merge(const struct config *cfg, const struct par *par, bool keep, char **err);
 
 #endif
