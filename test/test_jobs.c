@@ -222,10 +222,65 @@ static void test_moe_skewed_runs(void)
 	sqlite3_close(c);
 }
 
+/* endpoint_delay d: a collective sees each piece d after its last byte
+ * arrived. One ring per collective and one piece per step (channels 1,
+ * a chunk above the buffer): every piece after the first step leaves
+ * exactly d after its sender received the one before, over NVLink (TP)
+ * and the network (DP) alike, and the collective ends d after its last
+ * piece arrived. Without the delay the same holds with d = 0. */
+#define DELAYED_JOB(d) \
+	"[simulation]\nprogress = off\n" \
+	"[topology]\ntype = star\nhosts = 4\ngpus_per_host = 2\nlink_rate = 100Gbps\nlink_delay = 1us\n" \
+	"[job.r]\nmodel = custom\nlayers = 2\nhidden = 256\nheads = 4\nvocab = 1000\nseq_len = 128\n" \
+	"global_batch = 4\ntp = 2\ndp = 4\niterations = 1\nchannels = 1\nchunk = 1GiB\n" \
+	"endpoint_delay = " d "\n"
+
+/* Pieces after a collective's first step that did not leave d ps after
+ * a piece reached their sender in that collective. */
+static long long late_starts(sqlite3 *db, long long d)
+{
+	char q[600];
+	snprintf(q, sizeof q, "SELECT COUNT(*) FROM flow f JOIN collective c USING (collective_id) "
+		 "WHERE f.start_ps > c.start_ps AND NOT EXISTS (SELECT 1 FROM flow g WHERE "
+		 "g.collective_id = f.collective_id AND g.dst_gpu = f.src_gpu AND g.recv_end_ps + %lld = f.start_ps)",
+		 d);
+	return q_int(db, q);
+}
+
+static void test_endpoint_delay(void)
+{
+	const long long d = 3000000; /* 3 us */
+	sqlite3 *now = run_text(DELAYED_JOB("0s")), *late = run_text(DELAYED_JOB("3us"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(late);
+	const char *later = "SELECT COUNT(*) FROM flow f JOIN collective c USING (collective_id) "
+			    "WHERE f.start_ps > c.start_ps";
+	const char *nvl = "SELECT COUNT(*) FROM flow f JOIN collective c USING (collective_id) "
+			  "WHERE f.start_ps > c.start_ps AND f.parallelism = 'tp'";
+	const char *net = "SELECT COUNT(*) FROM flow f JOIN collective c USING (collective_id) "
+			  "WHERE f.start_ps > c.start_ps AND f.parallelism = 'dp'";
+	CU_ASSERT(q_int(late, nvl) > 0);
+	CU_ASSERT(q_int(late, net) > 0);
+	CU_ASSERT_EQUAL(q_int(now, later), q_int(late, later));
+	CU_ASSERT_EQUAL(late_starts(now, 0), 0);
+	CU_ASSERT_EQUAL(late_starts(late, d), 0);
+	CU_ASSERT_EQUAL(late_starts(late, 0), q_int(late, later)); /* none at the instant of an arrival */
+	char q[300];
+	snprintf(q, sizeof q, "SELECT COUNT(*) FROM collective c WHERE end_ps <> (SELECT MAX(recv_end_ps) + %lld "
+		 "FROM flow f WHERE f.collective_id = c.collective_id) OR ideal_ps > end_ps - start_ps", d);
+	CU_ASSERT_EQUAL(q_int(late, q), 0);
+	CU_ASSERT_EQUAL(q_int(now, "SELECT COUNT(*) FROM collective c WHERE end_ps <> (SELECT MAX(recv_end_ps) "
+				   "FROM flow f WHERE f.collective_id = c.collective_id)"), 0);
+	CU_ASSERT(q_int(late, "SELECT end_ps FROM iteration") > q_int(now, "SELECT end_ps FROM iteration"));
+	sqlite3_close(now);
+	sqlite3_close(late);
+}
+
 TEST_MAIN("jobs",
 	  { "plan equals the simulated bytes (dense 3D GPT)", test_plan_equals_simulation },
 	  { "1F1B bubble, free communication", test_bubble_free_comm },
 	  { "1F1B bubble, real tiny messages", test_bubble_real_comm },
 	  { "two jobs, a later start, back-to-back iterations", test_two_jobs },
 	  { "MoE skew 0: equal pairs", test_moe_uniform_pairs },
-	  { "MoE skew > 0: unequal, per iteration, same seed same run", test_moe_skewed_runs })
+	  { "MoE skew > 0: unequal, per iteration, same seed same run", test_moe_skewed_runs },
+	  { "endpoint_delay: each piece seen that late", test_endpoint_delay })

@@ -94,6 +94,8 @@ struct coll {
 	const char *source, *parallelism, *job;
 	int64_t iteration;
 	int prio;                   /* class of its unicast messages; -1: [nic] priority */
+	simtime_t recv_delay;       /* its messages' (msg.h): a piece is seen this long
+				     * after it arrived */
 	coll_done_fn on_done;
 	void *ctx;
 	int64_t id;

@@ -130,6 +130,7 @@ static void coll_vsend(struct coll *c, int src, int dst, struct coll_slot *slot,
 			m.ack_nic = v->nic[dst];
 			m.ack_ps = t.ack_ps;
 		}
+		m.t += c->recv_delay; /* seen that long after its last byte (msg.h) */
 	}
 	vpush(v, m);
 }

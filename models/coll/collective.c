@@ -106,10 +106,15 @@ static const char *op_accepts(enum coll_op op)
 	return b;
 }
 
+bool coll_alg_multicast(const char *algorithm)
+{
+	return algorithm && strcmp(algorithm, "multicast") == 0;
+}
+
 int coll_rule_multicast(struct cfg_check *c, const char *key, const char *algorithm)
 {
 	const struct mcast_cfg *mc = mcast_cfg_of(c->cfg);
-	if (!algorithm || strcmp(algorithm, "multicast") != 0)
+	if (!coll_alg_multicast(algorithm))
 		return 0;
 	if (!mc->enabled)
 		return cfg_fail(c, key, "ring (or another unicast algorithm) while [multicast] enabled = off");
@@ -189,6 +194,7 @@ static struct coll *coll_new(struct world *w, const struct coll_spec *s)
 	c->job = s->job;
 	c->iteration = s->iteration;
 	c->prio = s->prio_set ? s->prio : -1;
+	c->recv_delay = s->recv_delay;
 	c->on_done = s->on_done;
 	c->ctx = s->ctx;
 	c->id = -1;
@@ -298,6 +304,7 @@ static void real_send(struct coll *c, int src, int dst, struct coll_slot *s, uin
 		.source = c->source, .parallelism = c->parallelism, .job = c->job,
 		.iteration = c->iteration, .collective_id = c->id,
 		.on_recv = coll_flow_recv, .ctx = s, .prio_set = c->prio >= 0, .prio = c->prio,
+		.recv_delay = c->recv_delay,
 	};
 	msg_send(c->w, &m);
 }
@@ -353,7 +360,7 @@ static uint64_t row_size(const struct coll *c)
 static void write_row(struct coll *c, simtime_t end)
 {
 	struct sim *sim = c->w->sim;
-	if (!sim->res)
+	if (!sim->res || c->w->mirror)
 		return;
 	/* The statement is prepared once per results database in the long run
 	 * (see the report on results_table); a NULL table was reported there. */

@@ -62,6 +62,9 @@ struct coll_spec {
 	int64_t iteration;          /* -1 when none */
 	bool prio_set;              /* its messages ride class prio, else [nic] priority */
 	int prio;                   /* 0..7, when prio_set (a job's priority) */
+	simtime_t recv_delay;       /* a piece is seen this long after its last byte
+				     * arrived (msg.h: late messages; needs
+				     * msg_late_enable); unicast pieces only */
 	coll_done_fn on_done;       /* may be NULL */
 	void *ctx;
 };
@@ -91,6 +94,9 @@ void coll_alg_list(enum coll_op op, char *buf, size_t size);
  * or unreliable (a collective needs every byte, coll_mcast.c); else 0. */
 struct cfg_check;
 int coll_rule_multicast(struct cfg_check *c, const char *key, const char *algorithm);
+/* Whether algorithm (a registry name, or NULL: the op's default) sends by
+ * multicast: its pieces are not late messages (msg.h). */
+bool coll_alg_multicast(const char *algorithm);
 /* op by name ("allreduce"), -1 when unknown. */
 int coll_op_by_name(const char *name);
 const char *coll_op_name(enum coll_op op);

@@ -142,7 +142,7 @@ static void inst_start(struct chakra_job *ck, struct chakra_inst *in)
 		.op = (enum coll_op)in->op, .algorithm = ck->alg[in->op], .gpus = g->gpu, .n = g->n,
 		.size_b = in->size_b, .chunk_b = ck->chunk_b, .channels = ck->channels, .source = j->source,
 		.parallelism = job_par_name[in->par], .job = j->spec.name, .iteration = j->iter,
-		.on_done = inst_done, .ctx = in,
+		.on_done = inst_done, .ctx = in, .recv_delay = j->spec.cfg->endpoint_delay,
 	};
 	if (j->fake_coll)
 		j->fake_coll(j->w->sim, &cs);
@@ -193,6 +193,7 @@ static void msg_start(struct chakra_job *ck, struct chakra_msg *mg, const struct
 		.op = COLL_SENDRECV, .gpus = mg->gpu, .n = 2, .size_b = mg->size_b, .chunk_b = ck->chunk_b,
 		.channels = ck->channels, .source = j->source, .parallelism = job_par_name[JOB_PAR_PP],
 		.job = j->spec.name, .iteration = j->iter, .on_done = msg_done, .ctx = mg,
+		.recv_delay = j->spec.cfg->endpoint_delay,
 	};
 	if (j->fake_coll)
 		j->fake_coll(j->w->sim, &cs);
@@ -258,7 +259,7 @@ static void write_row(struct chakra_job *ck, bool finished)
 		die_internal("job %s iteration %lld: critical path of %lld ps ending at %lld ps, iteration %lld..%lld ps",
 			     j->spec.name, (long long)j->iter, (long long)sum, (long long)p->end,
 			     (long long)j->iter_start, (long long)sim->now);
-	if (!sim->res)
+	if (!sim->res || j->w->mirror)
 		return;
 	if (!ck->table)
 		ck->table = results_table(sim->res, "iteration",

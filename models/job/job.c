@@ -257,6 +257,23 @@ uint8_t jobs_classes(const struct config *cfg)
 	return m;
 }
 
+simtime_t jobs_mirror_ps(const struct config *cfg)
+{
+	simtime_t least = 0;
+	for (const struct cfg_inst *i = cfg_next(cfg, &job_section, NULL); i; i = cfg_next(cfg, &job_section, i)) {
+		const struct job_cfg *jc = i->data;
+		const char *alg[] = { jc->allreduce, jc->allgather, jc->reduce_scatter, jc->broadcast, jc->alltoall };
+		for (size_t a = 0; a < sizeof alg / sizeof *alg; a++)
+			if (coll_alg_multicast(alg[a]))
+				return 0;
+		if (jc->endpoint_delay <= 0)
+			return 0;
+		if (!least || jc->endpoint_delay < least)
+			least = jc->endpoint_delay;
+	}
+	return least;
+}
+
 int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
 {
 	*out = NULL;
@@ -283,6 +300,9 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
 	free(hosts);
 	free(n_hosts);
 	*out = js;
+	for (int i = 0; i < js->n; i++)
+		if (js->job[i].spec.cfg->endpoint_delay > 0)
+			msg_late_enable(w); /* its pieces are late messages (msg.h) */
 	for (int i = 0; i < js->n; i++) {
 		struct job *j = &js->job[i];
 		sim_elem_register(w->sim, &j->elem, j->source);

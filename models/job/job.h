@@ -62,6 +62,8 @@ struct job_cfg {
 	uint64_t chunk_b;              /* [512KiB] */
 	int channels;                  /* [2] */
 	simtime_t start;               /* [0] */
+	simtime_t endpoint_delay;      /* [0] a piece of a collective is seen this long after
+					* its last byte arrived (msg.h: late messages) */
 	/* Data parallelism and ZeRO (workload_dp.c, workload_zero.c); the
 	 * rules fill what is unset from the frameworks' defaults. */
 	bool overlap_grad_reduce;      /* [off; on with zero = 3] */
@@ -117,6 +119,10 @@ int jobs_setup(struct world *w, struct colls *cs, struct jobs **out, char **err)
 /* The traffic classes of the jobs' data (bit c: a job has priority c),
  * for world_build_classes: PFC keeps each lossless. */
 uint8_t jobs_classes(const struct config *cfg);
+/* The least endpoint_delay of the jobs, when every job has one and sends
+ * by unicast only (its reactions are then late messages, msg.h, and a
+ * partitioned run may mirror the jobs on every rank); else 0. */
+simtime_t jobs_mirror_ps(const struct config *cfg);
 /* `plan: job=NAME parallelism=tp bytes=N messages=M` per job and
  * parallelism per iteration (docs/scenario.md "Command line", --check), from the same code
  * that drives the simulation. */

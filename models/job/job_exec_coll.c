@@ -95,7 +95,7 @@ void job_start_coll_on(struct job *j, struct job_join *jn, struct job_stream *st
 		.size_b = size_b, .a2a_b = a2a, .root = 0, .chunk_b = j->spec.cfg->chunk_b,
 		.channels = j->spec.cfg->channels, .source = j->source, .parallelism = par,
 		.job = j->spec.name, .iteration = j->iter, .on_done = on_coll_done, .ctx = jn,
-		.prio_set = true, .prio = j->spec.cfg->priority,
+		.prio_set = true, .prio = j->spec.cfg->priority, .recv_delay = j->spec.cfg->endpoint_delay,
 	};
 	if (job_coll_empty(op, n, size_b, a2a))
 		return; /* nothing to move (a group of one, an empty matrix) */

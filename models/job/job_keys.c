@@ -117,6 +117,10 @@ static const struct cfg_key job_keys[] = {
 	{ "chunk", KT_SIZE, "512KiB", CFG_POS, .off = JOB(chunk_b), .help = "pipelining chunk" },
 	{ "channels", KT_INT, "2", CFG_GE(1), .off = JOB(channels), .help = "parallel rings" },
 	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
+	{ "endpoint_delay", KT_TIME, "0s", CFG_GE(0), .off = JOB(endpoint_delay),
+	  .help = "time from a collective's piece reaching its GPU to the collective seeing it (NCCL's proxy "
+		  "and kernel noticing the completion), on every piece; at least the cut links' delay lets "
+		  "mpirun spread the job's hosts over ranks" },
 	{ "overlap_grad_reduce", KT_BOOL, .def_doc = "off (Megatron-LM); on with zero = 3 (DeepSpeed's overlap_comm)",
 	  .off = JOB(overlap_grad_reduce), .help = "gradient reductions start during the backward pass" },
 	{ "overlap_param_gather", KT_BOOL, "off", .off = JOB(overlap_param_gather),
@@ -210,7 +214,7 @@ static int placement_rules(struct cfg_check *c, struct job_cfg *j)
 static int chakra_rules(struct cfg_check *c, struct job_cfg *j)
 {
 	static const char *const allowed[] = { "workload", "iterations", "hosts", "placement", "busy", "priority",
-					       "start", "chunk", "channels", "allreduce", "allgather",
+					       "start", "chunk", "channels", "endpoint_delay", "allreduce", "allgather",
 					       "reduce_scatter", "broadcast", "alltoall" };
 	for (size_t k = 0; k < sizeof job_keys / sizeof *job_keys; k++) {
 		bool ok = false;
@@ -219,7 +223,7 @@ static int chakra_rules(struct cfg_check *c, struct job_cfg *j)
 		if (!ok && cfg_given(c, job_keys[k].name))
 			return cfg_fail(c, job_keys[k].name, "unset with workload = chakra: the trace gives the ranks "
 					"and their work (the keys that apply: trace, iterations, hosts, placement, busy, "
-					"priority, start, chunk, channels and the algorithm keys)");
+					"priority, start, chunk, channels, endpoint_delay and the algorithm keys)");
 	}
 	if (placement_rules(c, j) < 0)
 		return -1;

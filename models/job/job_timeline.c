@@ -96,7 +96,7 @@ static void span_row(struct job *j, const struct job_worker *wk, int64_t mb, uns
 		     simtime_t end, simtime_t compute)
 {
 	struct results *res = j->w->sim->res;
-	if (!res)
+	if (!res || j->w->mirror) /* rank 0's copy of the job writes it */
 		return;
 	if (!j->span_table)
 		j->span_table = results_table(res, "compute_span", "job, iteration, stage, dp_index, gpu, micro_batch,"
@@ -215,7 +215,7 @@ void job_timeline_iteration(struct job *j, bool finished)
 			     j->spec.name, (long long)j->iter, (long long)sum, (long long)p.end,
 			     (long long)j->iter_start, (long long)sim->now);
 	simtime_t compute = p.t[JOB_PATH_COMPUTE] < busiest ? p.t[JOB_PATH_COMPUTE] : busiest;
-	if (!sim->res)
+	if (!sim->res || j->w->mirror)
 		return;
 	if (!j->table)
 		j->table = results_table(sim->res, "iteration",

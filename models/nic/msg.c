@@ -8,6 +8,13 @@
 #include "nvlink.h"
 #include "world.h"
 
+/* on_recv of a late message's record: its delivery, recv_delay on. */
+static void late_recv(struct sim *sim, struct flow *f, void *ctx)
+{
+	(void)sim;
+	msg_late_arrived(ctx, f->id);
+}
+
 struct flow *msg_send(struct world *w, const struct msg *m)
 {
 	SIM_ASSERT(w->sim, &w->sim->kernel,
@@ -15,8 +22,21 @@ struct flow *msg_send(struct world *w, const struct msg *m)
 		   m->src_gpu != m->dst_gpu && m->size_b > 0,
 		   "message of %llu bytes from GPU %d to GPU %d", (unsigned long long)m->size_b,
 		   m->src_gpu, m->dst_gpu);
+	bool nvl = world_gpu_host(w, m->src_gpu) == world_gpu_host(w, m->dst_gpu);
+	if (m->recv_delay > 0)
+		msg_late_keep(w, w->next_flow_id + 1, m);
+	if (w->fab.mine && !w->fab.mine[w->eps[world_gpu_ep(w, m->src_gpu)].host->id]) {
+		/* Another rank's GPU: that rank posts it; its id and queue pair
+		 * are numbered here too. */
+		if (nvl)
+			w->next_flow_id++;
+		else
+			nic_post_elsewhere(w, world_gpu_ep(w, m->src_gpu), world_gpu_ep(w, m->dst_gpu),
+					   m->prio_set ? m->prio : -1);
+		return NULL;
+	}
 	struct flow *f;
-	if (world_gpu_host(w, m->src_gpu) == world_gpu_host(w, m->dst_gpu))
+	if (nvl)
 		f = nvlink_post(w, m->src_gpu, m->dst_gpu, m->size_b, m->source, m->parallelism);
 	else
 		f = nic_post_class(w, world_gpu_ep(w, m->src_gpu), world_gpu_ep(w, m->dst_gpu), m->size_b,
@@ -26,7 +46,14 @@ struct flow *msg_send(struct world *w, const struct msg *m)
 	f->job = m->job;
 	f->iteration = m->iteration;
 	f->collective_id = m->collective_id;
-	f->on_recv = m->on_recv;
-	f->on_recv_ctx = m->ctx;
+	if (m->recv_delay > 0) {
+		f->on_recv = late_recv;
+		f->on_recv_ctx = w;
+	} else {
+		f->on_recv = m->on_recv;
+		f->on_recv_ctx = m->ctx;
+	}
+	if (!nvl && w->msg_posted)
+		w->msg_posted(w, f);
 	return f;
 }

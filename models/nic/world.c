@@ -16,6 +16,7 @@
 #include "config.h"
 #include "log.h"
 #include "mcast_internal.h"
+#include "msg.h"
 #include "nic.h"
 #include "nvlink.h"
 #include "fabric.h"
@@ -95,6 +96,7 @@ void world_free(struct world *w)
 	if (w->nvlink)
 		nvlink_free(w);
 	mcast_free(w);
+	msg_late_free(w);
 	for (int e = 0; w->eps && e < w->n_eps; e++)
 		nic_destroy(w->eps[e].nic);
 	free(w->eps);

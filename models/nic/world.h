@@ -44,6 +44,7 @@ struct endpoint {
 
 
 struct world;
+struct msg_late;
 
 /* An observer of flow records (flow rows, FCT files, paths): called once
  * per record, when it ended (f->end >= 0), or when the run ends with it
@@ -77,6 +78,18 @@ struct world {
 	 * no copy of its frames is left anywhere); NULL unless a partitioned
 	 * run, whose other ranks keep copies of records, is told. */
 	void (*flow_freed)(struct world *w, struct flow *f);
+	/* A partitioned run is told of each message msg_send posted here
+	 * between hosts (its ranks keep the records frames carry); NULL
+	 * otherwise. */
+	void (*msg_posted)(struct world *w, struct flow *f);
+	/* Late messages (msg.h): the table of their on_recv, the element
+	 * of each host that orders their deliveries, and, in a partitioned
+	 * run, the hook that tells the other ranks of a delivery. */
+	struct msg_late *late;
+	void (*late_far)(struct world *w, uint64_t id, simtime_t t, uint64_t key);
+	/* A partitioned run's rank other than 0 whose jobs and collectives
+	 * copy rank 0's (late messages): they write no rows, rank 0's do. */
+	bool mirror;
 	/* What is told of every flow record at its end (world_flow_report). */
 	struct world_sink { world_flow_fn fn; void *ctx; } sinks[WORLD_MAX_SINKS];
 	int n_sinks;
