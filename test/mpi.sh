@@ -101,6 +101,7 @@ if [ "${MPI_QUICK:-0}" = 1 ]; then
 	same link_flap link_flap_allreduce.ini "2"
 	same failures permutation.ini "2" "${failures[@]}"
 	same permutation_messages permutation.ini "2" --set parallel.trade=messages
+	same moe_mirrored fat_tree_moe.ini "2" --set simulation.stop=3ms --set job.moe.endpoint_delay=1us
 else
 	same permutation permutation.ini "2 3 4"
 	same hpcc_stopped hpcc_websearch.ini "2 4" --set simulation.stop=2001ms
@@ -111,6 +112,14 @@ else
 	same multicast multicast_allgather.ini "2 3 4"
 	same fat_tree_moe fat_tree_moe.ini "2 3 4" --set simulation.stop=5ms
 	same two_jobs two_jobs.ini "2"
+	# Jobs reacting 1 us late (endpoint_delay): every rank runs them, the
+	# hosts spread (round_robin by auto; pod and leaf named).
+	same moe_mirrored fat_tree_moe.ini "2 3 4" --set simulation.stop=3ms --set job.moe.endpoint_delay=1us
+	same two_jobs_mirrored two_jobs.ini "2 3" --set job.a.endpoint_delay=1us --set job.b.endpoint_delay=2us
+	same two_jobs_pod two_jobs.ini "2" --set job.a.endpoint_delay=1us --set job.b.endpoint_delay=2us \
+		--set parallel.partition=pod
+	same background_mirrored moe_with_background.ini "2 3" --set simulation.stop=3ms \
+		--set job.moe.endpoint_delay=1us
 	same link_flap link_flap_allreduce.ini "2 3 4"
 	same failures permutation.ini "2 3 4" "${failures[@]}"
 	same sampled websearch.ini "3" --set simulation.stop=300us --set output.queue_sample_interval=5us \
@@ -146,6 +155,10 @@ check "lossy -np 2: retransmissions happened" "$tmp/lossy.2.db" "SELECT sum(retx
 check "multicast -np 2: hosts on rank 0, the switches on rank 1, both busy" "$tmp/multicast.2.db" \
 	"SELECT (SELECT partition LIKE 'hosts: %' FROM run) AND count(*) = 2 AND min(events) > 0
 	   AND sum(frames_out) > 0 AND sum(foreign_events) = 0 FROM run_rank"
+check "moe_mirrored -np 2: the job on both ranks, each busy, every copy dropped" "$tmp/moe_mirrored.2.db" \
+	"SELECT (SELECT partition LIKE 'round_robin: % jobs on every rank, endpoint_delay 1000000 ps'
+	           AND status = 'stopped' FROM run)
+	   AND count(*) = 2 AND min(events) > 0 AND sum(foreign_events) = 0 AND sum(copies_held) = 0 FROM run_rank"
 check "fat_tree_moe -np 2: stopped, its frames crossed ranks" "$tmp/fat_tree_moe.2.db" \
 	"SELECT status = 'stopped' AND packets_sent > 0 AND ranks = 2 FROM run"
 check "failures -np 2: partitioned, and the failures lost frames" "$tmp/failures.2.db" \

@@ -98,6 +98,42 @@ sed -e 's/fat_tree/ring/' -e 's/^k = 4/switches = 4\nhosts_per_switch = 1/' "$tm
 bad "no pods in a ring" \
 	"[parallel] partition = 'pod': the fabric has no pods: without its top tier (tier 1, such as sw0) its hosts are left without a switch; use partition = metis" \
 	--check --ranks 2 "$tmp/ring.ini"
+# A training job: every host on rank 0 unless it reacts at least the
+# lookahead late (endpoint_delay): then it runs on every rank, its hosts
+# spread (round_robin by auto: 8 hosts a rank).
+cat >"$tmp/job.ini" <<'EOF'
+[topology]
+type = fat_tree
+k = 4
+link_rate = 100Gbps
+link_delay = 1500ns
+[job.g]
+model = custom
+layers = 2
+hidden = 64
+heads = 1
+vocab = 100
+seq_len = 16
+global_batch = 16
+dp = 16
+EOF
+cases=$((cases + 1))
+"$SIM" -q --check --ranks 2 "$tmp/job.ini" >"$tmp/out" 2>&1 || fail "job check: exit $?"
+has "$tmp/out" "partition: 2 ranks by hosts (auto)" "job"
+has "$tmp/out" "partition: every host is rank 0's, with the jobs and collectives" "job"
+cases=$((cases + 1))
+"$SIM" -q --check --ranks 2 --set job.g.endpoint_delay=1500ns "$tmp/job.ini" >"$tmp/out" 2>&1 ||
+	fail "late job check: exit $?"
+has "$tmp/out" "partition: 2 ranks by round_robin (auto)" "late job"
+has "$tmp/out" "partition: rank 1: 18 nodes (8 hosts, 10 switches)" "late job"
+has "$tmp/out" "partition: the jobs and collectives run on every rank, each rank posting its own hosts' messages; they see a piece 1500ns after it arrived (endpoint_delay), at least the lookahead" "late job"
+cases=$((cases + 1))
+"$SIM" -q --check --ranks 2 --set job.g.endpoint_delay=1us "$tmp/job.ini" >"$tmp/out" 2>&1 ||
+	fail "early job check: exit $?"
+has "$tmp/out" "partition: 2 ranks by hosts (auto)" "early job"
+bad "a job too early for pod" \
+	"[parallel] partition = 'pod': a training job ([job]) reacts 1us after a piece arrives (endpoint_delay), less than partition = pod's lookahead of 1500ns (its shortest cut link): the ranks could not run that far ahead; give endpoint_delay at least 1500ns, or use hosts" \
+	--check --ranks 2 --set job.g.endpoint_delay=1us --set parallel.partition=pod "$tmp/job.ini"
 usage "ranks without check" "sim: --ranks goes with --check" --ranks 2 "$tmp/ft.ini"
 usage "ranks not a number" "sim: --ranks expects an integer from 1 to 1000000, got 'x'" --check --ranks x "$tmp/ft.ini"
 usage "ranks zero" "sim: --ranks expects an integer from 1 to 1000000, got '0'" --check --ranks 0 "$tmp/ft.ini"

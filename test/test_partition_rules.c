@@ -183,11 +183,11 @@ static void test_scenario(void)
 	struct topo t;
 	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
 	struct partition p;
-	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, NULL, &p, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, NULL, 0, &p, &err), 0);
 	CU_ASSERT_EQUAL(p.method, PART_POD);
 	CU_ASSERT_EQUAL(p.requested, PART_POD);
 	partition_free(&p);
-	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 6, NULL, &p, &err), -1);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 6, NULL, 0, &p, &err), -1);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){
 		"p.ini:7: [parallel] partition = 'pod': 6 ranks but the fabric has only 4 pods", NULL }));
 	free(err);
@@ -200,7 +200,7 @@ static void test_scenario(void)
 	const char *plain = "[topology]\ntype = fat_tree\nk = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n";
 	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "q.ini", plain, strlen(plain), NULL, 0, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
-	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 40, NULL, &p, &err), -1);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 40, NULL, 0, &p, &err), -1);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){ "q.ini: [parallel] partition (default): 40 ranks", NULL }));
 	free(err);
 	err = NULL;
@@ -210,12 +210,12 @@ static void test_scenario(void)
 	 * may also be named; another method is refused, located. */
 	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "q.ini", plain, strlen(plain), NULL, 0, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 3, "a training job ([job])", &p, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 3, "a training job ([job])", 0, &p, &err), 0);
 	CU_ASSERT_EQUAL(p.method, PART_HOSTS);
 	CU_ASSERT_EQUAL(p.requested, PART_AUTO);
 	CU_ASSERT_EQUAL(p.hosts_of_part[0], 16);
 	partition_free(&p);
-	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 22, "a training job ([job])", &p, &err), -1);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 22, "a training job ([job])", 0, &p, &err), -1);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){ "22 ranks but partition = hosts has one rank for the "
 			      "hosts and 20 switches to deal; use at most 21 ranks", NULL }));
 	free(err);
@@ -226,11 +226,43 @@ static void test_scenario(void)
 			  "[parallel]\npartition = pod\n";
 	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "j.ini", pod, strlen(pod), NULL, 0, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
-	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", &p, &err), -1);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 0, &p, &err), -1);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){ "j.ini:7: [parallel] partition = 'pod': a training job "
-			      "([job]) needs every host on one rank", "use hosts", NULL }));
+			      "([job]) needs every host on one rank", "use hosts", "endpoint_delay", NULL }));
 	free(err);
 	err = NULL;
+	/* A job reacting 1 us late (endpoint_delay) may be mirrored by pod,
+	 * whose lookahead (the agg-core links) is 1 us; 999 ns is refused,
+	 * with the least delay that would do. */
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", SIMTIME_US, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.method, PART_POD);
+	CU_ASSERT(p.mirrored);
+	CU_ASSERT_EQUAL(p.mirror_ps, SIMTIME_US);
+	CU_ASSERT_EQUAL(p.hosts_of_part[0], 8);
+	partition_free(&p);
+	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 999 * SIMTIME_NS, &p, &err), -1);
+	CU_ASSERT(msg_has_all(err, (const char *const[]){ "j.ini:7: [parallel] partition = 'pod': a training job "
+			      "([job]) reacts 999ns after a piece arrives (endpoint_delay), less than partition = "
+			      "pod's lookahead of 1us", "give endpoint_delay at least 1us, or use hosts", NULL }));
+	free(err);
+	err = NULL;
+	topology_free(&t);
+	config_free(&cfg);
+	/* auto with such a job: round_robin when the delay covers its
+	 * lookahead, else hosts. */
+	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "q.ini", plain, strlen(plain), NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 2 * SIMTIME_US, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.method, PART_ROUND_ROBIN);
+	CU_ASSERT_EQUAL(p.requested, PART_AUTO);
+	CU_ASSERT(p.mirrored);
+	CU_ASSERT_EQUAL(p.hosts_of_part[0] + p.hosts_of_part[1], 16);
+	CU_ASSERT(p.hosts_of_part[0] > 0 && p.hosts_of_part[1] > 0);
+	partition_free(&p);
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 500 * SIMTIME_NS, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.method, PART_HOSTS);
+	CU_ASSERT(!p.mirrored);
+	partition_free(&p);
 	topology_free(&t);
 	config_free(&cfg);
 	/* A misspelt method: the loader's message with a suggestion. */

@@ -144,6 +144,7 @@ static void copy_received(struct sim *sim, struct flow *f, void *ctx)
 	(void)sim;
 	struct par *p = ctx;
 	par_send_recv(p, p->node_owner[p->w->eps[f->src].host->id], f->id, f->recv_end, f->ecn_marked);
+	msg_late_arrived(p->w, f->id); /* a mirrored job's piece: its delivery */
 }
 
 void par_copy_received(struct par *p, uint64_t id, simtime_t recv_end, uint64_t ecn_marked)

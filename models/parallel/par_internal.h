@@ -64,6 +64,9 @@ struct par {
 	bool hosts_alone;          /* partition = hosts for a model that needs it: the
 				    * elements of no node run on rank 0 alone */
 	bool share;                /* ... and other ranks read message records (par_share_records) */
+	bool mirrored;             /* the jobs run on every rank, their hosts spread
+				    * (partition.mirrored; msg.h: late messages) */
+	simtime_t mirror_ps;       /* ... their endpoint_delay */
 	bool hostless;             /* ... and this rank is not 0: its work is never
 				    * "done", it only carries frames to the end */
 	struct sim *sim;
@@ -134,9 +137,11 @@ void par_shm_close(struct par *p);
 void par_stage(struct par *p);
 void par_exchange_staged(struct par *p, const int *rc);
 /* par_xfer.c: a message's end for every other rank (they drop their
- * copies), and a receiver's half for the sender's rank `to`. */
+ * copies), a receiver's half for the sender's rank `to`, and a late
+ * message's delivery (time and key) for every other rank. */
 void par_send_end(struct par *p, uint64_t id);
 void par_send_recv(struct par *p, int to, uint64_t id, simtime_t recv_end, uint64_t ecn_marked);
+void par_send_late(struct par *p, uint64_t id, simtime_t t, uint64_t key);
 
 /* par_copies.c: the message records (see there).
  * The local copy of flow id's record (made on first sight). */

@@ -165,6 +165,10 @@ void par_write_run(struct par *p, struct results *res)
 		char part[200];
 		if (p->solo)
 			snprintf(part, sizeof part, "none: rank 0 ran alone (%s cannot be partitioned)", p->why);
+		else if (p->mirrored)
+			snprintf(part, sizeof part, "%s: %d cut links, lookahead %lld ps; jobs on every rank, "
+				 "endpoint_delay %lld ps", p->method, p->n_cut, (long long)p->lookahead,
+				 (long long)p->mirror_ps);
 		else
 			snprintf(part, sizeof part, "%s: %d cut links, lookahead %lld ps", p->method, p->n_cut,
 				 (long long)p->lookahead);

@@ -43,6 +43,20 @@ static struct flow *par_post(struct world *w, int src, int dst, uint64_t size_b,
 	return f;
 }
 
+/* w->msg_posted: a message a job posted here, which frames may carry. */
+static void par_msg_posted(struct world *w, struct flow *f)
+{
+	(void)w;
+	par_flow_posted(the_par, f);
+}
+
+/* w->late_far: every other rank delivers it too. */
+static void par_late_far(struct world *w, uint64_t id, simtime_t t, uint64_t key)
+{
+	(void)w;
+	par_send_late(the_par, id, t, key);
+}
+
 /* w->flow_freed of a partitioned run: the ranks forget their copies. */
 static void par_freed(struct world *w, struct flow *f)
 {
@@ -74,8 +88,9 @@ int par_place(void *ctx, const struct topo *t, const bool **mine, char **err)
 	if (par_size() <= 1 || pl->why)
 		return 0;
 	struct partition part = { 0 };
-	if (partition_scenario(pl->cfg, t, par_size(), pl->together, &part, err) < 0)
+	if (partition_scenario(pl->cfg, t, par_size(), pl->together, pl->mirror_ps, &part, err) < 0)
 		return -1;
+	pl->mirrored = part.mirrored;
 	if (part.lookahead_ps <= 0) {
 		partition_free(&part);
 		*err = str_printf("%s: [parallel] partition %s cuts a link without propagation delay: the ranks "
@@ -119,7 +134,9 @@ void par_attach(struct sim *sim, struct world *w, struct par_plan *pl, struct pa
 	p->comm = MPI_COMM_WORLD;
 	p->why = pl->why;
 	p->solo = pl->why != NULL;
-	p->hosts_alone = !p->solo && pl->together;
+	p->mirrored = !p->solo && pl->mirrored;
+	p->mirror_ps = pl->mirror_ps;
+	p->hosts_alone = !p->solo && pl->together && !p->mirrored;
 	p->hostless = p->hosts_alone && p->me != 0;
 	p->lookahead = SIMTIME_NEVER;
 	p->first_landing = SIMTIME_NEVER;
@@ -172,6 +189,12 @@ void par_attach(struct sim *sim, struct world *w, struct par_plan *pl, struct pa
 	f->tree_made = par_tree_made;
 	w->post = par_post;
 	w->flow_freed = par_freed;
+	if (!p->hosts_alone)
+		w->msg_posted = par_msg_posted;
+	if (p->mirrored) { /* the jobs run on every rank (msg.h: late messages) */
+		w->late_far = par_late_far;
+		w->mirror = p->me != 0;
+	}
 	the_par = p;
 }
 

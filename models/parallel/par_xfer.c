@@ -31,7 +31,8 @@
  * the other ranks' copies keep the address for the way back. A multicast tree made during
  * the run (by a collective on rank 0) goes to every rank in the same
  * buffers, ahead of any frame of its group: the other ranks' switches
- * make the same tree, with the same id.
+ * make the same tree, with the same id. A late message's delivery (a
+ * mirrored job's, msg.h) goes to every other rank in the same buffers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,30 @@ struct wire_recv {
 	uint64_t ecn_marked;
 };
 
+/* A late message's delivery: a wire_frame whose port is LATE_PORT and
+ * whose arrive_at is the delivery's time, then a wire_late. It lands
+ * past this window (the delay is at least the lookahead), so it counts
+ * among the window's landings. */
+#define LATE_PORT (UINT32_MAX - 3)
+struct wire_late {
+	uint64_t id, key;
+};
+
+void par_send_late(struct par *p, uint64_t id, simtime_t t, uint64_t key)
+{
+	for (int r = 0; r < p->n; r++) {
+		if (r == p->me)
+			continue;
+		struct wire_frame wf = { .arrive_at = t, .port = LATE_PORT };
+		struct wire_late l = { .id = id, .key = key };
+		uint8_t *at = buf_grow(&p->out[r], sizeof wf + sizeof l);
+		memcpy(at, &wf, sizeof wf);
+		memcpy(at + sizeof wf, &l, sizeof l);
+	}
+	if (t < p->first_landing)
+		p->first_landing = t;
+}
+
 void par_send_end(struct par *p, uint64_t id)
 {
 	for (int r = 0; r < p->n; r++) {
@@ -231,6 +256,13 @@ static void land_all(struct par *p, const uint8_t *b, size_t n)
 		}
 		if (wf.port == END_PORT) {
 			par_copy_drop(p, (uint64_t)wf.arrive_at);
+			continue;
+		}
+		if (wf.port == LATE_PORT) {
+			struct wire_late l;
+			memcpy(&l, b, sizeof l);
+			b += sizeof l;
+			msg_late_land(p->w, l.id, wf.arrive_at, l.key);
 			continue;
 		}
 		if (wf.port == RECV_PORT) {

@@ -81,6 +81,8 @@ struct par;
 struct par_plan {
 	const struct config *cfg;
 	const char *why, *together;
+	simtime_t mirror_ps;       /* together's delay, when it can be mirrored (partition_scenario) */
+	bool mirrored;             /* set by par_place: it is */
 	int *node_owner;           /* [n_nodes]: each node's rank */
 	bool *mine;                /* [n_nodes]: this rank's nodes */
 	char method[32];
@@ -196,6 +198,11 @@ struct partition {
 	 * proxy: about one event per frame and port) and cut links (a cut
 	 * link counts at both its ranks). */
 	uint64_t *nodes_of_part, *hosts_of_part, *switches_of_part, *ports_of_part, *cut_of_part;
+	/* partition_scenario: the model that ties hosts together (a job)
+	 * runs as a copy on every rank, its reactions delayed by mirror_ps
+	 * >= the lookahead (msg.h: late messages). */
+	bool mirrored;
+	simtime_t mirror_ps;
 };
 
 /* Partitions t (ports numbered) across n_parts ranks by method. 0 with
@@ -228,9 +235,13 @@ extern const struct cfg_section parallel_section;
  * located at that key ("x.ini:7: [parallel] partition = 'pod': ..." or
  * "x.ini: [parallel] partition (default): ..."). together, when not NULL,
  * names a model that needs every host on one rank (a training job): auto
- * then means hosts, and any other method is refused. */
+ * then means hosts, and any other method is refused, unless mirror_ps > 0:
+ * the model reacts that late to what reaches its hosts (a job's
+ * endpoint_delay), so any partition whose lookahead is at most mirror_ps
+ * may spread its hosts (out->mirrored; auto: round_robin, when its
+ * lookahead fits, else hosts). */
 int partition_scenario(const struct config *cfg, const struct topo *t, int n_parts, const char *together,
-		       struct partition *out, char **err);
+		       simtime_t mirror_ps, struct partition *out, char **err);
 
 /* ---- a sweep's ranks (par_env.c) ---- */
 

@@ -64,6 +64,13 @@ void partition_describe(const struct partition *p, const struct topo *t, FILE *t
 			"a host sends or receives crosses ranks on its host link\n");
 		return;
 	}
+	if (p->mirrored) {
+		char md[32];
+		units_format_time(p->mirror_ps, md, sizeof md);
+		fprintf(to, "partition: the jobs and collectives run on every rank, each rank posting its own "
+			"hosts' messages; they see a piece %s after it arrived (endpoint_delay), at least the "
+			"lookahead\n", md);
+	}
 	double h = t->n_hosts, same = 0;
 	for (int r = 0; r < p->n_parts; r++)
 		same += (double)p->hosts_of_part[r] * ((double)p->hosts_of_part[r] - 1);

@@ -164,6 +164,7 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	plan.cfg = cfg;
 	plan.why = run_unpartitionable(o);
 	plan.together = run_host_coupled(cfg, coupled_buf, sizeof coupled_buf);
+	plan.mirror_ps = run_mirror_ps(cfg);
 	if (world_build_placed(w, sim, cfg, jobs_classes(cfg), par_place, &plan, err) < 0)
 		goto input_error;
 	r->colls = colls_new(w);
@@ -191,7 +192,8 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		 * printed. */
 		int ranks = o->ranks > 0 ? o->ranks : par_size();
 		struct partition part = { 0 };
-		if (ranks > 1 && !par_why && partition_scenario(cfg, &w->fab.topo, ranks, coupled, &part, err) < 0)
+		if (ranks > 1 && !par_why &&
+		    partition_scenario(cfg, &w->fab.topo, ranks, coupled, plan.mirror_ps, &part, err) < 0)
 			goto input_error;
 		run_warn_choices(cfg, w, r->jobs, true);
 		failure_print(&w->fab, stdout);

@@ -39,6 +39,7 @@ const char *run_unpartitionable(const struct run_opts *o);
  * NULL when none: it runs where every host is (partition = hosts).
  * buf[n] holds a source's wording. */
 const char *run_host_coupled(const struct config *cfg, char *buf, size_t n);
+simtime_t run_mirror_ps(const struct config *cfg);
 /* The watchdog's view and wait-for graph, and the sampler's "nothing
  * left", over every rank (ctx: the struct par). */
 void run_wd_sums(void *ctx, struct wd_view *v);

@@ -42,6 +42,14 @@ const char *run_host_coupled(const struct config *cfg, char *buf, size_t n)
 	return buf;
 }
 
+/* The delay after which run_host_coupled's model reacts to what reaches
+ * a host, when it can be mirrored on every rank (a job's endpoint_delay,
+ * jobs.h); 0 when it cannot (a closed-loop source reacts at once). */
+simtime_t run_mirror_ps(const struct config *cfg)
+{
+	return traffic_closed_loop(cfg) ? 0 : jobs_mirror_ps(cfg);
+}
+
 /* The watchdog of a partitioned run: what it reads, summed over the
  * ranks, and the wait-for graph from every rank's switches. */
 void run_wd_sums(void *ctx, struct wd_view *v)

@@ -13,6 +13,8 @@
 #                   packet-hop against DCQCN's
 #   fat_tree_moe    scenarios/fat_tree_moe.ini (128 GPUs, 2 iterations)
 #   moe_1024        one MoE iteration on 1024 GPUs (test/bench/moe_1024.ini)
+#   moe_1024_late   the same with endpoint_delay = 1us: under mpirun its
+#                   job runs on every rank and its hosts are spread
 #   api_latency     the library: one rocesim_post_msg + rocesim_next pair
 #                   (a 1 KB message between GPUs of two hosts, run to its
 #                   completion on the idle fabric of test/api_fabric.ini),
@@ -50,8 +52,8 @@ BENCH=$(cd "$(dirname "$0")" && pwd)
 # CASE@N: the same case on N MPI ranks (mpirun -np N, $MPIRUN), when sim
 # was built with MPI: the wall_s column is rank 0's loop, cpu_s rank 0's.
 PAR=
-if [ -n "${MPIRUN:-}" ]; then PAR="k16_websearch@2 hpcc_websearch@2 moe_1024@2"; fi
-CASES=${*:-k8_websearch k16_websearch hpcc_websearch hpcc_websearch_hpcc hpcc_websearch_timely hpcc_websearch_dctcp hpcc_websearch_swift fat_tree_moe moe_1024 api_latency serve_rate $PAR}
+if [ -n "${MPIRUN:-}" ]; then PAR="k16_websearch@2 hpcc_websearch@2 moe_1024@2 moe_1024_late@2"; fi
+CASES=${*:-k8_websearch k16_websearch hpcc_websearch hpcc_websearch_hpcc hpcc_websearch_timely hpcc_websearch_dctcp hpcc_websearch_swift fat_tree_moe moe_1024 moe_1024_late api_latency serve_rate $PAR}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 FABRIC=$BENCH/../api_fabric.ini
 RUNS=${BENCH_RUNS:-3}
@@ -92,13 +94,15 @@ for c in $CASES; do
 	base=${c%@*}
 	launch=
 	if [ "$base" != "$c" ]; then launch="${MPIRUN:-mpirun} -np ${c#*@}"; fi
+	opts=
 	case $base in
 	hpcc_websearch* | fat_tree_moe) ini=$DIR/$base.ini ;;
+	moe_1024_late) ini=$BENCH/moe_1024.ini; opts="--set job.moe.endpoint_delay=1us" ;;
 	*) ini=$BENCH/$base.ini ;;
 	esac
 	r=1
 	while [ "$r" -le "$RUNS" ]; do
-		$launch "$SIM" -q -o "$OUT/$c.db" "$ini" >"$OUT/$c.$r.txt" 2>"$OUT/$c.err" || {
+		$launch "$SIM" -q -o "$OUT/$c.db" "$ini" $opts >"$OUT/$c.$r.txt" 2>"$OUT/$c.err" || {
 			echo "$c: sim failed:"; cat "$OUT/$c.err"; exit 1; }
 		rm -f "$OUT/$c.db"
 		r=$((r + 1))
