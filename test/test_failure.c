@@ -194,6 +194,35 @@ static void test_random_deterministic(void)
 	free(f8);
 }
 
+/* A training job under random link failures (go-back-N): a reroute lets
+ * an ACK overtake an earlier NAK, which then names a PSN below what is
+ * acknowledged. It asks for nothing (qp.c); these three schedules once
+ * made the sender look for a message it had already finished (an
+ * internal error). Every run completes, every message ends once. */
+static void test_job_under_failures(void)
+{
+	char text[4096];
+	static const int seeds[] = { 1, 3, 4 };
+	for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
+		int seed = seeds[i];
+		snprintf(text, sizeof text,
+			 "[simulation]\nseed = %d\nprogress = off\n"
+			 "[topology]\ntype = fat_tree\nk = 4\nlink_rate = 100Gbps\nlink_delay = 1us\ngpus_per_host = 2\n"
+			 "[nic]\nrto = 20us\n"
+			 "[failure]\nmtbf = fabric 150us\nmttr = fabric 20us\nhorizon = 2ms\ndetection = 2us\n"
+			 "[job.gpt]\nmodel = custom\nlayers = 4\nhidden = 512\nheads = 4\nvocab = 1000\nseq_len = 256\n"
+			 "global_batch = 16\ntp = 2\npp = 2\ndp = 8\niterations = 1\n", seed);
+		sqlite3 *db = run_text(text);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(db);
+		CHECK_TEXT(db, "SELECT status FROM run", "complete");
+		CU_ASSERT(q_int(db, "SELECT sum(frames_lost) FROM failure") > 0);
+		CU_ASSERT(q_int(db, "SELECT sum(retx_packets) FROM flow") > 0);
+		CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM flow WHERE end_ps IS NULL"), 0);
+		CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM iteration WHERE end_ps IS NULL OR end_ps < 0"), 0);
+		sqlite3_close(db);
+	}
+}
+
 /* Bad [failure] lines: located errors, exit 2, no database. */
 static void test_errors(void)
 {
@@ -276,6 +305,7 @@ TEST_MAIN("failure",
 	  { "single-homed host cut off", test_host_cut_off },
 	  { "switch failure reroutes", test_switch_fails },
 	  { "random failures deterministic", test_random_deterministic },
+	  { "a job under random failures: stale NAKs ask for nothing", test_job_under_failures },
 	  { "errors located", test_errors },
 	  { "--check prints the schedule", test_check_prints_schedule },
 	  { "no failures, no rows", test_no_failures_no_rows })

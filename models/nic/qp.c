@@ -308,7 +308,10 @@ void qp_on_ack(struct sim *sim, struct qp *q, const struct packet *p)
 	/* NAK: the responder expects p->psn. */
 	acked_to(sim, q, p->psn);
 	if (!q->sr) {
-		if (q->last_nak != p->psn + 1) {
+		/* A NAK below what is acknowledged is stale: a later ACK
+		 * overtook it (on another path, after a failure rerouted one of
+		 * them). The responder has those PSNs; nothing to resend. */
+		if (p->psn >= q->snd_una && q->last_nak != p->psn + 1) {
 			q->last_nak = p->psn + 1;
 			rewind_to(sim, q, p->psn);
 		}
