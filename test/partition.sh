@@ -117,19 +117,20 @@ seq_len = 16
 global_batch = 16
 dp = 16
 EOF
-cases=$((cases + 1))
-"$SIM" -q --check --ranks 2 "$tmp/job.ini" >"$tmp/out" 2>&1 || fail "job check: exit $?"
+# job_check NAME DELAY: --check --ranks 2 of job.ini with that endpoint_delay.
+job_check() {
+	cases=$((cases + 1))
+	"$SIM" -q --check --ranks 2 --set job.g.endpoint_delay="$2" "$tmp/job.ini" >"$tmp/out" 2>&1 ||
+		fail "$1: exit $?"
+}
+job_check "job" 0s
 has "$tmp/out" "partition: 2 ranks by hosts (auto)" "job"
 has "$tmp/out" "partition: every host is rank 0's, with the jobs and collectives" "job"
-cases=$((cases + 1))
-"$SIM" -q --check --ranks 2 --set job.g.endpoint_delay=1500ns "$tmp/job.ini" >"$tmp/out" 2>&1 ||
-	fail "late job check: exit $?"
+job_check "late job" 1500ns
 has "$tmp/out" "partition: 2 ranks by round_robin (auto)" "late job"
 has "$tmp/out" "partition: rank 1: 18 nodes (8 hosts, 10 switches)" "late job"
 has "$tmp/out" "partition: the jobs and collectives run on every rank, each rank posting its own hosts' messages; they see a piece 1500ns after it arrived (endpoint_delay), at least the lookahead" "late job"
-cases=$((cases + 1))
-"$SIM" -q --check --ranks 2 --set job.g.endpoint_delay=1us "$tmp/job.ini" >"$tmp/out" 2>&1 ||
-	fail "early job check: exit $?"
+job_check "early job" 1us
 has "$tmp/out" "partition: 2 ranks by hosts (auto)" "early job"
 bad "a job too early for pod" \
 	"[parallel] partition = 'pod': a training job ([job]) reacts 1us after a piece arrives (endpoint_delay), less than partition = pod's lookahead of 1500ns (its shortest cut link): the ranks could not run that far ahead; give endpoint_delay at least 1500ns, or use hosts" \

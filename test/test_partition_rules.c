@@ -172,6 +172,14 @@ static void test_errors(void)
 		     "sw0 and sw1 are joined");
 }
 
+/* Loads text as scenario `name` and builds its topology. */
+static void load_topo(struct config *cfg, struct topo *t, const char *name, const char *text)
+{
+	char *err = NULL;
+	CU_ASSERT_EQUAL_FATAL(scenario_load_text(cfg, name, text, strlen(text), NULL, 0, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(topology_build(cfg, t, &err), 0);
+}
+
 /* The scenario's key, and errors located at it. */
 static void test_scenario(void)
 {
@@ -198,8 +206,7 @@ static void test_scenario(void)
 	config_free(&cfg);
 	/* Unset: auto, located as the default. */
 	const char *plain = "[topology]\ntype = fat_tree\nk = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n";
-	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "q.ini", plain, strlen(plain), NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
+	load_topo(&cfg, &t, "q.ini", plain);
 	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 40, NULL, 0, &p, &err), -1);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){ "q.ini: [parallel] partition (default): 40 ranks", NULL }));
 	free(err);
@@ -208,8 +215,7 @@ static void test_scenario(void)
 	config_free(&cfg);
 	/* A model that needs every host on one rank: auto means hosts, which
 	 * may also be named; another method is refused, located. */
-	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "q.ini", plain, strlen(plain), NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
+	load_topo(&cfg, &t, "q.ini", plain);
 	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 3, "a training job ([job])", 0, &p, &err), 0);
 	CU_ASSERT_EQUAL(p.method, PART_HOSTS);
 	CU_ASSERT_EQUAL(p.requested, PART_AUTO);
@@ -224,8 +230,7 @@ static void test_scenario(void)
 	config_free(&cfg);
 	const char *pod = "[topology]\ntype = fat_tree\nk = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n"
 			  "[parallel]\npartition = pod\n";
-	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "j.ini", pod, strlen(pod), NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
+	load_topo(&cfg, &t, "j.ini", pod);
 	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 0, &p, &err), -1);
 	CU_ASSERT(msg_has_all(err, (const char *const[]){ "j.ini:7: [parallel] partition = 'pod': a training job "
 			      "([job]) needs every host on one rank", "use hosts", "endpoint_delay", NULL }));
@@ -250,8 +255,7 @@ static void test_scenario(void)
 	config_free(&cfg);
 	/* auto with such a job: round_robin when the delay covers its
 	 * lookahead, else hosts. */
-	CU_ASSERT_EQUAL_FATAL(scenario_load_text(&cfg, "q.ini", plain, strlen(plain), NULL, 0, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(topology_build(&cfg, &t, &err), 0);
+	load_topo(&cfg, &t, "q.ini", plain);
 	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 2 * SIMTIME_US, &p, &err), 0);
 	CU_ASSERT_EQUAL(p.method, PART_ROUND_ROBIN);
 	CU_ASSERT_EQUAL(p.requested, PART_AUTO);
