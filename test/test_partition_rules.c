@@ -269,6 +269,14 @@ static void test_scenario(void)
 	partition_free(&p);
 	topology_free(&t);
 	config_free(&cfg);
+	/* One switch, nothing to deal in turn: hosts, as without the delay. */
+	load_topo(&cfg, &t, "s.ini", "[topology]\ntype = star\nhosts = 4\nlink_rate = 100Gbps\nlink_delay = 1us\n");
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", SIMTIME_US, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.method, PART_HOSTS);
+	CU_ASSERT(!p.mirrored);
+	partition_free(&p);
+	topology_free(&t);
+	config_free(&cfg);
 	/* A misspelt method: the loader's message with a suggestion. */
 	expect_load_error_text("r.ini", "[topology]\ntype = star\nhosts = 2\nlink_rate = 100Gbps\n"
 			       "link_delay = 1us\n[parallel]\npartition = metsi\n",

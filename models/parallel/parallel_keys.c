@@ -63,13 +63,23 @@ int partition_scenario(const struct config *cfg, const struct topo *t, int n_par
 		method = PART_HOSTS;
 	if (together && !mirror_ps && method != PART_HOSTS)
 		return refuse_together(cfg, together, method, 0, 0, err);
-	/* A mirrored job: switches dealt in turn. A pipeline's stages hold
-	 * consecutive hosts and work one after another; dealt in blocks
-	 * (pod, leaf), each rank would hold whole stages and wait while the
-	 * others' run (docs/parallel.md, "Training jobs"). */
-	if (together && mirror_ps && asked_auto)
-		method = PART_ROUND_ROBIN;
-	if (partition_compute(t, method, n_parts, out, &why) < 0)
+	int rc;
+	if (together && mirror_ps && asked_auto) {
+		/* A mirrored job: switches dealt in turn. A pipeline's stages
+		 * hold consecutive hosts and work one after another; dealt in
+		 * blocks (pod, leaf), each rank would hold whole stages and wait
+		 * while the others' run (docs/parallel.md, "Training jobs").
+		 * Too few switches to deal: hosts, as without the delay. */
+		rc = partition_compute(t, PART_ROUND_ROBIN, n_parts, out, &why);
+		if (rc < 0) {
+			free(why);
+			why = NULL;
+			rc = partition_compute(t, PART_HOSTS, n_parts, out, &why);
+		}
+	} else {
+		rc = partition_compute(t, method, n_parts, out, &why);
+	}
+	if (rc < 0)
 		goto fail;
 	if (together && out->method != PART_HOSTS) {
 		/* Spread: the model is mirrored if its delay covers the
