@@ -23,8 +23,6 @@ struct flow *msg_send(struct world *w, const struct msg *m)
 		   "message of %llu bytes from GPU %d to GPU %d", (unsigned long long)m->size_b,
 		   m->src_gpu, m->dst_gpu);
 	bool nvl = world_gpu_host(w, m->src_gpu) == world_gpu_host(w, m->dst_gpu);
-	if (m->recv_delay > 0)
-		msg_late_keep(w, w->next_flow_id + 1, m);
 	if (w->fab.mine && !w->fab.mine[w->eps[world_gpu_ep(w, m->src_gpu)].host->id]) {
 		/* Another rank's GPU: that rank posts it; its id and queue pair
 		 * are numbered here too. */
@@ -33,6 +31,8 @@ struct flow *msg_send(struct world *w, const struct msg *m)
 		else
 			nic_post_elsewhere(w, world_gpu_ep(w, m->src_gpu), world_gpu_ep(w, m->dst_gpu),
 					   m->prio_set ? m->prio : -1);
+		if (m->recv_delay > 0)
+			msg_late_keep(w, w->next_flow_id, m);
 		return NULL;
 	}
 	struct flow *f;
@@ -47,6 +47,7 @@ struct flow *msg_send(struct world *w, const struct msg *m)
 	f->iteration = m->iteration;
 	f->collective_id = m->collective_id;
 	if (m->recv_delay > 0) {
+		msg_late_keep(w, f->id, m);
 		f->on_recv = late_recv;
 		f->on_recv_ctx = w;
 	} else {

@@ -57,8 +57,8 @@ struct flow *msg_send(struct world *w, const struct msg *m);
  * orders their deliveries (once; ids after every element built so far,
  * so a scenario without late messages numbers its elements as before). */
 void msg_late_enable(struct world *w);
-/* Keeps on_recv of late message id (any rank: the copy of the model on
- * every rank posted it), until it is delivered. */
+/* Keeps on_recv of late message id (on every rank: each copy of the model
+ * posts it, msg_send), until it is delivered. */
 void msg_late_keep(struct world *w, uint64_t id, const struct msg *m);
 /* The last byte of message id reached its GPU now, on this rank (its
  * record, or this rank's copy of another rank's record); does nothing
@@ -67,8 +67,6 @@ void msg_late_keep(struct world *w, uint64_t id, const struct msg *m);
 void msg_late_arrived(struct world *w, uint64_t id);
 /* Another rank's word that late message id is delivered at t, with key. */
 void msg_late_land(struct world *w, uint64_t id, simtime_t t, uint64_t key);
-/* Late messages not delivered yet (kept here). */
-size_t msg_late_pending(const struct world *w);
 void msg_late_free(struct world *w);
 
 #endif

@@ -15,18 +15,17 @@
  * same order, and the ids and keys stay the sequential run's.
  *
  * The table keeps, on every rank, each late message's on_recv from its
- * posting (every copy of the model posts it) to its delivery: open
- * addressing on the id, deleted by backward shift.
+ * posting (every copy of the model posts it) to its delivery.
  */
 #include <stdlib.h>
-#include "hash.h"
+#include "idmap.h"
 #include "log.h"
 #include "msg.h"
 #include "world.h"
 #include "xalloc.h"
 
+/* What a late message's delivery runs. */
 struct late {
-	uint64_t id;               /* 0: empty */
 	flow_done_fn fn;
 	void *ctx;
 	simtime_t delay;
@@ -34,8 +33,7 @@ struct late {
 };
 
 struct msg_late {
-	struct late *t;
-	size_t n, cap;             /* cap a power of two */
+	struct idmap kept;         /* message id -> struct late, posting to delivery */
 	struct sim_elem *elem;     /* [n_hosts]: each host's deliveries */
 	char **names;              /* [n_hosts]: theirs ("host3:deliver") */
 	int n_hosts;
@@ -57,86 +55,37 @@ void msg_late_enable(struct world *w)
 	w->late = l;
 }
 
-static size_t home(const struct msg_late *l, uint64_t id)
-{
-	return (size_t)splitmix64(id) & (l->cap - 1);
-}
-
-/* The slot of id, or of the empty slot where it would go. */
-static size_t probe(const struct msg_late *l, uint64_t id)
-{
-	size_t k = home(l, id);
-	while (l->t[k].id && l->t[k].id != id)
-		k = (k + 1) & (l->cap - 1);
-	return k;
-}
-
-static void grow(struct msg_late *l)
-{
-	struct late *old = l->t;
-	size_t n = l->cap;
-	l->cap = n ? 2 * n : 1024;
-	l->t = xcalloc(l->cap, sizeof *l->t);
-	for (size_t i = 0; i < n; i++)
-		if (old[i].id)
-			l->t[probe(l, old[i].id)] = old[i];
-	free(old);
-}
-
 void msg_late_keep(struct world *w, uint64_t id, const struct msg *m)
 {
 	struct msg_late *l = w->late;
 	SIM_ASSERT(w->sim, &w->sim->kernel, l, "a message with recv_delay before msg_late_enable");
-	if (2 * (l->n + 1) > l->cap)
-		grow(l);
-	size_t k = probe(l, id);
-	SIM_ASSERT(w->sim, &w->sim->kernel, !l->t[k].id, "late message %llu kept twice",
-		   (unsigned long long)id);
-	l->t[k] = (struct late){ .id = id, .fn = m->on_recv, .ctx = m->ctx, .delay = m->recv_delay,
-				 .dst_host = world_gpu_host(w, m->dst_gpu) };
-	l->n++;
-}
-
-static void drop(struct msg_late *l, size_t hole)
-{
-	for (size_t j = (hole + 1) & (l->cap - 1); l->t[j].id; j = (j + 1) & (l->cap - 1)) {
-		size_t h = home(l, l->t[j].id);
-		bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
-		if (stays)
-			continue;
-		l->t[hole] = l->t[j];
-		hole = j;
-	}
-	l->t[hole].id = 0;
-	l->n--;
+	struct late *e = xmalloc(sizeof *e);
+	*e = (struct late){ .fn = m->on_recv, .ctx = m->ctx, .delay = m->recv_delay,
+			    .dst_host = world_gpu_host(w, m->dst_gpu) };
+	idmap_put(&l->kept, id, e);
 }
 
 static void deliver(struct sim *sim, void *obj, uintptr_t arg)
 {
 	struct world *w = obj;
-	struct msg_late *l = w->late;
-	size_t k = probe(l, (uint64_t)arg);
-	SIM_ASSERT(sim, &sim->kernel, l->t[k].id, "late message %llu delivered but not kept",
-		   (unsigned long long)arg);
-	struct late e = l->t[k];
-	drop(l, k);
-	if (e.fn)
-		e.fn(sim, NULL, e.ctx);
+	struct late *e = idmap_take(&w->late->kept, (uint64_t)arg);
+	SIM_ASSERT(sim, &sim->kernel, e, "late message %llu delivered but not kept", (unsigned long long)arg);
+	struct late d = *e;
+	free(e);
+	if (d.fn)
+		d.fn(sim, NULL, d.ctx);
 }
 
 void msg_late_arrived(struct world *w, uint64_t id)
 {
-	struct msg_late *l = w->late;
-	if (!l || !l->cap)
-		return;
-	size_t k = probe(l, id);
-	if (!l->t[k].id)
+	const struct late *e = w->late ? idmap_get(&w->late->kept, id) : NULL;
+	if (!e)
 		return;
 	struct sim *sim = w->sim;
-	struct sim_elem *e = &l->elem[l->t[k].dst_host];
-	simtime_t t = sim->now + l->t[k].delay;
-	uint64_t key = e->key;
-	sched_at(sim, t, e, deliver, w, (uintptr_t)id);
+	struct sim_elem *el = &w->late->elem[e->dst_host];
+	simtime_t t = sim->now + e->delay;
+	uint64_t key = el->key;
+	sched_at(sim, t, el, deliver, w, (uintptr_t)id);
 	if (w->late_far)
 		w->late_far(w, id, t, key);
 }
@@ -147,9 +96,11 @@ void msg_late_land(struct world *w, uint64_t id, simtime_t t, uint64_t key)
 	evq_insert(&w->sim->q, &ev);
 }
 
-size_t msg_late_pending(const struct world *w)
+static void free_late(void *ctx, uint64_t id, void *v)
 {
-	return w->late ? w->late->n : 0;
+	(void)ctx;
+	(void)id;
+	free(v);
 }
 
 void msg_late_free(struct world *w)
@@ -159,7 +110,8 @@ void msg_late_free(struct world *w)
 	for (int h = 0; h < w->late->n_hosts; h++)
 		free(w->late->names[h]);
 	free(w->late->names);
-	free(w->late->t);
+	idmap_each(&w->late->kept, free_late, NULL);
+	idmap_free(&w->late->kept);
 	free(w->late->elem);
 	free(w->late);
 	w->late = NULL;

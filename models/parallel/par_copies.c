@@ -19,8 +19,9 @@
  *     keeps them, as the sequential run keeps its record.
  * The records travel in the window's buffers (par_xfer.c).
  *
- * The table: open addressing on the id, linear probing, at most half
- * full; deletion moves back the entries a hole would hide.
+ * The table (an idmap, kernel/idmap.h) holds both; a copy is told from
+ * the record itself by having no queue pair (only the sender's record
+ * was posted on one).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,94 +30,22 @@
 #include "par_internal.h"
 #include "xalloc.h"
 
-/* Where id's search starts in a table of cap slots (a power of 2). */
-static inline size_t shadow_home(uint64_t id, size_t cap)
+bool par_is_copy(const struct flow *f)
 {
-	return (id * 0x9E3779B97F4A7C15ull) & (cap - 1);
-}
-
-/* The slot holding id, or the empty one where it would go (cap > 0). */
-static size_t shadow_probe(const struct par_shadows *sh, uint64_t id)
-{
-	size_t k = shadow_home(id, sh->cap);
-	while (sh->id[k] && sh->id[k] != id)
-		k = (k + 1) & (sh->cap - 1);
-	return k;
-}
-
-/* The slot of id (its own or the empty one where it would go), after
- * growing the table to keep it at most half full. */
-static size_t shadow_slot(struct par_shadows *sh, uint64_t id)
-{
-	if (2 * (sh->n + 1) > sh->cap) {
-		struct par_shadows g = { .cap = sh->cap ? 2 * sh->cap : 1024 };
-		g.id = xcalloc(g.cap, sizeof *g.id);
-		g.f = xcalloc(g.cap, sizeof *g.f);
-		g.real = xcalloc(g.cap, sizeof *g.real);
-		for (size_t i = 0; i < sh->cap; i++) {
-			if (!sh->id[i])
-				continue;
-			size_t k = shadow_probe(&g, sh->id[i]);
-			g.id[k] = sh->id[i];
-			g.f[k] = sh->f[i];
-			g.real[k] = sh->real[i];
-		}
-		g.n = sh->n;
-		free(sh->id);
-		free(sh->f);
-		free(sh->real);
-		*sh = g;
-	}
-	return shadow_probe(sh, id);
+	return !f->qp;
 }
 
 void par_flow_posted(struct par *p, struct flow *f)
 {
-	size_t k = shadow_slot(&p->sh, f->id);
-	p->sh.id[k] = f->id;
-	p->sh.f[k] = f;
-	p->sh.real[k] = true;
-	p->sh.n++;
+	idmap_put(&p->sh, f->id, f);
 }
 
 #ifdef HAVE_MPI
-/* The slot holding id, or SIZE_MAX. */
-static size_t shadow_find(const struct par_shadows *sh, uint64_t id)
-{
-	if (!sh->cap)
-		return SIZE_MAX;
-	size_t k = shadow_probe(sh, id);
-	return sh->id[k] ? k : SIZE_MAX;
-}
-
-/* Empties slot k, moving back the entries after it that would no longer
- * be found past the hole (deletion under linear probing). */
-static void shadow_remove(struct par_shadows *sh, size_t k)
-{
-	size_t mask = sh->cap - 1, hole = k;
-	for (size_t j = (k + 1) & mask; sh->id[j]; j = (j + 1) & mask) {
-		size_t home = shadow_home(sh->id[j], sh->cap);
-		/* entry j stays when its home lies cyclically in (hole, j] */
-		bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
-		if (stays)
-			continue;
-		sh->id[hole] = sh->id[j];
-		sh->f[hole] = sh->f[j];
-		sh->real[hole] = sh->real[j];
-		hole = j;
-	}
-	sh->id[hole] = 0;
-	sh->f[hole] = NULL;
-	sh->real[hole] = false;
-	sh->n--;
-}
-
 void par_flow_forget(struct par *p, const struct flow *f)
 {
-	size_t k = shadow_find(&p->sh, f->id);
-	if (k == SIZE_MAX || p->sh.f[k] != f)
+	if (idmap_get(&p->sh, f->id) != f)
 		return; /* not posted through par_post: no rank copied it */
-	shadow_remove(&p->sh, k);
+	idmap_take(&p->sh, f->id);
 	/* Copies are made only of records frames carry (par_ship). */
 	if (!p->hosts_alone || p->share)
 		par_send_end(p, f->id);
@@ -124,11 +53,10 @@ void par_flow_forget(struct par *p, const struct flow *f)
 
 void par_copy_drop(struct par *p, uint64_t id)
 {
-	size_t k = shadow_find(&p->sh, id);
-	if (k == SIZE_MAX || p->sh.real[k])
+	struct flow *f = idmap_get(&p->sh, id);
+	if (!f || !par_is_copy(f))
 		return; /* its frames never came here */
-	struct flow *f = p->sh.f[k];
-	shadow_remove(&p->sh, k);
+	idmap_take(&p->sh, id);
 	free(f);
 }
 
@@ -149,11 +77,10 @@ static void copy_received(struct sim *sim, struct flow *f, void *ctx)
 
 void par_copy_received(struct par *p, uint64_t id, simtime_t recv_end, uint64_t ecn_marked)
 {
-	size_t k = shadow_find(&p->sh, id);
-	if (k == SIZE_MAX || !p->sh.real[k])
+	struct flow *f = idmap_get(&p->sh, id);
+	if (!f || par_is_copy(f))
 		die_internal("the receiving half of message %llu reached a rank without its record",
 			     (unsigned long long)id);
-	struct flow *f = p->sh.f[k];
 	f->recv_end = recv_end;
 	f->ecn_marked += ecn_marked;
 }
@@ -161,35 +88,34 @@ void par_copy_received(struct par *p, uint64_t id, simtime_t recv_end, uint64_t 
 
 struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src, int32_t dst)
 {
-	struct par_shadows *sh = &p->sh;
-	size_t k = shadow_slot(sh, id);
-	if (!sh->id[k]) {
-		struct flow *f = xcalloc(1, sizeof *f);
-		*f = (struct flow){ .id = id, .src = src, .dst = dst, .size_b = size_b, .start = -1,
-				    .recv_end = -1, .end = -1, .iteration = -1, .collective_id = -1,
-				    .src_gpu = -1, .dst_gpu = -1 };
-		sh->id[k] = id;
-		sh->f[k] = f;
-		sh->n++;
-		p->st.copies_made++;
+	struct flow *f = idmap_get(&p->sh, id);
+	if (f)
+		return f;
+	f = xcalloc(1, sizeof *f);
+	*f = (struct flow){ .id = id, .src = src, .dst = dst, .size_b = size_b, .start = -1, .recv_end = -1,
+			    .end = -1, .iteration = -1, .collective_id = -1, .src_gpu = -1, .dst_gpu = -1 };
+	idmap_put(&p->sh, id, f);
+	p->st.copies_made++;
 #ifdef HAVE_MPI
-		/* This rank's host receives it: its half goes to the sender's rank. */
-		if (!p->hosts_alone && p->node_owner[p->w->eps[dst].host->id] == p->me) {
-			f->on_recv = copy_received;
-			f->on_recv_ctx = p;
-		}
-#endif
+	/* This rank's host receives it: its half goes to the sender's rank. */
+	if (!p->hosts_alone && p->node_owner[p->w->eps[dst].host->id] == p->me) {
+		f->on_recv = copy_received;
+		f->on_recv_ctx = p;
 	}
-	return sh->f[k];
+#endif
+	return f;
 }
 
-void par_shadows_free(struct par_shadows *sh)
+static void free_copy(void *ctx, uint64_t id, void *v)
 {
-	for (size_t i = 0; i < sh->cap; i++)
-		if (!sh->real[i])
-			free(sh->f[i]);
-	free(sh->id);
-	free(sh->f);
-	free(sh->real);
-	memset(sh, 0, sizeof *sh);
+	(void)ctx;
+	(void)id;
+	if (par_is_copy(v))
+		free(v);
+}
+
+void par_shadows_free(struct idmap *sh)
+{
+	idmap_each(sh, free_copy, NULL);
+	idmap_free(sh);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "autoconfig.h"
+#include "idmap.h"
 #include "parallel.h"
 #include "simtime.h"
 #ifdef HAVE_MPI
@@ -26,17 +27,6 @@ struct par_buf {
 	uint8_t *b;
 	size_t n, cap;
 	bool in_slot;
-};
-
-/* The sender's record of a message, as the ranks its frames reach keep a
- * copy of it (id, ends, size: what the receiver and the capture read);
- * the receiving rank's copy gathers what the receiver writes into the
- * record (recv_end, ecn_marked), which rank 0 puts into the flow's row. */
-struct par_shadows {
-	uint64_t *id;              /* [cap] open addressing on the flow id, 0: empty */
-	struct flow **f;           /* [cap] */
-	bool *real;                /* [cap]: the sender's own record (its rank posted it), not a copy */
-	size_t n, cap;
 };
 
 /* Per-rank figures of the run (run row, bench, docs/parallel.md). */
@@ -95,7 +85,8 @@ struct par {
 #endif
 	} shm;
 	simtime_t first_landing;   /* earliest landing of the frames in out (SIMTIME_NEVER: none) */
-	struct par_shadows sh;
+	struct idmap sh;           /* flow id -> the records of par_copies.c: the messages this
+				    * rank posted, and its copies of others' (par_is_copy) */
 	/* The models' pending ticks (par_tick: the watchdog, the sampler):
 	 * window bounds. */
 	struct par_tick_src {
@@ -146,7 +137,10 @@ void par_send_late(struct par *p, uint64_t id, simtime_t t, uint64_t key);
 /* par_copies.c: the message records (see there).
  * The local copy of flow id's record (made on first sight). */
 struct flow *par_shadow(struct par *p, uint64_t id, uint64_t size_b, int32_t src, int32_t dst);
-void par_shadows_free(struct par_shadows *sh);
+void par_shadows_free(struct idmap *sh);
+/* Whether a record in p->sh is a copy of another rank's (else this rank
+ * posted it). */
+bool par_is_copy(const struct flow *f);
 /* A message this rank posted: its frames coming back through another
  * rank's switches find the record itself. */
 void par_flow_posted(struct par *p, struct flow *f);

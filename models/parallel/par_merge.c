@@ -89,8 +89,8 @@ static int write_received(struct par *p, struct results *res)
 		return -1;
 	const struct world *w = p->w;
 	for (size_t i = 0; i < p->sh.cap; i++) {
-		const struct flow *f = p->sh.f[i];
-		if (!p->sh.id[i] || p->sh.real[i] || p->node_owner[w->eps[f->dst].host->id] != p->me)
+		const struct flow *f = p->sh.v[i];
+		if (!p->sh.id[i] || !par_is_copy(f) || p->node_owner[w->eps[f->dst].host->id] != p->me)
 			continue;
 		if (f->recv_end < 0 && f->ecn_marked)
 			results_row(res, t, "utu", f->id, f->recv_end, f->ecn_marked);
@@ -151,7 +151,7 @@ void par_write_run(struct par *p, struct results *res)
 	struct par_stats *all = xcalloc((size_t)p->n, sizeof *all);
 	p->st.copies_held = 0;
 	for (size_t i = 0; i < p->sh.cap; i++)
-		p->st.copies_held += p->sh.id[i] && !p->sh.real[i];
+		p->st.copies_held += p->sh.id[i] && par_is_copy(p->sh.v[i]);
 	p->st.ports_built = 0;
 	for (int i = 0; i < p->w->fab.n_ports; i++)
 		p->st.ports_built += fabric_port_held(&p->w->fab, i);
