@@ -359,16 +359,16 @@ static uint64_t row_size(const struct coll *c)
 
 static void write_row(struct coll *c, simtime_t end)
 {
-	struct sim *sim = c->w->sim;
-	if (!sim->res || c->w->mirror)
+	struct results *res = world_copied_rows(c->w);
+	if (!res)
 		return;
 	/* The statement is prepared once per results database in the long run
 	 * (see the report on results_table); a NULL table was reported there. */
-	struct results_table *t = results_table(sim->res, "collective",
+	struct results_table *t = results_table(res, "collective",
 		"collective_id, job, iteration, parallelism, op, algorithm, group_size, "
 		"size_bytes, start_ps, end_ps, ideal_ps");
 	if (t)
-		results_row(sim->res, t, "lstsssiuttt", (int64_t)c->id, c->job, (simtime_t)c->iteration,
+		results_row(res, t, "lstsssiuttt", (int64_t)c->id, c->job, (simtime_t)c->iteration,
 			    c->parallelism, coll_op_name(c->op), c->algo->name, c->n, row_size(c),
 			    c->start, end, c->ideal);
 }

@@ -259,14 +259,15 @@ static void write_row(struct chakra_job *ck, bool finished)
 		die_internal("job %s iteration %lld: critical path of %lld ps ending at %lld ps, iteration %lld..%lld ps",
 			     j->spec.name, (long long)j->iter, (long long)sum, (long long)p->end,
 			     (long long)j->iter_start, (long long)sim->now);
-	if (!sim->res || j->w->mirror)
+	struct results *res = world_copied_rows(j->w);
+	if (!res)
 		return;
 	if (!ck->table)
-		ck->table = results_table(sim->res, "iteration",
+		ck->table = results_table(res, "iteration",
 					  "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps,"
 					  " bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps, exposed_cp_ps");
 	if (ck->table)
-		results_row(sim->res, ck->table, "slttttttttttt", j->spec.name, j->iter, j->iter_start,
+		results_row(res, ck->table, "slttttttttttt", j->spec.name, j->iter, j->iter_start,
 			    finished ? sim->now : (simtime_t)-1, p->t[JOB_PATH_COMPUTE], ck->comm_ps, exposed,
 			    (simtime_t)0, p->t[JOB_PAR_TP], p->t[JOB_PAR_PP], p->t[JOB_PAR_DP], p->t[JOB_PAR_EP],
 			    p->t[JOB_PAR_CP]);

@@ -95,8 +95,8 @@ void job_path_later(struct job_path *dst, const struct job_path *src)
 static void span_row(struct job *j, const struct job_worker *wk, int64_t mb, unsigned kind, simtime_t start,
 		     simtime_t end, simtime_t compute)
 {
-	struct results *res = j->w->sim->res;
-	if (!res || j->w->mirror) /* rank 0's copy of the job writes it */
+	struct results *res = world_copied_rows(j->w);
+	if (!res)
 		return;
 	if (!j->span_table)
 		j->span_table = results_table(res, "compute_span", "job, iteration, stage, dp_index, gpu, micro_batch,"
@@ -215,10 +215,11 @@ void job_timeline_iteration(struct job *j, bool finished)
 			     j->spec.name, (long long)j->iter, (long long)sum, (long long)p.end,
 			     (long long)j->iter_start, (long long)sim->now);
 	simtime_t compute = p.t[JOB_PATH_COMPUTE] < busiest ? p.t[JOB_PATH_COMPUTE] : busiest;
-	if (!sim->res || j->w->mirror)
+	struct results *res = world_copied_rows(j->w);
+	if (!res)
 		return;
 	if (!j->table)
-		j->table = results_table(sim->res, "iteration",
+		j->table = results_table(res, "iteration",
 					 "job, iteration, start_ps, end_ps, compute_ps, comm_ps, exposed_comm_ps,"
 					 " bubble_ps, exposed_tp_ps, exposed_pp_ps, exposed_dp_ps, exposed_ep_ps, exposed_cp_ps,"
 					 " slow_ps, critical_gpu");
@@ -226,7 +227,7 @@ void job_timeline_iteration(struct job *j, bool finished)
 	 * column here and in analysis/schema.sql. */
 	_Static_assert(JOB_NPAR == 5, "iteration row: one exposed_X_ps column per enum job_par");
 	if (j->table)
-		results_row(sim->res, j->table, "sltttttttttttts", j->spec.name, j->iter, j->iter_start,
+		results_row(res, j->table, "sltttttttttttts", j->spec.name, j->iter, j->iter_start,
 			    finished ? sim->now : (simtime_t)-1, compute, j->comm_ps, exposed,
 			    p.t[JOB_PATH_COMPUTE] - compute, p.t[JOB_PAR_TP], p.t[JOB_PAR_PP], p.t[JOB_PAR_DP],
 			    p.t[JOB_PAR_EP], p.t[JOB_PAR_CP], p.t[JOB_PATH_SLOW], blamed >= 0 ? critical : NULL);

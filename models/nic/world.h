@@ -148,6 +148,13 @@ int world_host_list(struct world *w, const char *section, const char *key,
 int world_cfg_gpus_per_host(const struct config *cfg);
 /* Adds an observer of flow records, called in the order added. */
 void world_add_flow_sink(struct world *w, world_flow_fn fn, void *ctx);
+/* Where the models a partitioned run copies onto every rank (jobs,
+ * collectives) write their rows: the results, but NULL on a mirror
+ * (rank 0's copy writes them). */
+static inline struct results *world_copied_rows(const struct world *w)
+{
+	return w->mirror ? NULL : w->sim->res;
+}
 /* Tells every observer of f (its end, or that the run ends without it). */
 static inline void world_flow_report(const struct world *w, const struct flow *f)
 {
