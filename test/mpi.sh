@@ -287,7 +287,10 @@ else
 fi
 
 # SIGINT to mpirun reaches every rank: one database, 'interrupted', rows intact.
-"$MPIRUN" -np 2 "$SIM" -q -o "$tmp/int.db" "$SRCDIR/test/bench/k8_websearch.ini" >"$tmp/int.out" 2>&1 &
+# The traffic runs for 1 s of simulated time (minutes of wall time), so the
+# signal comes long before the end however fast the machine.
+"$MPIRUN" -np 2 "$SIM" -q -o "$tmp/int.db" "$SRCDIR/test/bench/k8_websearch.ini" \
+	--set simulation.stop=1s --set traffic.ws.stop=1s >"$tmp/int.out" 2>&1 &
 pid=$!
 for _ in $(seq 200); do   # both ranks writing (their handlers are set by then)
 	compgen -G "$tmp/int.db.tmp-*" >/dev/null && compgen -G "$tmp/int.db.rank1.tmp-*" >/dev/null && break
