@@ -120,6 +120,7 @@ static int make_parent(struct results *r, const char *path, char **where)
 
 static void finalize_all(struct results *r)
 {
+	results_drop_waiting(r); /* rows not written by now are not to be (they name the tables) */
 	while (r->tables) {
 		struct results_table *t = r->tables;
 		r->tables = t->next;
@@ -146,6 +147,7 @@ static int close_db(struct results *r)
 
 static void free_results(struct results *r)
 {
+	results_drop_waiting(r);
 	for (size_t i = 0; i < r->n_made_dirs; i++)
 		free(r->made_dirs[i]);
 	free(r->made_dirs);
@@ -356,6 +358,7 @@ static void discard(struct results *r)
 	if (r->db && r->append) {
 		/* Keep what is written: a partial run marked 'failed' is more
 		 * useful than one missing rows that were simulated. */
+		results_flush_all(r);
 		results_batch_commit(r);
 		char *sql = results_fmt("UPDATE run SET status = 'failed' WHERE run_id = %d", r->run_id);
 		if (sql)
@@ -377,6 +380,7 @@ void results_abort(struct results *r)
 
 int results_finish(struct results *r, const char *status, const struct run_summary *s)
 {
+	results_flush_all(r);
 	bool known = false;
 	for (const char *const *v = run_statuses; *v; v++)
 		known |= status && strcmp(status, *v) == 0;

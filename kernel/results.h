@@ -72,6 +72,15 @@ const char *results_path(const struct results *r);
 struct results_table;
 struct results_table *results_table(struct results *r, const char *table, const char *columns);
 void results_row(struct results *r, struct results_table *t, const char *types, ...);
+/* From now on rows wait in memory rather than going in at once, until
+ * results_flush_some writes them (or, past RESULTS_WAITING_MAX, the next
+ * row writes the oldest): a partitioned run writes them while it waits
+ * for the other ranks (models/parallel). Whatever reads, merges or ends
+ * the database writes them first, in the order they came. */
+void results_defer(struct results *r);
+/* Writes up to max waiting rows, oldest first; returns how many still wait. */
+size_t results_flush_some(struct results *r, size_t max);
+#define RESULTS_WAITING_MAX 16384
 /* The temporary file being written ("X.db.tmp-PID"), NULL with --append. */
 const char *results_temp_path(const struct results *r);
 

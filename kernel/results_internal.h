@@ -41,6 +41,13 @@ struct results {
 	const char *index_sql;       /* run when the run ends (results_run_info) */
 	char **made_dirs;            /* folders results_open created, outermost first */
 	size_t n_made_dirs;
+	/* Rows waiting in memory (results_defer), one after another: the
+	 * table, its type letters, a value of 8 bytes per column (text as a
+	 * copy's address). */
+	bool defer;
+	uint8_t *wq;
+	size_t wq_head, wq_n, wq_cap;/* the next row to write, the bytes in use, allocated */
+	size_t wq_rows;              /* rows waiting */
 };
 
 /* results.c: malloc'd printf; NULL only when out of memory. */
@@ -62,6 +69,10 @@ int results_copy_attached(sqlite3 *db, int id, bool with_run, char **what);
  * open; commit ends it (0, or -1 reported). */
 void results_batch_begin(struct results *r);
 int results_batch_commit(struct results *r);
+/* results_rows.c: writes every waiting row (results_defer); or frees
+ * them unwritten (a run not published, or its tables about to go). */
+void results_flush_all(struct results *r);
+void results_drop_waiting(struct results *r);
 
 /* ---- binding helpers: SQLite integers are signed 64-bit; counters and ids
  * never come near 2^63, so uint64_t values are stored as they are. -------- */

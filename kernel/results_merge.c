@@ -15,6 +15,7 @@
 
 int results_merge(struct results *r, const char *part_path)
 {
+	results_flush_all(r);
 	if (results_batch_commit(r) < 0)
 		return -1;
 	char *sql = sqlite3_mprintf("ATTACH DATABASE %Q AS src", part_path);
@@ -38,11 +39,13 @@ int results_merge(struct results *r, const char *part_path)
 
 int results_sql(struct results *r, const char *sql, const char *what)
 {
+	results_flush_all(r);
 	results_batch_begin(r);
 	return results_exec(r, sql, what);
 }
 void results_run_set(struct results *r, int ranks, const char *partition, const char *rank_events)
 {
+	results_flush_all(r);
 	sqlite3_stmt *st = NULL;
 	results_batch_begin(r);
 	if (sqlite3_prepare_v2(r->db, "UPDATE run SET ranks = ?, partition = ?, rank_events = ? WHERE run_id = ?",

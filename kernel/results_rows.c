@@ -108,37 +108,167 @@ fail:
 	return NULL;
 }
 
+/* One value of a row: 8 bytes whatever its letter. */
+union row_value {
+	const char *s;
+	int64_t l;
+	uint64_t u;
+	double d;
+};
+
+/* The most columns a row may have (the widest table, flow, has 26). */
+#define ROW_MAX_COLS 64
+
+static void bind_value(sqlite3_stmt *st, int col, char type, union row_value v)
+{
+	switch (type) {
+	case 's': bind_text(st, col, v.s); break;
+	case 'i':
+	case 'l': sqlite3_bind_int64(st, col, v.l); break;
+	case 'u': bind_u64(st, col, v.u); break;
+	case 't': bind_time(st, col, v.l); break;
+	case 'd':
+		if (isnan(v.d))
+			sqlite3_bind_null(st, col);
+		else
+			sqlite3_bind_double(st, col, v.d);
+		break;
+	default: sqlite3_bind_null(st, col); break; /* 'n' */
+	}
+}
+
+static void write_row(struct results *r, struct results_table *t, const char *types, const union row_value *v)
+{
+	for (int i = 0; i < t->ncols; i++)
+		bind_value(t->st, i + 2, types[i], v[i]);
+	step_row(r, t->st, t->name);
+}
+
+/* ---- rows waiting in memory (results_defer) ------------------------------ */
+
+static size_t waiting_b(int ncols)
+{
+	size_t letters = ((size_t)ncols + 7) & ~(size_t)7;
+	return sizeof(struct results_table *) + letters + (size_t)ncols * sizeof(union row_value);
+}
+
+static bool wait_row(struct results *r, struct results_table *t, const char *types, const union row_value *v)
+{
+	size_t need = waiting_b(t->ncols);
+	if (r->wq_n + need > r->wq_cap) {
+		if (r->wq_head) { /* the written rows' room first */
+			memmove(r->wq, r->wq + r->wq_head, r->wq_n - r->wq_head);
+			r->wq_n -= r->wq_head;
+			r->wq_head = 0;
+		}
+		if (r->wq_n + need > r->wq_cap) {
+			size_t cap = r->wq_cap ? 2 * r->wq_cap : 65536;
+			while (r->wq_n + need > cap)
+				cap *= 2;
+			uint8_t *q = realloc(r->wq, cap);
+			if (!q)
+				return false;
+			r->wq = q;
+			r->wq_cap = cap;
+		}
+	}
+	uint8_t *at = r->wq + r->wq_n;
+	memcpy(at, &t, sizeof t);
+	at += sizeof t;
+	memset(at, 0, ((size_t)t->ncols + 7) & ~(size_t)7);
+	memcpy(at, types, (size_t)t->ncols);
+	at += ((size_t)t->ncols + 7) & ~(size_t)7;
+	for (int i = 0; i < t->ncols; i++) {
+		union row_value x = v[i];
+		if (types[i] == 's' && x.s && !(x.s = strdup(x.s))) {
+			for (int k = 0; k < i; k++) { /* undo: the row goes in at once */
+				union row_value y;
+				memcpy(&y, at + (size_t)k * sizeof y, sizeof y);
+				if (types[k] == 's')
+					free((char *)y.s);
+			}
+			return false;
+		}
+		memcpy(at + (size_t)i * sizeof x, &x, sizeof x);
+	}
+	r->wq_n += need;
+	r->wq_rows++;
+	return true;
+}
+
+/* The oldest waiting row: written (or, drop, only freed). */
+static void next_waiting(struct results *r, bool drop)
+{
+	const uint8_t *at = r->wq + r->wq_head;
+	struct results_table *t;
+	memcpy(&t, at, sizeof t);
+	at += sizeof t;
+	char types[ROW_MAX_COLS];
+	memcpy(types, at, (size_t)t->ncols);
+	at += ((size_t)t->ncols + 7) & ~(size_t)7;
+	union row_value v[ROW_MAX_COLS];
+	memcpy(v, at, (size_t)t->ncols * sizeof *v);
+	if (!drop)
+		write_row(r, t, types, v);
+	for (int i = 0; i < t->ncols; i++)
+		if (types[i] == 's')
+			free((char *)v[i].s);
+	r->wq_head += waiting_b(t->ncols);
+	if (--r->wq_rows == 0)
+		r->wq_head = r->wq_n = 0;
+}
+
+void results_defer(struct results *r)
+{
+	r->defer = true;
+}
+
+size_t results_flush_some(struct results *r, size_t max)
+{
+	while (max-- && r->wq_rows)
+		next_waiting(r, false);
+	return r->wq_rows;
+}
+
+void results_flush_all(struct results *r)
+{
+	results_flush_some(r, SIZE_MAX);
+}
+
+void results_drop_waiting(struct results *r)
+{
+	while (r->wq_rows)
+		next_waiting(r, true);
+	free(r->wq);
+	r->wq = NULL;
+	r->wq_cap = 0;
+}
+
 void results_row(struct results *r, struct results_table *t, const char *types, ...)
 {
 	if (!t) {               /* results_table failed: already reported */
 		r->errors++;
 		return;
 	}
-	if ((int)strlen(types) != t->ncols) {
-		char *why = results_fmt("%zu values for %d columns", strlen(types), t->ncols);
+	if ((int)strlen(types) != t->ncols || t->ncols > ROW_MAX_COLS) {
+		char *why = t->ncols > ROW_MAX_COLS ? results_fmt("%d columns, more than %d", t->ncols, ROW_MAX_COLS)
+						    : results_fmt("%zu values for %d columns", strlen(types), t->ncols);
 		results_report(r, t->name, why ? why : "wrong number of values");
 		free(why);
 		return;
 	}
+	union row_value v[ROW_MAX_COLS];
 	va_list ap;
 	va_start(ap, types);
 	for (int i = 0; i < t->ncols; i++) {
-		int col = i + 2;
 		switch (types[i]) {
-		case 's': bind_text(t->st, col, va_arg(ap, const char *)); break;
-		case 'i': sqlite3_bind_int(t->st, col, va_arg(ap, int)); break;
-		case 'l': sqlite3_bind_int64(t->st, col, va_arg(ap, int64_t)); break;
-		case 'u': bind_u64(t->st, col, va_arg(ap, uint64_t)); break;
-		case 't': bind_time(t->st, col, va_arg(ap, simtime_t)); break;
-		case 'd': {
-			double d = va_arg(ap, double);
-			if (isnan(d))
-				sqlite3_bind_null(t->st, col);
-			else
-				sqlite3_bind_double(t->st, col, d);
-			break;
-		}
-		case 'n': sqlite3_bind_null(t->st, col); break;
+		case 's': v[i].s = va_arg(ap, const char *); break;
+		case 'i': v[i].l = va_arg(ap, int); break;
+		case 'l': v[i].l = va_arg(ap, int64_t); break;
+		case 'u': v[i].u = va_arg(ap, uint64_t); break;
+		case 't': v[i].l = va_arg(ap, simtime_t); break;
+		case 'd': v[i].d = va_arg(ap, double); break;
+		case 'n': v[i].l = 0; break;
 		default:
 			va_end(ap);
 			results_report(r, t->name, "bad type letter in results_row");
@@ -146,6 +276,12 @@ void results_row(struct results *r, struct results_table *t, const char *types, 
 		}
 	}
 	va_end(ap);
-	step_row(r, t->st, t->name);
+	if (r->defer && wait_row(r, t, types, v)) {
+		if (r->wq_rows > RESULTS_WAITING_MAX)
+			results_flush_some(r, r->wq_rows - RESULTS_WAITING_MAX / 2);
+		return;
+	}
+	if (r->wq_rows) /* in order: what waits goes first */
+		results_flush_all(r);
+	write_row(r, t, types, v);
 }
-

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "nic.h"
 #include "par_internal.h"
+#include "results.h"
 #include "sim.h"
 #include "xalloc.h"
 
@@ -93,6 +94,33 @@ static void run_tick(struct par *p, simtime_t t, uint64_t key)
 	p->st.foreign += foreign;
 }
 
+/* The ranks say where they stand (all: n rows of w). While the others
+ * are not there yet, this rank writes its waiting result rows
+ * (results_defer, set by par_run): work taken off the windows in which
+ * it is the slowest. */
+static void say(struct par *p, int64_t *mine, int64_t *all, int w)
+{
+	struct results *res = p->sim->res;
+	double t0 = par_wall(), writing = 0;
+	/* Non-blocking on every rank: it does not match a blocking one. */
+	MPI_Request rq;
+	MPI_Iallgather(mine, w, MPI_INT64_T, all, w, MPI_INT64_T, p->comm, &rq);
+	for (int done = 0;;) {
+		MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+		if (done)
+			break;
+		if (!res || !results_flush_some(res, 0)) {
+			MPI_Wait(&rq, MPI_STATUS_IGNORE);
+			break;
+		}
+		double t1 = par_wall();
+		results_flush_some(res, 1);
+		writing += par_wall() - t1;
+	}
+	p->st.busy_s += writing;
+	p->st.wait_s += par_wall() - t0 - writing;
+}
+
 /* One window up to (bt, bk): the ranks run it, say where they stand
  * (all: n rows of SAID_COUNTS + n), and, unless every one is done or
  * a signal came, finish it and trade frames. Returns SIM_DONE or
@@ -120,9 +148,7 @@ static int window(struct par *p, simtime_t bt, uint64_t bk, bool tick, bool chec
 	for (int r = 0; r < n; r++)
 		mine[SAID_COUNTS + r] = (int64_t)p->out[r].n;
 	par_stage(p);
-	double t0 = par_wall();
-	MPI_Allgather(mine, w, MPI_INT64_T, all, w, MPI_INT64_T, p->comm);
-	p->st.wait_s += par_wall() - t0;
+	say(p, mine, all, w);
 	free(mine);
 	bool done = check_done, intr = false, any_paused = false;
 	int last = 0;
@@ -195,6 +221,11 @@ int par_run(struct par *p)
 {
 	struct sim *sim = p->sim;
 	trades_open(p);
+	/* Result rows wait to be written while the others finish a window
+	 * (say). Not in a run driven step by step (par_run_to), whose
+	 * driver may read the database between steps. */
+	if (sim->res)
+		results_defer(sim->res);
 	int w = SAID_COUNTS + p->n;
 	int64_t *all = xcalloc((size_t)p->n * (size_t)w, sizeof *all);
 	int stopped;
