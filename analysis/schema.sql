@@ -67,8 +67,8 @@ CREATE TABLE IF NOT EXISTS run_rank (
 	copies_made    INTEGER NOT NULL,   -- records of other ranks' messages it copied, to carry their frames
 	copies_held    INTEGER NOT NULL,   -- of those, still held at the end: a message's copies go when it ends, unless frames of it were sent twice
 	ports_built    INTEGER NOT NULL,   -- ports it built and holds: its nodes' ports and the far end of each of its cut links (sim --check's "builds N ports")
-	busy_s         REAL,               -- wall seconds running events
-	wait_s         REAL,               -- wall seconds at window boundaries (MPI_Allgather): waiting for the slowest rank
+	busy_s         REAL,               -- wall seconds running events, and writing result rows while at a boundary
+	wait_s         REAL,               -- wall seconds at window boundaries (MPI_Iallgather) not writing rows: waiting for the slowest rank
 	trade_s        REAL,               -- wall seconds trading frames as MPI messages (MPI_Alltoallv); through shared memory the writing is in busy_s, the reading in land_s
 	land_s         REAL,               -- wall seconds putting received frames on their links
 	PRIMARY KEY (run_id, rank)

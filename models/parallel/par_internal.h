@@ -39,8 +39,9 @@ struct par_stats {
 	uint64_t copies_made;      /* records of other ranks' messages copied here (par_shadow) */
 	uint64_t copies_held;      /* ... still held when the run ends */
 	uint64_t ports_built;      /* ports built here (fabric_port_held) */
-	double busy_s;             /* wall time running events */
-	double wait_s;             /* in the boundary's MPI_Allgather: waiting for the slowest rank */
+	double busy_s;             /* wall time running events, and writing result rows at a boundary */
+	double wait_s;             /* in the boundary's collective, not writing rows: waiting for the
+				    * slowest rank */
 	double trade_s;            /* in MPI_Alltoall(v): trading the frames as messages
 				    * (through shared memory, they are written in place
 				    * while busy and read in place while landing) */
