@@ -147,7 +147,6 @@ static int close_db(struct results *r)
 
 static void free_results(struct results *r)
 {
-	results_drop_waiting(r);
 	for (size_t i = 0; i < r->n_made_dirs; i++)
 		free(r->made_dirs[i]);
 	free(r->made_dirs);

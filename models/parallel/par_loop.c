@@ -109,13 +109,13 @@ static void say(struct par *p, int64_t *mine, int64_t *all, int w)
 		MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
 		if (done)
 			break;
-		if (!res || !results_flush_some(res, 0)) {
+		double t1 = par_wall();
+		size_t left = res ? results_flush_some(res, 1) : 0;
+		writing += par_wall() - t1;
+		if (!left) { /* nothing (more) to write: just wait */
 			MPI_Wait(&rq, MPI_STATUS_IGNORE);
 			break;
 		}
-		double t1 = par_wall();
-		results_flush_some(res, 1);
-		writing += par_wall() - t1;
 	}
 	p->st.busy_s += writing;
 	p->st.wait_s += par_wall() - t0 - writing;
