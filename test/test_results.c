@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "results.h"
+#include "results_info.h"
 #include "run.h"
 #include "sqlutil.h"
 #include "testutil.h"
@@ -93,15 +94,6 @@ static char *stderr_restore(void)
 	unlink(in_tmp("stderr.txt"));
 	return s;
 }
-
-static const struct results_run_info info = {
-	.scenario = "scenarios/test.ini",
-	.config = "[simulation]\nseed = 7\n",
-	.seed = 7,
-	.version = "0.1.0-test",
-	.schema_sql = rocesim_schema_sql,
-	.index_sql = rocesim_index_sql,
-};
 
 /* Flow row i of a synthetic run, one value of each type letter with
  * results_row's NULL conventions: every 7th unfinished (end_ps and

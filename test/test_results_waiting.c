@@ -15,18 +15,10 @@
 #include <sqlite3.h>
 
 #include "results.h"
+#include "results_info.h"
 #include "run.h"
 #include "sqlutil.h"
 #include "testutil.h"
-
-static const struct results_run_info info = {
-	.scenario = "scenarios/test.ini",
-	.config = "[simulation]\nseed = 7\n",
-	.seed = 7,
-	.version = "0.1.0-test",
-	.schema_sql = rocesim_schema_sql,
-	.index_sql = rocesim_index_sql,
-};
 
 static const struct run_summary summary = { .wall_s = 1.0, .sim_end_ps = 1000 };
 
