@@ -50,7 +50,8 @@ DIR=$2
 shift 2
 BENCH=$(cd "$(dirname "$0")" && pwd)
 # CASE@N: the same case on N MPI ranks (mpirun -np N, $MPIRUN), when sim
-# was built with MPI: the wall_s column is rank 0's loop, cpu_s rank 0's.
+# was built with MPI: the wall_s column is rank 0's loop, cpu_s rank 0's;
+# the lines around it give the cores' round trip before and after.
 PAR=
 if [ -n "${MPIRUN:-}" ]; then PAR="k16_websearch@2 hpcc_websearch@2 moe_1024@2 moe_1024_late@2"; fi
 CASES=${*:-k8_websearch k16_websearch hpcc_websearch hpcc_websearch_hpcc hpcc_websearch_timely hpcc_websearch_dctcp hpcc_websearch_swift fat_tree_moe moe_1024 moe_1024_late api_latency serve_rate $PAR}
@@ -73,6 +74,14 @@ seconds() {
 	t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
 }
+# A parallel case's speed depends on how far apart the CPUs are (a VM's
+# host may move its vCPUs): a cache line's round trip between CPUs 0 and 1
+# (test/bench/core_rtt, built beside SIM), before and after each such case.
+cores_rtt() {
+	rtt=$(dirname "$SIM")/test/bench/core_rtt
+	[ -x "$rtt" ] && echo "  (cores 0 and 1 $1 $c: a cache line's round trip $("$rtt" 2>/dev/null || echo '?') ns)"
+	return 0
+}
 for c in $CASES; do
 	case $c in
 	api_latency)
@@ -93,7 +102,10 @@ for c in $CASES; do
 	esac
 	base=${c%@*}
 	launch=
-	if [ "$base" != "$c" ]; then launch="${MPIRUN:-mpirun} -np ${c#*@}"; fi
+	if [ "$base" != "$c" ]; then
+		launch="${MPIRUN:-mpirun} -np ${c#*@}"
+		cores_rtt before
+	fi
 	opts=
 	case $base in
 	hpcc_websearch* | fat_tree_moe) ini=$DIR/$base.ini ;;
@@ -139,4 +151,5 @@ for c in $CASES; do
 			       name, f[4], f[5], f[6], f[7], f[8], f[2], f[1], f[6] / c / 1e6, f[7] / c / 1e6,
 			       mbmax, mbmax * 1024 / f[9], f[10], f[9], f[11], wmin, n
 		}' "$OUT/$c.runs" || exit 1
+	if [ -n "$launch" ]; then cores_rtt after; fi
 done
