@@ -41,9 +41,8 @@ struct results {
 	const char *index_sql;       /* run when the run ends (results_run_info) */
 	char **made_dirs;            /* folders results_open created, outermost first */
 	size_t n_made_dirs;
-	/* Rows waiting in memory (results_defer), one after another: the
-	 * table, its type letters, a value of 8 bytes per column (text as a
-	 * copy's address). */
+	/* Rows waiting in memory (results_defer), one after another, text
+	 * copied in (results_rows.c "struct waiting_head"). */
 	bool defer;
 	uint8_t *wq;
 	size_t wq_head, wq_n, wq_cap;/* the next row to write, the bytes in use, allocated */

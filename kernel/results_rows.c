@@ -146,15 +146,29 @@ static void write_row(struct results *r, struct results_table *t, const char *ty
 
 /* ---- rows waiting in memory (results_defer) ------------------------------ */
 
-static size_t waiting_b(int ncols)
+/* A waiting row, one after another in r->wq, each a multiple of 8 bytes:
+ * its size, its table, its type letters (padded to 8), a value of 8 bytes
+ * per column, then the bytes of its text values. A text value is held as
+ * the offset of its copy from the row's start (0: NULL), so the queue may
+ * move when it grows and a row needs no allocation of its own. */
+struct waiting_head {
+	size_t row_b;
+	struct results_table *t;
+};
+
+static size_t pad8(size_t n)
 {
-	size_t letters = ((size_t)ncols + 7) & ~(size_t)7;
-	return sizeof(struct results_table *) + letters + (size_t)ncols * sizeof(union row_value);
+	return (n + 7) & ~(size_t)7;
 }
 
 static bool wait_row(struct results *r, struct results_table *t, const char *types, const union row_value *v)
 {
-	size_t need = waiting_b(t->ncols);
+	size_t fixed = sizeof(struct waiting_head) + pad8((size_t)t->ncols) + (size_t)t->ncols * sizeof *v;
+	size_t text = 0;
+	for (int i = 0; i < t->ncols; i++)
+		if (types[i] == 's' && v[i].s)
+			text += strlen(v[i].s) + 1;
+	size_t need = pad8(fixed + text);
 	if (r->wq_n + need > r->wq_cap) {
 		if (r->wq_head) { /* the written rows' room first */
 			memmove(r->wq, r->wq + r->wq_head, r->wq_n - r->wq_head);
@@ -172,48 +186,45 @@ static bool wait_row(struct results *r, struct results_table *t, const char *typ
 			r->wq_cap = cap;
 		}
 	}
-	uint8_t *at = r->wq + r->wq_n;
-	memcpy(at, &t, sizeof t);
-	at += sizeof t;
-	memset(at, 0, ((size_t)t->ncols + 7) & ~(size_t)7);
-	memcpy(at, types, (size_t)t->ncols);
-	at += ((size_t)t->ncols + 7) & ~(size_t)7;
+	uint8_t *row = r->wq + r->wq_n;
+	struct waiting_head h = { .row_b = need, .t = t };
+	memcpy(row, &h, sizeof h);
+	uint8_t *letters = row + sizeof h, *values = letters + pad8((size_t)t->ncols);
+	memcpy(letters, types, (size_t)t->ncols);
+	size_t off = fixed;
 	for (int i = 0; i < t->ncols; i++) {
 		union row_value x = v[i];
-		if (types[i] == 's' && x.s && !(x.s = strdup(x.s))) {
-			for (int k = 0; k < i; k++) { /* undo: the row goes in at once */
-				union row_value y;
-				memcpy(&y, at + (size_t)k * sizeof y, sizeof y);
-				if (types[k] == 's')
-					free((char *)y.s);
+		if (types[i] == 's') {
+			const char *src = x.s;
+			x.u = 0;
+			if (src) {
+				size_t len = strlen(src) + 1;
+				memcpy(row + off, src, len);
+				x.u = off;
+				off += len;
 			}
-			return false;
 		}
-		memcpy(at + (size_t)i * sizeof x, &x, sizeof x);
+		memcpy(values + (size_t)i * sizeof x, &x, sizeof x);
 	}
 	r->wq_n += need;
 	r->wq_rows++;
 	return true;
 }
 
-/* The oldest waiting row: written (or, drop, only freed). */
-static void next_waiting(struct results *r, bool drop)
+/* Writes the oldest waiting row. */
+static void next_waiting(struct results *r)
 {
-	const uint8_t *at = r->wq + r->wq_head;
-	struct results_table *t;
-	memcpy(&t, at, sizeof t);
-	at += sizeof t;
-	char types[ROW_MAX_COLS];
-	memcpy(types, at, (size_t)t->ncols);
-	at += ((size_t)t->ncols + 7) & ~(size_t)7;
+	const uint8_t *row = r->wq + r->wq_head;
+	struct waiting_head h;
+	memcpy(&h, row, sizeof h);
+	const char *types = (const char *)(row + sizeof h);
 	union row_value v[ROW_MAX_COLS];
-	memcpy(v, at, (size_t)t->ncols * sizeof *v);
-	if (!drop)
-		write_row(r, t, types, v);
-	for (int i = 0; i < t->ncols; i++)
+	memcpy(v, row + sizeof h + pad8((size_t)h.t->ncols), (size_t)h.t->ncols * sizeof *v);
+	for (int i = 0; i < h.t->ncols; i++)
 		if (types[i] == 's')
-			free((char *)v[i].s);
-	r->wq_head += waiting_b(t->ncols);
+			v[i].s = v[i].u ? (const char *)row + v[i].u : NULL;
+	write_row(r, h.t, types, v);
+	r->wq_head += h.row_b;
 	if (--r->wq_rows == 0)
 		r->wq_head = r->wq_n = 0;
 }
@@ -226,7 +237,7 @@ void results_defer(struct results *r)
 size_t results_flush_some(struct results *r, size_t max)
 {
 	while (max-- && r->wq_rows)
-		next_waiting(r, false);
+		next_waiting(r);
 	return r->wq_rows;
 }
 
@@ -237,11 +248,9 @@ void results_flush_all(struct results *r)
 
 void results_drop_waiting(struct results *r)
 {
-	while (r->wq_rows)
-		next_waiting(r, true);
 	free(r->wq);
 	r->wq = NULL;
-	r->wq_cap = 0;
+	r->wq_head = r->wq_n = r->wq_cap = r->wq_rows = 0;
 }
 
 void results_row(struct results *r, struct results_table *t, const char *types, ...)
