@@ -83,8 +83,7 @@ awk -v n="$N" '
 		printf "speedup on %d ranks over %d pairs%s: loop %.3f +- %.3f, whole process %.3f +- %.3f\n", n, c, label, ma, ea, mb, eb
 	}
 	{ k++; a[k] = $1 / $3; b[k] = $2 / $4; r[k] = $5 > $6 ? $5 : $6
-	  if ($5 > 0 && $6 > 0 && (!min || $5 < min)) min = $5
-	  if ($5 > 0 && $6 > 0 && $6 < min) min = $6 }
+	  if ($5 > 0 && $6 > 0) { lo = $5 < $6 ? $5 : $6; if (!min || lo < min) min = lo } }
 	END {
 		for (i = 1; i <= k; i++) all[i] = 1
 		stats("", all)
