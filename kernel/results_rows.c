@@ -244,6 +244,7 @@ size_t results_flush_some(struct results *r, size_t max)
 void results_flush_all(struct results *r)
 {
 	results_flush_some(r, SIZE_MAX);
+	results_drop_waiting(r); /* its room too: what comes next (a merge, the indexes) needs memory */
 }
 
 void results_drop_waiting(struct results *r)
