@@ -120,8 +120,13 @@ else
 		--set parallel.partition=pod
 	same background_mirrored moe_with_background.ini "2 3" --set simulation.stop=3ms \
 		--set job.moe.endpoint_delay=1us
-	# Shorter than the lookahead: every host stays on rank 0, late all the same.
-	same jobs_early two_jobs.ini "2" --set job.a.endpoint_delay=500ns --set job.b.endpoint_delay=500ns
+	# Shorter than the cut links' 1 us: every rank runs the jobs, the ranks
+	# synchronising every 500 ns (auto, at least half the links' delay) or
+	# every 300 ns (pod named); with 400 ns auto keeps the hosts on rank 0.
+	same jobs_early two_jobs.ini "2 3" --set job.a.endpoint_delay=500ns --set job.b.endpoint_delay=700ns
+	same jobs_early_pod two_jobs.ini "2" --set job.a.endpoint_delay=300ns --set job.b.endpoint_delay=2us \
+		--set parallel.partition=pod
+	same jobs_close two_jobs.ini "2" --set job.a.endpoint_delay=400ns --set job.b.endpoint_delay=400ns
 	same jobs_failures two_jobs.ini "2 3" --set job.a.endpoint_delay=1us --set job.b.endpoint_delay=1us \
 		--set "failure.mtbf=fabric 100us" --set "failure.mttr=fabric 10us" --set failure.horizon=200us \
 		--set failure.detection=2us --set "failure.switch=core0 5us 25us" --set nic.rto=20us
@@ -165,8 +170,14 @@ check "moe_mirrored -np 2: the job on both ranks, each busy, every copy dropped"
 	           AND status = 'stopped' FROM run)
 	   AND count(*) = 2 AND min(events) > 0 AND sum(foreign_events) = 0 AND sum(copies_held) = 0 FROM run_rank"
 if [ "${MPI_QUICK:-0}" != 1 ]; then
-	check "jobs_early -np 2: a delay shorter than the lookahead keeps the hosts on rank 0" \
-		"$tmp/jobs_early.2.db" "SELECT partition LIKE 'hosts: %' AND status = 'complete' FROM run"
+	check "jobs_early -np 3: a delay of half the links' delay spreads the jobs, windows that long" \
+		"$tmp/jobs_early.3.db" "SELECT partition LIKE 'round_robin: % lookahead 500000 ps; jobs on every rank%'
+		   AND status = 'complete' FROM run"
+	check "jobs_early_pod -np 2: pod asked for, windows as long as the shortest delay" \
+		"$tmp/jobs_early_pod.2.db" "SELECT partition LIKE 'pod: % lookahead 300000 ps; jobs on every rank%'
+		   AND status = 'complete' FROM run"
+	check "jobs_close -np 2: a delay under half the links' delay keeps the hosts on rank 0" \
+		"$tmp/jobs_close.2.db" "SELECT partition LIKE 'hosts: %' AND status = 'complete' FROM run"
 	check "jobs_failures -np 3: the jobs on every rank lost frames and resent them" "$tmp/jobs_failures.3.db" \
 		"SELECT (SELECT sum(frames_lost) > 0 FROM failure) AND (SELECT sum(retx_packets) > 0 FROM flow)
 		   AND (SELECT partition LIKE '%jobs on every rank%' AND status = 'complete' FROM run)"

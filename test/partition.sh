@@ -131,10 +131,17 @@ has "$tmp/out" "partition: 2 ranks by round_robin (auto)" "late job"
 has "$tmp/out" "partition: rank 1: 18 nodes (8 hosts, 10 switches)" "late job"
 has "$tmp/out" "partition: the jobs and collectives run on every rank, each rank posting its own hosts' messages; they see a piece 1500ns after it arrived (endpoint_delay), at least the lookahead" "late job"
 job_check "early job" 1us
-has "$tmp/out" "partition: 2 ranks by hosts (auto)" "early job"
-bad "a job too early for pod" \
-	"[parallel] partition = 'pod': a training job ([job]) reacts 1us after a piece arrives (endpoint_delay), less than partition = pod's lookahead of 1500ns (its shortest cut link): the ranks could not run that far ahead; give endpoint_delay at least 1500ns, or use hosts" \
-	--check --ranks 2 --set job.g.endpoint_delay=1us --set parallel.partition=pod "$tmp/job.ini"
+has "$tmp/out" "partition: 2 ranks by round_robin (auto)" "early job"
+has "$tmp/out" "lookahead 1us" "early job"
+has "$tmp/out" "they see a piece 1us after it arrived (endpoint_delay), sooner than the shortest cut link's 1500ns, so the ranks synchronise every 1us" "early job"
+job_check "too early job" 700ns
+has "$tmp/out" "partition: 2 ranks by hosts (auto)" "too early job"
+has "$tmp/out" "partition: the jobs see a piece 700ns after it arrived (endpoint_delay), under half the delay of the links spreading them would cut" "too early job"
+cases=$((cases + 1))
+"$SIM" -q --check --ranks 2 --set job.g.endpoint_delay=100ns --set parallel.partition=pod "$tmp/job.ini" \
+	>"$tmp/out" 2>&1 || fail "early job by pod: exit $?"
+has "$tmp/out" "partition: 2 ranks by pod" "early job by pod"
+has "$tmp/out" "so the ranks synchronise every 100ns" "early job by pod"
 usage "ranks without check" "sim: --ranks goes with --check" --ranks 2 "$tmp/ft.ini"
 usage "ranks not a number" "sim: --ranks expects an integer from 1 to 1000000, got 'x'" --check --ranks x "$tmp/ft.ini"
 usage "ranks zero" "sim: --ranks expects an integer from 1 to 1000000, got '0'" --check --ranks 0 "$tmp/ft.ini"

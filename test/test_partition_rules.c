@@ -237,35 +237,52 @@ static void test_scenario(void)
 	free(err);
 	err = NULL;
 	/* A job reacting 1 us late (endpoint_delay) may be mirrored by pod,
-	 * whose lookahead (the agg-core links) is 1 us; 999 ns is refused,
-	 * with the least delay that would do. */
+	 * whose lookahead (the agg-core links) is 1 us; with 999 ns too, the
+	 * ranks then synchronising every 999 ns. */
 	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", SIMTIME_US, &p, &err), 0);
 	CU_ASSERT_EQUAL(p.method, PART_POD);
 	CU_ASSERT(p.mirrored);
 	CU_ASSERT_EQUAL(p.mirror_ps, SIMTIME_US);
+	CU_ASSERT_EQUAL(p.lookahead_ps, SIMTIME_US);
 	CU_ASSERT_EQUAL(p.hosts_of_part[0], 8);
 	partition_free(&p);
-	CU_ASSERT_EQUAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 999 * SIMTIME_NS, &p, &err), -1);
-	CU_ASSERT(msg_has_all(err, (const char *const[]){ "j.ini:7: [parallel] partition = 'pod': a training job "
-			      "([job]) reacts 999ns after a piece arrives (endpoint_delay), less than partition = "
-			      "pod's lookahead of 1us", "give endpoint_delay at least 1us, or use hosts", NULL }));
-	free(err);
-	err = NULL;
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 999 * SIMTIME_NS, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.method, PART_POD);
+	CU_ASSERT(p.mirrored);
+	CU_ASSERT_EQUAL(p.lookahead_ps, 999 * SIMTIME_NS);
+	CU_ASSERT_EQUAL(p.cut_delay_ps, SIMTIME_US);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	partition_describe(&p, &t, f);
+	fclose(f);
+	CU_ASSERT(msg_has_all(buf, (const char *const[]){ "8 of 48 links cut (800Gbps, 16.7% of the link capacity); "
+			      "lookahead 999ns\n", "they see a piece 999ns after it arrived (endpoint_delay), sooner than "
+			      "the shortest cut link's 1us, so the ranks synchronise every 999ns\n", NULL }));
+	free(buf);
+	partition_free(&p);
 	topology_free(&t);
 	config_free(&cfg);
-	/* auto with such a job: round_robin when the delay covers its
-	 * lookahead, else hosts. */
+	/* auto with such a job: round_robin when the delay is at least half
+	 * its cut links' delay (windows that short at most), else hosts. */
 	load_topo(&cfg, &t, "q.ini", plain);
 	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 2 * SIMTIME_US, &p, &err), 0);
 	CU_ASSERT_EQUAL(p.method, PART_ROUND_ROBIN);
 	CU_ASSERT_EQUAL(p.requested, PART_AUTO);
 	CU_ASSERT(p.mirrored);
+	CU_ASSERT_EQUAL(p.lookahead_ps, SIMTIME_US);
 	CU_ASSERT_EQUAL(p.hosts_of_part[0] + p.hosts_of_part[1], 16);
 	CU_ASSERT(p.hosts_of_part[0] > 0 && p.hosts_of_part[1] > 0);
 	partition_free(&p);
 	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 500 * SIMTIME_NS, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.method, PART_ROUND_ROBIN);
+	CU_ASSERT(p.mirrored);
+	CU_ASSERT_EQUAL(p.lookahead_ps, 500 * SIMTIME_NS);
+	partition_free(&p);
+	CU_ASSERT_EQUAL_FATAL(partition_scenario(&cfg, &t, 2, "a training job ([job])", 499 * SIMTIME_NS, &p, &err), 0);
 	CU_ASSERT_EQUAL(p.method, PART_HOSTS);
 	CU_ASSERT(!p.mirrored);
+	CU_ASSERT_EQUAL(p.lookahead_ps, SIMTIME_US);
 	partition_free(&p);
 	topology_free(&t);
 	config_free(&cfg);

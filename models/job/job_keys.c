@@ -119,8 +119,8 @@ static const struct cfg_key job_keys[] = {
 	{ "start", KT_TIME, "0s", .off = JOB(start), .help = "start time" },
 	{ "endpoint_delay", KT_TIME, "0s", CFG_GE(0), .off = JOB(endpoint_delay),
 	  .help = "time from a collective's piece reaching its GPU to the collective seeing it (NCCL's proxy "
-		  "and kernel noticing the completion), on every piece; at least the cut links' delay lets "
-		  "mpirun spread the job's hosts over ranks" },
+		  "and kernel noticing the completion), on every piece; above 0 it lets mpirun "
+		  "spread the job's hosts over ranks (windows no longer than it)" },
 	{ "overlap_grad_reduce", KT_BOOL, .def_doc = "off (Megatron-LM); on with zero = 3 (DeepSpeed's overlap_comm)",
 	  .off = JOB(overlap_grad_reduce), .help = "gradient reductions start during the backward pass" },
 	{ "overlap_param_gather", KT_BOOL, "off", .off = JOB(overlap_param_gather),

@@ -190,7 +190,9 @@ struct partition {
 				    * metis and round_robin */
 	int n_links;               /* links of the topology */
 	int n_cut_links;           /* links whose two ends are on different ranks */
-	simtime_t lookahead_ps;    /* least propagation delay of a cut link;
+	simtime_t lookahead_ps;    /* the synchronisation's window: cut_delay_ps, or a
+				    * mirrored model's shorter mirror_ps (partition_scenario) */
+	simtime_t cut_delay_ps;    /* least propagation delay of a cut link;
 				    * SIMTIME_NEVER when no link is cut */
 	uint64_t cut_rate_bps;     /* summed rate of the cut links (one direction) */
 	uint64_t total_rate_bps;   /* summed rate of every link (one direction) */
@@ -200,7 +202,8 @@ struct partition {
 	uint64_t *nodes_of_part, *hosts_of_part, *switches_of_part, *ports_of_part, *cut_of_part;
 	/* partition_scenario: the model that ties hosts together (a job)
 	 * runs as a copy on every rank, its reactions delayed by mirror_ps
-	 * >= the lookahead (msg.h: late messages). */
+	 * (msg.h: late messages), which bounds the lookahead. mirror_ps
+	 * without mirrored: auto found it too short and chose hosts. */
 	bool mirrored;
 	simtime_t mirror_ps;
 };
@@ -237,9 +240,10 @@ extern const struct cfg_section parallel_section;
  * names a model that needs every host on one rank (a training job): auto
  * then means hosts, and any other method is refused, unless mirror_ps > 0:
  * the model reacts that late to what reaches its hosts (a job's
- * endpoint_delay), so any partition whose lookahead is at most mirror_ps
- * may spread its hosts (out->mirrored; auto: round_robin, when its
- * lookahead fits, else hosts). */
+ * endpoint_delay), so any partition may spread its hosts (out->mirrored),
+ * the ranks synchronising every min(cut_delay_ps, mirror_ps). auto then
+ * means round_robin when mirror_ps is at least half its cut links' delay
+ * (shorter windows cost more than spreading the hosts saves), else hosts. */
 int partition_scenario(const struct config *cfg, const struct topo *t, int n_parts, const char *together,
 		       simtime_t mirror_ps, struct partition *out, char **err);
 

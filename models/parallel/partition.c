@@ -221,6 +221,7 @@ static void count(const struct topo *t, struct partition *p)
 		if (k->delay_ps < p->lookahead_ps)
 			p->lookahead_ps = k->delay_ps;
 	}
+	p->cut_delay_ps = p->lookahead_ps;
 }
 
 /* auto's notion of balance: the busiest rank has at most this many times

@@ -23,11 +23,13 @@
 
 void partition_describe(const struct partition *p, const struct topo *t, FILE *to)
 {
-	char la[32], rate[32];
+	char la[32], rate[32], cd[32], md[32];
 	if (p->lookahead_ps == SIMTIME_NEVER)
 		snprintf(la, sizeof la, "none (no link is cut)");
 	else
 		units_format_time(p->lookahead_ps, la, sizeof la);
+	units_format_time(p->cut_delay_ps, cd, sizeof cd);
+	units_format_time(p->mirror_ps, md, sizeof md);
 	units_format_rate(p->cut_rate_bps, rate, sizeof rate);
 	const char *name = partition_method_name(p->method);
 	fprintf(to, "partition: %d rank%s by %s", p->n_parts, p->n_parts == 1 ? "" : "s", name);
@@ -62,14 +64,20 @@ void partition_describe(const struct partition *p, const struct topo *t, FILE *t
 	if (p->method == PART_HOSTS) {
 		fprintf(to, "partition: every host is rank 0's, with the jobs and collectives; every frame "
 			"a host sends or receives crosses ranks on its host link\n");
+		if (p->mirror_ps > 0)
+			fprintf(to, "partition: the jobs see a piece %s after it arrived (endpoint_delay), under half "
+				"the delay of the links spreading them would cut: windows that short cost more than "
+				"spreading saves (name a method to spread them all the same)\n", md);
 		return;
 	}
 	if (p->mirrored) {
-		char md[32];
-		units_format_time(p->mirror_ps, md, sizeof md);
 		fprintf(to, "partition: the jobs and collectives run on every rank, each rank posting its own "
-			"hosts' messages; they see a piece %s after it arrived (endpoint_delay), at least the "
-			"lookahead\n", md);
+			"hosts' messages; they see a piece %s after it arrived (endpoint_delay)", md);
+		if (p->lookahead_ps < p->cut_delay_ps)
+			fprintf(to, ", sooner than the shortest cut link's %s, so the ranks synchronise every %s\n",
+				cd, md);
+		else
+			fprintf(to, ", at least the lookahead\n");
 	}
 	double h = t->n_hosts, same = 0;
 	for (int r = 0; r < p->n_parts; r++)
