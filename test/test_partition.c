@@ -290,7 +290,9 @@ static void test_lookahead(void)
 	topology_free(&t);
 }
 
-/* Round robin: switch i on rank i mod n, each host with its ToR. */
+/* Round robin: switch i on rank i mod n, each host with its ToR; the
+ * hosts of a rail-optimised fabric (a NIC on each rail's leaf) dealt in
+ * turn before the switches, so every node u is on rank u mod n. */
 static void test_round_robin(void)
 {
 	struct topo t;
@@ -301,6 +303,15 @@ static void test_round_robin(void)
 		CU_ASSERT_EQUAL(p.part_of_node[s], (s - 16) % 3);
 	for (int h = 0; h < 16; h++)
 		CU_ASSERT_EQUAL(p.part_of_node[h], p.part_of_node[16 + h / 2]);
+	partition_free(&p);
+	topology_free(&t);
+	part_of("type = rail_optimized\nhosts = 8\nspines = 2\nnics_per_host = 4", PART_ROUND_ROBIN, 3, &t, &p);
+	check_common(&t, &p);
+	CU_ASSERT_EQUAL(t.n_hosts, 8);
+	for (int u = 0; u < t.n_nodes; u++)
+		CU_ASSERT_EQUAL(p.part_of_node[u], u % 3);
+	CU_ASSERT_EQUAL(p.hosts_of_part[0], 3);
+	CU_ASSERT_EQUAL(p.hosts_of_part[2], 2);
 	partition_free(&p);
 	topology_free(&t);
 }

@@ -131,36 +131,46 @@ int partition_top_tier(const struct topo *t, const int *tiers)
 	return top;
 }
 
+/* The node every port of host h leads to; -1 when they lead to several
+ * (a rail-optimised host's NICs, each on its rail's leaf) or there is none. */
+static int host_home(const struct topo *t, int h)
+{
+	int home = topo_n_ports(t, h) > 0 ? t->ports[t->port_off[h]].peer : -1;
+	for (int i = t->port_off[h] + 1; i < t->port_off[h + 1]; i++)
+		if (t->ports[i].peer != home)
+			return -1;
+	return home;
+}
+
 int partition_single_homed(const struct topo *t)
 {
 	for (int h = 0; h < t->n_hosts; h++)
-		for (int i = t->port_off[h] + 1; i < t->port_off[h + 1]; i++)
-			if (t->ports[i].peer != t->ports[t->port_off[h]].peer)
-				return 0;
+		if (topo_n_ports(t, h) > 1 && host_home(t, h) < 0)
+			return 0;
 	return 1;
 }
 
-/* Round robin: units are the switches in id order, each with the hosts
- * whose port 0 (NIC 0) leads to it, and the hosts whose port 0 leads to no
- * switch; unit i goes to rank i mod n_parts. Balanced in units, blind to
- * locality: the baseline, and `auto`'s last resort without METIS. */
+/* Round robin: units are the nodes in id order, a host whose ports all
+ * lead to one switch going with that switch; unit i goes to rank
+ * i mod n_parts. So a ToR goes with its hosts, and the hosts of a
+ * rail-optimised fabric, whose NICs are on as many leaves, are dealt in
+ * turn themselves (with their rail-0 leaf, every host of a leaf group
+ * would land on one rank). Balanced in units, blind to locality: the
+ * baseline, `auto`'s last resort without METIS and its choice for a
+ * job on every rank (parallel_keys.c). */
 int partition_round_robin(const struct topo *t, int n_parts, int *part, char **err)
 {
 	int units = 0;
 	for (int u = 0; u < t->n_nodes; u++) {
-		part[u] = -1;
-		bool host = u < t->n_hosts;
-		bool on_switch = host && topo_n_ports(t, u) > 0 &&
-				 t->ports[t->port_off[u]].peer >= t->n_hosts;
-		if (!host || !on_switch)
-			part[u] = units++ % n_parts;
+		int home = u < t->n_hosts ? host_home(t, u) : -1;
+		part[u] = home >= t->n_hosts ? -1 : units++ % n_parts;
 	}
 	if (units < n_parts)
 		return err_printf(err, "%d ranks but round_robin has only %d switch%s (with their hosts) "
 				  "to deal; use fewer ranks", n_parts, units, units == 1 ? "" : "es");
 	for (int h = 0; h < t->n_hosts; h++)
 		if (part[h] < 0)
-			part[h] = part[t->ports[t->port_off[h]].peer];
+			part[h] = part[host_home(t, h)];
 	return 0;
 }
 

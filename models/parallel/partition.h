@@ -18,8 +18,8 @@
  * in contiguous blocks of about equal hosts, then the other switches
  * placed tier by tier beside their neighbours. *n_groups: groups dealt. */
 int partition_groups(const struct topo *t, int method, int n_parts, int *part, int *n_groups, char **err);
-/* Every switch with the hosts whose NIC 0 it serves, dealt in turn
- * (partition.c). */
+/* Every switch with the hosts that hang off it alone, and every other
+ * host by itself, dealt in turn (partition.c). */
 int partition_round_robin(const struct topo *t, int n_parts, int *part, char **err);
 /* METIS k-way (partition_metis.c); an error naming libmetis-dev in a
  * build without METIS. */
