@@ -164,10 +164,11 @@ static size_t pad8(size_t n)
 static bool wait_row(struct results *r, struct results_table *t, const char *types, const union row_value *v)
 {
 	size_t fixed = sizeof(struct waiting_head) + pad8((size_t)t->ncols) + (size_t)t->ncols * sizeof *v;
-	size_t text = 0;
-	for (int i = 0; i < t->ncols; i++)
-		if (types[i] == 's' && v[i].s)
-			text += strlen(v[i].s) + 1;
+	size_t text = 0, len[ROW_MAX_COLS];
+	for (int i = 0; i < t->ncols; i++) {
+		len[i] = types[i] == 's' && v[i].s ? strlen(v[i].s) + 1 : 0;
+		text += len[i];
+	}
 	size_t need = pad8(fixed + text);
 	if (r->wq_n + need > r->wq_cap) {
 		if (r->wq_head) { /* the written rows' room first */
@@ -195,14 +196,10 @@ static bool wait_row(struct results *r, struct results_table *t, const char *typ
 	for (int i = 0; i < t->ncols; i++) {
 		union row_value x = v[i];
 		if (types[i] == 's') {
-			const char *src = x.s;
-			x.u = 0;
-			if (src) {
-				size_t len = strlen(src) + 1;
-				memcpy(row + off, src, len);
-				x.u = off;
-				off += len;
-			}
+			x.u = len[i] ? off : 0;
+			if (len[i])
+				memcpy(row + off, v[i].s, len[i]);
+			off += len[i];
 		}
 		memcpy(values + (size_t)i * sizeof x, &x, sizeof x);
 	}

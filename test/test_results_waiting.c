@@ -22,16 +22,6 @@
 
 static const struct run_summary summary = { .wall_s = 1.0, .sim_end_ps = 1000 };
 
-/* name in the test's private folder (the last four stay valid). */
-static const char *path_in(const char *name)
-{
-	static char buf[4][512];
-	static int next;
-	char *b = buf[next++ % 4];
-	snprintf(b, sizeof buf[0], "%s/%s", tmp_dir(), name);
-	return b;
-}
-
 /* Rows that wait in memory (results_defer, a partitioned run's): the same
  * rows in the same order as written at once, text copied when the row is
  * given (the caller's buffer changes after), NULLs kept; written by
@@ -44,7 +34,7 @@ static void test_waiting_rows(void)
 	const char *cols = "flow_id, src, dst, src_gpu, size_bytes, start_ps, end_ps";
 	const int n = RESULTS_WAITING_MAX + 100;
 	for (int waiting = 0; waiting < 2; waiting++) {
-		const char *path = path_in(waiting ? "waiting.db" : "at_once.db");
+		const char *path = tmp_path(waiting ? "waiting.db" : "at_once.db");
 		struct results *r = results_open(path, false, &info, &err);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 		if (waiting)
@@ -73,8 +63,8 @@ static void test_waiting_rows(void)
 		results_row(r, t, "lsssltt", (int64_t)n, "host0", "last", NULL, (int64_t)1, (simtime_t)5, (simtime_t)6);
 		CU_ASSERT_EQUAL(results_finish(r, "complete", &summary), 0);
 	}
-	sqlite3 *db = db_open(path_in("waiting.db"));
-	char *attach = sqlite3_mprintf("ATTACH %Q AS a", path_in("at_once.db"));
+	sqlite3 *db = db_open(tmp_path("waiting.db"));
+	char *attach = sqlite3_mprintf("ATTACH %Q AS a", tmp_path("at_once.db"));
 	CU_ASSERT_EQUAL(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_free(attach);
 	CU_ASSERT_EQUAL(q_int(db, "SELECT count(*) FROM flow"), n + 1);
@@ -90,7 +80,7 @@ static void test_waiting_rows(void)
 	sqlite3_close(db);
 
 	/* A run not published drops its waiting rows (ASan: nothing leaks). */
-	const char *path = path_in("dropped.db");
+	const char *path = tmp_path("dropped.db");
 	struct results *r = results_open(path, false, &info, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	results_defer(r);

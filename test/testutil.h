@@ -93,6 +93,16 @@ static inline const char *tmp_dir(void)
 	return test_tmpdir;
 }
 
+/* The path of name in the private folder; the last four stay valid. */
+static inline const char *tmp_path(const char *name)
+{
+	static char buf[4][512];
+	static int next;
+	char *b = buf[next++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s", tmp_dir(), name);
+	return b;
+}
+
 /* Writes text to the file name in folder dir (replacing it); returns its
  * path, which stays valid until the next file_in or tmp_file. */
 static inline const char *file_in(const char *dir, const char *name, const char *text)
