@@ -139,6 +139,7 @@ static int run_main(int argc, char **argv)
 		.scenario = cli.scenario, .output = cli.output, .append = cli.append, .check = cli.check,
 		.ranks = cli.ranks,
 		.pcap_dir = cli.pcap_dir,
+		.fct_path = cli.fct_path,
 		.interrupt = &interrupted,
 		.progress = par_leader() && !cli.quiet && (scenario_sim(&cfg)->progress == PROGRESS_ON ||
 					   (scenario_sim(&cfg)->progress == PROGRESS_AUTO && isatty(2))),

@@ -309,7 +309,19 @@ rc=$?
 [ "$rc" -eq 2 ] || fail "unwritable output: exit status $rc, expected 2"
 [ "$(wc -l <"$tmp/stderr" | tr -d ' ')" -eq 1 ] || fail "unwritable output: not one line: $(cat "$tmp/stderr")"
 grep -q "cannot write results to $tmp/afile/out.db" "$tmp/stderr" || fail "unwritable output: $(cat "$tmp/stderr")"
+
+# --fct FILE: an unwritable one fails before the run, naming the option;
+# a writable one gets the file [output] hpcc_fct would have written.
+bad "unwritable --fct" "$good" "--fct '$tmp/afile/fct.txt'" "cannot write: Not a directory" --fct "$tmp/afile/fct.txt"
 rm -f "$tmp/afile"
+cases=$((cases + 1))
+printf '%s' "$good" >"$tmp/good.ini"
+"$SIM" -q -o "$tmp/fct1.db" --fct "$tmp/fct.opt" "$tmp/good.ini" >/dev/null 2>&1 || fail "--fct: exit $?"
+"$SIM" -q -o "$tmp/fct2.db" --set output.hpcc_fct="$tmp/fct.key" "$tmp/good.ini" >/dev/null 2>&1 ||
+	fail "[output] hpcc_fct: exit $?"
+{ [ "$(wc -l <"$tmp/fct.opt")" -eq 1 ] && cmp -s "$tmp/fct.opt" "$tmp/fct.key"; } ||
+	fail "--fct: not the file [output] hpcc_fct writes: $(cat "$tmp/fct.opt")"
+rm -f "$tmp"/fct*
 
 # An unreadable scenario.
 cases=$((cases + 1))

@@ -24,6 +24,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocesim-mpi.XXXXXX")
+mkdir "$tmp/own"   # the ranks' TMPDIR where parts are sent (parallel.parts = messages)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fail=0
 src=$(cd "$SRCDIR" && pwd -P)
@@ -101,6 +102,7 @@ if [ "${MPI_QUICK:-0}" = 1 ]; then
 	same link_flap link_flap_allreduce.ini "2"
 	same failures permutation.ini "2" "${failures[@]}"
 	same permutation_messages permutation.ini "2" --set parallel.trade=messages
+	TMPDIR="$tmp/own" same permutation_parts permutation.ini "2" --set parallel.parts=messages
 	same moe_mirrored fat_tree_moe.ini "2" --set simulation.stop=3ms --set job.moe.endpoint_delay=1us
 else
 	same permutation permutation.ini "2 3 4"
@@ -143,6 +145,7 @@ else
 	for m in leaf rail round_robin metis; do
 		same "permutation_$m" permutation.ini "3" --set parallel.partition=$m
 	done
+	TMPDIR="$tmp/own" same permutation_parts permutation.ini "2 3" --set parallel.parts=messages
 fi
 
 # The partitioned cases did split the work, and said how.
@@ -215,28 +218,37 @@ flow = host66 host81 64KB 0us
 flow = host98 host113 64KB 0us
 EOF
 "$SIM" -q -o "$tmp/ties.db" --set output.hpcc_fct="$tmp/fct.seq" "$tmp/ties.ini" >/dev/null 2>&1
-for how in "2 pod" "4 pod" "3 round_robin"; do
+for how in "2 pod" "4 pod" "3 round_robin" "3 pod messages"; do
 	set -- $how
-	"$MPIRUN" -np "$1" "$SIM" -q -o "$tmp/ties.$1.db" --set output.hpcc_fct="$tmp/fct.$1" \
-		--set parallel.partition="$2" "$tmp/ties.ini" >/dev/null 2>&1
+	TMPDIR="$tmp/own" "$MPIRUN" -np "$1" "$SIM" -q -o "$tmp/ties.$1.db" --set output.hpcc_fct="$tmp/fct.$1" \
+		--set parallel.partition="$2" --set parallel.parts="${3:-auto}" "$tmp/ties.ini" >/dev/null 2>&1
 	if [ "$(awk '{ print $6 + $7 }' "$tmp/fct.seq" | uniq -c | awk '{ print $1 }' | tr '\n' ' ')" != "4 4 " ]; then
 		echo "FAIL hpcc_fct: the flows did not end in two groups of four at once"; fail=1
 	elif cmp -s "$tmp/fct.seq" "$tmp/fct.$1" && ! ls "$tmp"/fct.*.rank* >/dev/null 2>&1; then
-		echo "ok hpcc_fct -np $1 ($2): the sequential run's file, ties in its order"
+		echo "ok hpcc_fct -np $1 ($2${3:+, parts sent}): the sequential run's file, ties in its order"
 	else
-		echo "FAIL hpcc_fct -np $1 ($2): differs from the sequential run's (or a part was left)"; fail=1
+		echo "FAIL hpcc_fct -np $1 ($2${3:+, parts sent}): differs from the sequential run's (or a part was left)"; fail=1
 	fi
 done
+# --fct FILE in place of the key: the same file at FILE.
+TMPDIR="$tmp/own" "$MPIRUN" -np 2 "$SIM" -q -o "$tmp/ties.opt.db" --fct "$tmp/fct.opt" \
+	--set parallel.parts=messages "$tmp/ties.ini" >/dev/null 2>&1
+if cmp -s "$tmp/fct.seq" "$tmp/fct.opt" && ! ls "$tmp"/fct.opt.* >/dev/null 2>&1; then
+	echo "ok --fct -np 2 (parts sent): the sequential run's file"
+else
+	echo "FAIL --fct -np 2 (parts sent): differs from the sequential run's (or a part was left)"; fail=1
+fi
 
 # Captures: each rank writes its own ports' files, byte for byte the
 # sequential run's (under pod, and under hosts, whose switches' ranks read
 # copies of the message records).
 pcaps() {
-	local name=$1 sc=$2 taps=$3 n=$4 stop=$5
+	local name=$1 sc=$2 taps=$3 n=$4 stop=$5 parts=${6:-auto}
 	"$SIM" -q -o "$tmp/$name.seq.db" --pcap "$tmp/$name.seq-pcap" "$SRCDIR/scenarios/$sc" \
 		--set pcap.taps="$taps" --set simulation.stop="$stop" >/dev/null 2>&1
-	"$MPIRUN" -np "$n" "$SIM" -q -o "$tmp/$name.$n.db" --pcap "$tmp/$name.$n-pcap" "$SRCDIR/scenarios/$sc" \
-		--set pcap.taps="$taps" --set simulation.stop="$stop" >/dev/null 2>&1
+	TMPDIR="$tmp/own" "$MPIRUN" -np "$n" "$SIM" -q -o "$tmp/$name.$n.db" --pcap "$tmp/$name.$n-pcap" \
+		"$SRCDIR/scenarios/$sc" --set pcap.taps="$taps" --set simulation.stop="$stop" \
+		--set parallel.parts="$parts" >/dev/null 2>&1
 	local files
 	files=$(find "$tmp/$name.seq-pcap" -name '*.pcap' -size +24c | wc -l)
 	if [ "$files" -gt 2 ] && diff -r "$tmp/$name.seq-pcap" "$tmp/$name.$n-pcap" >/dev/null; then
@@ -247,6 +259,42 @@ pcaps() {
 }
 pcaps pcap_pod permutation.ini host0,host5,tor0,tor9:1,agg3,core2 2 200us
 pcaps pcap_hosts fat_tree_moe.ini host0,leaf0,leaf2:20,spine1 2 1ms
+# parts = messages (what auto picks when the ranks are on several
+# machines): ranks r > 0 write their captures in their own TMPDIR and send
+# them to rank 0, as their parts of the database (permutation_parts) and of
+# fct.txt (hpcc_fct, "parts sent"); none of it is left there.
+pcaps pcap_sent permutation.ini host0,host5,tor0,tor9:1,agg3,core2 3 200us messages
+if [ -z "$(ls -A "$tmp/own")" ]; then
+	echo "ok parts = messages: nothing left in the ranks' TMPDIR"
+else
+	echo "FAIL parts = messages: left in TMPDIR: $(ls -A "$tmp/own")"; fail=1
+fi
+
+# A rank that cannot open its part (here a folder in its way) stops every
+# rank at once, said by rank 0, and nothing is written.
+mkdir "$tmp/blocked.db.rank1"
+st=0
+timeout 120 "$MPIRUN" -np 2 "$SIM" -q -o "$tmp/blocked.db" "$SRCDIR/scenarios/permutation.ini" \
+	>"$tmp/blocked.out" 2>&1 || st=$?
+if [ $st -eq 2 ] && grep -q "^sim: rank 1: cannot write results to $tmp/blocked.db.rank1: Is a directory" \
+	"$tmp/blocked.out" && [ -z "$(find "$tmp" -maxdepth 1 -name 'blocked.db*' ! -name blocked.db.rank1)" ]; then
+	echo "ok a rank that cannot open its part: every rank stops, rank 0 says why, nothing written"
+else
+	echo "FAIL a rank that cannot open its part (exit $st)"; cat "$tmp/blocked.out"; fail=1
+fi
+# A part that cannot reach rank 0 (a folder in the way where rank 0 puts
+# what rank 1 sent): exit 1, said, no database rather than half of one.
+mkdir "$tmp/lost.db.rank1"
+st=0
+TMPDIR="$tmp/own" timeout 120 "$MPIRUN" -np 2 "$SIM" -q -o "$tmp/lost.db" "$SRCDIR/scenarios/permutation.ini" \
+	--set parallel.parts=messages >"$tmp/lost.out" 2>&1 || st=$?
+if [ $st -eq 1 ] && grep -q "^sim: could not gather the ranks' parts (said above): $tmp/lost.db was not written" \
+	"$tmp/lost.out" && [ -z "$(find "$tmp" -maxdepth 1 -name 'lost.db*' ! -name lost.db.rank1)" ] &&
+   [ -z "$(ls -A "$tmp/own")" ]; then
+	echo "ok a part that cannot reach rank 0: exit 1, said, no database, nothing left in TMPDIR"
+else
+	echo "FAIL a part that cannot reach rank 0 (exit $st)"; cat "$tmp/lost.out"; ls "$tmp" "$tmp/own"; fail=1
+fi
 
 # A job's hosts cannot be split: another partition than hosts is refused.
 st=0
@@ -299,25 +347,46 @@ fi
 
 # SIGINT to mpirun reaches every rank: one database, 'interrupted', rows intact.
 # The traffic runs for 1 s of simulated time (minutes of wall time), so the
-# signal comes long before the end however fast the machine.
-"$MPIRUN" -np 2 "$SIM" -q -o "$tmp/int.db" "$SRCDIR/test/bench/k8_websearch.ini" \
-	--set simulation.stop=1s --set traffic.ws.stop=1s >"$tmp/int.out" 2>&1 &
-pid=$!
-for _ in $(seq 200); do   # both ranks writing (their handlers are set by then)
-	compgen -G "$tmp/int.db.tmp-*" >/dev/null && compgen -G "$tmp/int.db.rank1.tmp-*" >/dev/null && break
-	sleep 0.1
-done
-sleep 1
-kill -INT $pid
-wait $pid
-check "SIGINT: one database, interrupted" "$tmp/int.db" \
-	"SELECT status = 'interrupted' AND ranks = 2 FROM run"
-check "SIGINT: every finished flow has its row once" "$tmp/int.db" \
-	"SELECT count(*) = count(DISTINCT flow_id) FROM flow"
-if grep -q "conservation broken" "$tmp/int.out"; then
-	echo "FAIL SIGINT: packets unaccounted for"; grep conservation "$tmp/int.out"; fail=1
+# signal comes long before the end however fast the machine. sigint NAME
+# PART [--set ...]: PART, the glob rank 1's part is written at (beside the
+# database, or in its TMPDIR when the parts are sent to rank 0).
+sigint() {
+	local name=$1 part=$2
+	shift 2
+	TMPDIR="$tmp/own" "$MPIRUN" -np 2 "$SIM" -q -o "$tmp/$name.db" "$SRCDIR/test/bench/k8_websearch.ini" \
+		--set simulation.stop=1s --set traffic.ws.stop=1s "$@" >"$tmp/$name.out" 2>&1 &
+	local pid=$! seen=0
+	for _ in $(seq 200); do   # both ranks writing (their handlers are set by then)
+		if compgen -G "$tmp/$name.db.tmp-*" >/dev/null && compgen -G "$part" >/dev/null; then
+			seen=1
+			break
+		fi
+		sleep 0.1
+	done
+	sleep 1
+	kill -INT $pid
+	wait $pid
+	[ $seen = 1 ] || { echo "FAIL $name: rank 1's part never appeared at $part"; fail=1; }
+	check "$name: one database, interrupted" "$tmp/$name.db" \
+		"SELECT status = 'interrupted' AND ranks = 2 FROM run"
+	check "$name: every finished flow has its row once" "$tmp/$name.db" \
+		"SELECT count(*) = count(DISTINCT flow_id) FROM flow"
+	if grep -q "conservation broken" "$tmp/$name.out"; then
+		echo "FAIL $name: packets unaccounted for"; grep conservation "$tmp/$name.out"; fail=1
+	else
+		echo "ok $name: every packet sent is delivered, dropped or in the network"
+	fi
+}
+sigint SIGINT "$tmp/SIGINT.db.rank1.tmp-*"
+# Parts sent to rank 0: rank 1 writes its part in its TMPDIR, never beside
+# the database, and sends it when interrupted too; nothing is left there.
+sigint SIGINT_sent "$tmp/own/rocesim-*/results.db.tmp-*" --set parallel.parts=messages
+check "SIGINT_sent: rank 1's rows are in (its ports' statistics)" "$tmp/SIGINT_sent.db" \
+	"SELECT count(DISTINCT node) = 128 + 80 FROM port_stats"
+if [ -z "$(ls -A "$tmp/own")" ] && ! compgen -G "$tmp/SIGINT_sent.db.rank*" >/dev/null; then
+	echo "ok SIGINT_sent: nothing left in the ranks' TMPDIR nor beside the database"
 else
-	echo "ok SIGINT: every packet sent is delivered, dropped or in the network"
+	echo "FAIL SIGINT_sent: left: $(ls -A "$tmp/own") $(ls "$tmp" | grep SIGINT_sent)"; fail=1
 fi
 
 [ $fail -eq 0 ] && echo "mpi.sh: all checks passed"

@@ -106,6 +106,33 @@ for np in 2 3; do
 	grep -Eq '^ +4/4 +4 +stopped +0 .* 2 +0\.6$' "$tmp/np$np.out" || bad "-np $np: summary row of point 4"
 done
 
+# ---- the points' files sent to rank 0 ([parallel] parts = messages, what
+# auto picks when a rank is on another machine than rank 0): ranks 1 and 2
+# run their points in a private folder of their TMPDIR, captures and
+# fct.txt included, and send them to rank 0; the database, the captures
+# and the fct.txt files are the sequential sweep's, and nothing is left
+# in TMPDIR. Run from the output's folder, so that the relative paths
+# (and the run rows' configurations) are alike.
+mkdir "$tmp/sseq" "$tmp/ssent" "$tmp/own"
+sent=(--set parallel.parts=messages --set pcap.taps=host0,tor1 --set output.hpcc_fct=fct.txt)
+sim=$(cd "$(dirname "$SIM")" && pwd)/$(basename "$SIM")
+wsa=$(cd "$SRCDIR" && pwd)/scenarios/websearch.ini
+(cd "$tmp/sseq" && "$sim" "$wsa" "${small[@]}" "${sent[@]}" "${points[@]}" -o s.db >../sseq.out 2>&1) ||
+	bad "sequential sweep with captures: exit $?"
+st=0
+(cd "$tmp/ssent" && TMPDIR="$tmp/own" mpi -np 3 "$sim" "$wsa" "${small[@]}" "${sent[@]}" "${points[@]}" -o s.db \
+	>../ssent.out 2>&1) || st=$?
+dump "$tmp/sseq/s.db" >"$tmp/sseq.dump"
+dump "$tmp/ssent/s.db" >"$tmp/ssent.dump" 2>/dev/null
+if [ $st = 0 ] && cmp -s "$tmp/sseq.dump" "$tmp/ssent.dump" && diff -r "$tmp/sseq" "$tmp/ssent" -x s.db >/dev/null &&
+   [ "$(find "$tmp/ssent/s" -name '*.pcap' -size +24c | wc -l)" -ge 8 ] &&
+   [ "$(ls "$tmp/ssent" | grep -c '^fct\.point-[1-4]\.txt$')" = 4 ] && [ -z "$(ls -A "$tmp/own")" ]; then
+	echo "ok parts = messages -np 3: the sequential sweep's tables, captures and fct.txt files; nothing left in TMPDIR"
+else
+	bad "parts = messages -np 3 (exit $st):"; diff "$tmp/sseq.dump" "$tmp/ssent.dump"
+	diff -r "$tmp/sseq" "$tmp/ssent" -x s.db | head; ls -R "$tmp/own" "$tmp/ssent" | head -30; tail -5 "$tmp/ssent.out"
+fi
+
 # ---- the worst status of every rank's points: point 2 (rank 1's) deadlocks
 st=0
 mpi -np 2 "$SIM" "$SRCDIR/scenarios/pfc_deadlock.ini" --set simulation.stop=3ms --sweep switch.pfc=off,on \

@@ -16,16 +16,17 @@
 
 #define ROCEV2_UDP_DPORT 4791      /* docs/protocol.md "Frames on the wire" */
 
-struct hpcc_fct *hpcc_fct_open(const char *path, bool keyed, char **err)
+struct hpcc_fct *hpcc_fct_open(const char *path, const char *who, bool keyed, char **err)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
-		err_printf(err, "[output] hpcc_fct = '%s': cannot write: %s", path, strerror(errno));
+		err_printf(err, "%s '%s': cannot write: %s", who, path, strerror(errno));
 		return NULL;
 	}
 	struct hpcc_fct *h = xcalloc(1, sizeof *h);
 	h->f = f;
 	h->path = xstrdup(path);
+	h->who = who;
 	h->keyed = keyed;
 	return h;
 }
@@ -37,7 +38,7 @@ int hpcc_fct_close(struct hpcc_fct *h, char **err)
 		bad = 1;
 	int rc = 0;
 	if (bad) {
-		rc = err_printf(err, "[output] hpcc_fct = '%s': write error", h->path);
+		rc = err_printf(err, "%s '%s': write error", h->who, h->path);
 		unlink(h->path);   /* nothing half-written */
 	}
 	free(h->path);
@@ -111,13 +112,13 @@ static int part_next(struct part_in *p, const char *name, char **err)
 	return 0;
 }
 
-int hpcc_fct_merge(const char *path, char *const *parts, int n, char **err)
+int hpcc_fct_merge(const char *path, const char *who, char *const *parts, int n, char **err)
 {
 	struct part_in *in = xcalloc((size_t)(n > 0 ? n : 1), sizeof *in);
 	FILE *out = fopen(path, "w");
 	int rc = 0;
 	if (!out)
-		rc = err_printf(err, "[output] hpcc_fct = '%s': cannot write: %s", path, strerror(errno));
+		rc = err_printf(err, "%s '%s': cannot write: %s", who, path, strerror(errno));
 	for (int i = 0; !rc && i < n; i++) {
 		if (!(in[i].f = fopen(parts[i], "r")))
 			rc = err_printf(err, "%s: cannot read a rank's part: %s", parts[i], strerror(errno));

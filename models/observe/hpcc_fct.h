@@ -33,14 +33,20 @@ struct world;
 struct hpcc_fct {
 	FILE *f;
 	char *path;
+	const char *who;   /* what named the file: HPCC_FCT_KEY or HPCC_FCT_OPTION */
 	bool keyed;
 };
 
+/* What names the file, as errors say it: the key or sim's option. */
+#define HPCC_FCT_KEY "[output] hpcc_fct ="
+#define HPCC_FCT_OPTION "--fct"
+
 /* Opens (creates or truncates) path for writing; NULL with *err
- * "[output] hpcc_fct = 'PATH': cannot write: REASON". keyed: one rank's
+ * "WHO 'PATH': cannot write: REASON" (who: a static string, HPCC_FCT_KEY
+ * or HPCC_FCT_OPTION; a rank's part names the file it belongs to). keyed: one rank's
  * part of a partitioned run, each line led by the flow's end (ps) and the
  * key of the event that ended it, "END KEY ", for hpcc_fct_merge. */
-struct hpcc_fct *hpcc_fct_open(const char *path, bool keyed, char **err);
+struct hpcc_fct *hpcc_fct_open(const char *path, const char *who, bool keyed, char **err);
 /* Flushes and closes; 0, or -1 with *err on a write error (the file is
  * removed: nothing half-written). */
 int hpcc_fct_close(struct hpcc_fct *h, char **err);
@@ -54,6 +60,6 @@ void hpcc_fct_attach(struct hpcc_fct *h, struct world *w);
  * order of the sequential run: by end, then by key (one event ends flows
  * on one rank only, in its part's order). The parts are removed. 0, or -1
  * with *err and nothing at path. */
-int hpcc_fct_merge(const char *path, char *const *parts, int n, char **err);
+int hpcc_fct_merge(const char *path, const char *who, char *const *parts, int n, char **err);
 
 #endif

@@ -109,11 +109,11 @@ static void tap_rx(struct port_tap *hook, simtime_t at, const struct packet *pkt
 	pcapw_write(t->file, at, t->buf, (uint32_t)len);
 }
 
-int tap_open(struct taps *t, const char *db_path, char **err)
+int tap_open(struct taps *t, const char *db_path, const char *here, char **err)
 {
 	struct world *w = t->w;
 	const struct pcap_cfg *pc = cfg_get(w->cfg, &pcap_section);
-	const char *dir = t->cli_dir ? t->cli_dir : pc->dir;
+	const char *dir = here ? here : t->cli_dir ? t->cli_dir : pc->dir;
 	if (dir) {
 		t->dir = xstrdup(dir);
 	} else {
@@ -192,6 +192,7 @@ static void release(struct taps *t, bool discard)
 	free(t);
 }
 
+const char *tap_dir(const struct taps *t) { return t->dir; }
 void tap_close(struct taps *t) { release(t, false); }
 void tap_discard(struct taps *t) { release(t, true); }
 

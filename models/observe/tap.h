@@ -32,10 +32,14 @@ struct taps;
  * or -1 with *err (malloc'd, "FILE:LINE: [pcap] taps = '...': ...") for a
  * name that is not a node or node:port of the topology. Opens nothing. */
 int tap_setup(struct world *w, const char *cli_dir, struct taps **out, char **err);
-/* Creates the folder (db_path gives the default one) and one file per tapped
- * port, then hooks the ports. Returns 0, or -1 with *err (malloc'd, naming
- * the key or option and the path) after removing what it created. */
-int tap_open(struct taps *t, const char *db_path, char **err);
+/* Creates the folder (here when not NULL: a rank's private one, whose
+ * files rank 0 receives, parallel.h; else --pcap's, [pcap] dir or what
+ * db_path gives) and one file per tapped port of this rank, then hooks
+ * the ports. Returns 0, or -1 with *err (malloc'd, naming the key or
+ * option and the path) after removing what it created. */
+int tap_open(struct taps *t, const char *db_path, const char *here, char **err);
+/* The folder tap_open made or took (until tap_close). */
+const char *tap_dir(const struct taps *t);
 /* Unhooks, flushes and closes every file (warns when a write failed), frees t. NULL: no-op. */
 void tap_close(struct taps *t);
 /* As tap_close, but removes the files and the folders tap_open created. */

@@ -58,8 +58,10 @@ struct par {
 	bool mirrored;             /* the jobs run on every rank, their hosts spread
 				    * (partition.mirrored; msg.h: late messages) */
 	simtime_t mirror_ps;       /* ... their endpoint_delay */
-	bool hostless;             /* ... and this rank is not 0: its work is never
-				    * "done", it only carries frames to the end */
+	bool hostless;             /* hosts_alone and this rank is not 0: its work is
+				    * never "done", it only carries frames to the end */
+	bool ship;                 /* ranks r > 0 send rank 0 their files (par_ship.c) */
+	char *ship_dir;            /* ... a rank r > 0's private folder for them */
 	struct sim *sim;
 	struct world *w;
 	int *node_owner;           /* [n_nodes] */

@@ -237,6 +237,7 @@ void par_free(struct par *p)
 #ifdef HAVE_MPI
 	par_shm_close(p);
 #endif
+	par_ship_close(p);
 	for (int r = 0; r < p->n; r++)
 		if (!p->out[r].in_slot)
 			free(p->out[r].b);

@@ -22,7 +22,8 @@
  *   - the end (all work done, [simulation] stop, a signal, the watchdog's
  *     verdict) is decided together at window boundaries, at exactly the
  *     event the sequential run ends on;
- *   - ranks write their rows into part databases beside the output,
+ *   - ranks write their rows into part databases beside the output (or
+ *     send them to rank 0 when they do not share its folder, par_ship.c),
  *     which rank 0 merges into the one database before publishing it.
  * Models whose state spans hosts without a link between them (training
  * jobs, collectives, closed-loop sources, multicast) run where every host
@@ -157,6 +158,52 @@ void par_write_run(struct par *p, struct results *res);
  * rows and deletes the parts. 0, or -1 reported. */
 int par_merge_parts(struct par *p, struct results *res, const char *output);
 
+/* ---- the ranks' files reaching rank 0 (par_ship.c) ----
+ * Every function but par_part_here and par_captures_here is called by
+ * every rank of a partitioned run (never by an idle one). */
+
+/* Before any output is opened: whether the ranks send rank 0 their files
+ * ([parallel] parts), and then, on ranks r > 0, the private folder in
+ * $TMPDIR they write them in. 0, or -1 with *err (this rank's). */
+int par_ship_open(struct par *p, char **err);
+/* Where this rank writes its part of base (malloc'd): par_part_path
+ * beside base, or `what` in its private folder. */
+char *par_part_here(const struct par *p, const char *base, const char *what);
+/* The folder this rank captures its ports into instead of the output's
+ * (malloc'd), or NULL: the output's. */
+char *par_captures_here(const struct par *p);
+/* Once the ranks r > 0 closed their part of base (written at
+ * par_part_here(p, base, what)): rank 0 receives each at par_part_path(
+ * base, r), when they were sent. base NULL: none. 0, or -1 on rank 0
+ * (reported) when one could not be written. */
+int par_ship_part(struct par *p, const char *base, const char *what);
+/* Once the captures are closed: rank 0 receives the ranks' captures into
+ * its capture folder dir, when they were sent. 0, or -1 (reported). */
+int par_ship_captures(struct par *p, const char *dir);
+/* Removes a rank's private folder and what is left in it (par_free). */
+void par_ship_close(struct par *p);
+/* Files sent to rank 0 by the others, on the world's ranks (a run's
+ * parts, a sweep's points, sweep_ranks.c): each pair of ranks sends and
+ * receives in the same order. par_send_file sends the file at path
+ * (missing or unreadable: none; a warning) and removes it; par_recv_file
+ * writes rank from's into path: 1 when it sent none, 0, or -1 (reported,
+ * nothing left at path). par_send_folder sends every file of dir, then
+ * removes them and dir; par_recv_folder writes rank from's into dir, made
+ * when missing: 0 or -1 (reported). */
+void par_send_file(const char *path);
+int par_recv_file(int from, const char *path);
+void par_send_folder(const char *dir);
+int par_recv_folder(int from, const char *dir);
+/* Every rank, on every rank: whether they all run on rank 0's machine. */
+bool par_all_with_rank0(void);
+/* A new private folder in $TMPDIR (else /tmp) for a rank's parts
+ * (malloc'd), or NULL with *err. */
+char *par_private_folder(char **err);
+/* The first rank's error (lowest rank; mine NULL: this rank has none),
+ * on every rank, malloc'd, "rank N: " before another rank's; NULL when
+ * no rank has one. */
+char *par_first_error(struct par *p, const char *mine);
+
 /* ---- Partitioning (partition*.c, docs/parallel.md "Partitioning") ----
  *
  * A partition gives every node of a topology (a host with its NICs and
@@ -228,11 +275,17 @@ const char *partition_method_at(const void *arg, size_t i);
 struct parallel_cfg {
 	int partition;             /* enum partition_method [auto] */
 	int trade;                 /* enum par_trade [auto] */
+	int parts;                 /* enum par_parts [auto] */
 };
 /* How the ranks trade a window's frames: auto, through memory they share
  * when every rank is on one machine (else as messages); messages, always
  * as MPI messages. The results are the same either way. */
 enum par_trade { PAR_TRADE_AUTO, PAR_TRADE_MESSAGES };
+/* Where ranks r > 0 leave their part of the database, of fct.txt and
+ * their captures for rank 0 (par_ship.c): auto, folder when every rank is
+ * on rank 0's machine (else messages); folder, beside the output; messages,
+ * sent to rank 0 once the run is over. */
+enum par_parts { PAR_PARTS_AUTO, PAR_PARTS_FOLDER, PAR_PARTS_MESSAGES };
 extern const struct cfg_section parallel_section;
 /* partition_compute with the scenario's [parallel] partition; an error is
  * located at that key ("x.ini:7: [parallel] partition = 'pod': ..." or

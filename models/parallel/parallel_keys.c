@@ -13,6 +13,7 @@
 #define PAR(f) offsetof(struct parallel_cfg, f)
 
 static const char *const v_trade[] = { "auto", "messages", NULL };
+static const char *const v_parts[] = { "auto", "folder", "messages", NULL };
 
 static const struct cfg_key parallel_keys[] = {
 	{ "partition", KT_ENUM, "auto", .vocab_fn = partition_method_at, .off = PAR(partition),
@@ -24,6 +25,11 @@ static const struct cfg_key parallel_keys[] = {
 	  .help = "how the ranks trade each window's frames: auto (through memory they share when every rank "
 		  "is on one machine, else as MPI messages) or messages (always MPI messages); "
 		  "the results are the same" },
+	{ "parts", KT_ENUM, "auto", .vocab = v_parts, .off = PAR(parts),
+	  .help = "how the other ranks' parts of the results (database, hpcc_fct, captures) reach rank 0: "
+		  "auto (folder when every rank is on rank 0's machine, else messages), folder (written "
+		  "beside the output, which every rank must then see) or messages (written in each rank's "
+		  "TMPDIR and sent to rank 0 when the run is over); the results are the same" },
 };
 
 const struct cfg_section parallel_section = {

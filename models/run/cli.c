@@ -28,6 +28,7 @@ enum {
 	OPT_APPEND = 256,
 	OPT_SEED,
 	OPT_PCAP,
+	OPT_FCT,
 	OPT_CHECK,
 	OPT_KEYS,
 	OPT_SERVE,
@@ -52,6 +53,8 @@ static const struct cli_opt cli_opts[] = {
 	{ "seed", OPT_SEED, "N", "same as --set simulation.seed=N" },
 	{ "pcap", OPT_PCAP, "DIR",
 	  "capture what [pcap] taps names (every host port\nif none) into DIR" },
+	{ "fct", OPT_FCT, "FILE",
+	  "write the flows' completion list (HPCC ns-3's\nfct.txt, as [output] hpcc_fct) into FILE" },
 	{ "sweep", OPT_SWEEP, "SECTION.KEY=V1,V2,...",
 	  "run the scenario once per value (repeatable: every\ncombination, the first --sweep varying slowest)\ninto one database. See below." },
 	{ "jobs", 'j', "N", "run N points of a --sweep at a time [1]" },
@@ -330,6 +333,7 @@ int cli_parse(int argc, char **argv, struct cli *out)
 			break;
 		}
 		case OPT_PCAP: out->pcap_dir = optarg; break;
+		case OPT_FCT: out->fct_path = optarg; break;
 		case 'q': out->quiet = true; break;
 		case OPT_CHECK: out->check = true; break;
 		case OPT_RANKS:

@@ -22,6 +22,7 @@ struct cli {
 	struct cfg_override *sets;   /* --set and --seed, in command-line order */
 	size_t n_sets;
 	const char *pcap_dir;        /* --pcap DIR */
+	const char *fct_path;        /* --fct FILE */
 	bool quiet;                  /* -q */
 	bool check;                  /* --check */
 	int ranks;                   /* --ranks N (with --check): print the partition

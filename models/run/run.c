@@ -141,6 +141,97 @@ static void run_free(struct run *r)
 	free(r);
 }
 
+/* Where the run writes its fct.txt: --fct's path, else [output]
+ * hpcc_fct's; NULL: it writes none. run_fct_who: which named it. */
+static const char *run_fct_path(const struct run *r)
+{
+	return r->o.fct_path ? r->o.fct_path : ((const struct output_cfg *)cfg_get(r->cfg, &output_section))->hpcc_fct;
+}
+static const char *run_fct_who(const struct run *r)
+{
+	return r->o.fct_path ? HPCC_FCT_OPTION : HPCC_FCT_KEY;
+}
+
+/* Removes what open_outputs opened (another rank could not open its own). */
+static void discard_outputs(struct run *r)
+{
+	if (r->res)
+		results_abort(r->res);
+	r->res = NULL;
+	if (r->fct)
+		hpcc_fct_abort(r->fct);
+	r->fct = NULL;
+	tap_discard(r->taps);
+	r->taps = NULL;
+}
+
+/* Opens the run's outputs: captures, fct.txt, the database (a rank's
+ * parts under MPI, par_ship.c says where). 0, or -1 with *err and nothing
+ * left open. */
+static int open_outputs(struct run *r, struct run_report *rep, char **err)
+{
+	const struct config *cfg = r->cfg;
+	const struct run_opts *o = &r->o;
+	struct world *w = &r->w;
+	bool part = r->par && par_rank() > 0; /* its part, merged by rank 0 (par_merge.c) */
+	if (r->par && par_ship_open(r->par, err) < 0)
+		return -1;
+	/* Each rank captures its own ports, beside the published database
+	 * (or in its private folder, sent to rank 0 at the end). */
+	if (r->taps) {
+		par_share_records(r->par);
+		char *here = r->par ? par_captures_here(r->par) : NULL;
+		int trc = tap_open(r->taps, rep->output, here, err);
+		free(here);
+		if (trc < 0) {
+			r->taps = NULL;  /* tap_open removed what it created */
+			return -1;
+		}
+	}
+	if (part) {
+		char *at = par_part_here(r->par, rep->output, "results.db");
+		free(rep->output);
+		rep->output = at;
+	}
+	struct tables_ctx tables = { .w = w };
+	/* A part is read once, by the merge: no indexes (rank 0 builds
+	 * the database's over the merged tables). */
+	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
+					 .config = cfg->resolved, .seed = scenario_sim(cfg)->seed,
+					 .version = PACKAGE_VERSION, .schema_sql = rocesim_schema_sql,
+					 .index_sql = part ? NULL : rocesim_index_sql, .prepare = prepare_tables,
+					 .prepare_ctx = &tables };
+	/* [output] hpcc_fct (or --fct): opened before the run, so an
+	 * unwritable path is an input error with nothing simulated
+	 * (hpcc_fct.h). Partitioned: each rank writes its part, which rank 0
+	 * merges (run_fct_merge). */
+	const char *fct = run_fct_path(r);
+	if (fct) {
+		bool keyed = par_partitioned(r->par);
+		char *fpath = keyed ? par_part_here(r->par, fct, "fct.txt") : xstrdup(fct);
+		r->fct = hpcc_fct_open(fpath, run_fct_who(r), keyed, err);
+		free(fpath);
+		if (!r->fct) {
+			tap_discard(r->taps); /* nothing half-written */
+			r->taps = NULL;
+			return -1;
+		}
+		hpcc_fct_attach(r->fct, w); /* the first observer of flow records; their rows next */
+	}
+	r->res = results_open(rep->output, o->append, &info, err);
+	if (!r->res && o->append && tables.refused) {
+		char *why = *err;
+		*err = str_printf("%s (its tables do not match this version of rocesim: write to a new "
+				  "database, or --append to one this version made)", why);
+		free(why);
+	}
+	if (!r->res) {
+		discard_outputs(r);
+		return -1;
+	}
+	return 0;
+}
+
 int run_open(const struct config *cfg, const struct run_opts *o, struct run_report *rep, struct run **out,
 	     char **err)
 {
@@ -216,58 +307,22 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 	}
 	if (!o->no_results) {
 		rep->output = output_path(cfg, o);
-		/* Each rank captures its own ports, beside the published database. */
-		if (r->taps)
-			par_share_records(r->par);
-		if (r->taps && tap_open(r->taps, rep->output, err) < 0) {
-			r->taps = NULL;  /* tap_open removed what it created */
-			goto input_error;
-		}
-		if (r->par && par_rank() > 0) { /* its part, merged by rank 0 (par_merge.c) */
-			char *part = par_part_path(rep->output, par_rank());
-			free(rep->output);
-			rep->output = part;
-		}
-		struct tables_ctx tables = { .w = w };
-		/* A part is read once, by the merge: no indexes (rank 0 builds
-		 * the database's over the merged tables). */
-		bool part = r->par && par_rank() > 0;
-		struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
-						 .config = cfg->resolved, .seed = sc->seed,
-						 .version = PACKAGE_VERSION, .schema_sql = rocesim_schema_sql,
-						 .index_sql = part ? NULL : rocesim_index_sql, .prepare = prepare_tables,
-						 .prepare_ctx = &tables };
-		/* [output] hpcc_fct: opened before the run, so an unwritable path is
-		 * an input error with nothing simulated (hpcc_fct.h). Partitioned:
-		 * each rank writes its part, which rank 0 merges (fct_merge). */
-		const struct output_cfg *oc = cfg_get(cfg, &output_section);
-		if (oc->hpcc_fct) {
-			bool keyed = par_partitioned(r->par);
-			char *fpath = keyed ? par_part_path(oc->hpcc_fct, par_rank()) : xstrdup(oc->hpcc_fct);
-			r->fct = hpcc_fct_open(fpath, keyed, err);
-			free(fpath);
-			if (!r->fct) {
-				tap_discard(r->taps); /* nothing half-written */
-				r->taps = NULL;
-				goto input_error;
+		int orc = open_outputs(r, rep, err);
+		if (par_partitioned(r->par)) {
+			/* One rank that cannot open its outputs stops them all (the
+			 * others would wait for it in their first window); rank 0
+			 * says why. */
+			char *first = par_first_error(r->par, orc < 0 ? *err : NULL);
+			if (first && orc == 0)
+				discard_outputs(r);
+			if (first) {
+				free(*err);
+				*err = first;
+				orc = -1;
 			}
-			hpcc_fct_attach(r->fct, w); /* the first observer of flow records; their rows next */
 		}
-		r->res = results_open(rep->output, o->append, &info, err);
-		if (!r->res && o->append && tables.refused) {
-			char *why = *err;
-			*err = str_printf("%s (its tables do not match this version of rocesim: write to a new "
-					  "database, or --append to one this version made)", why);
-			free(why);
-		}
-		if (!r->res) {
-			if (r->fct)
-				hpcc_fct_abort(r->fct);
-			r->fct = NULL;
-			tap_discard(r->taps);
-			r->taps = NULL;
+		if (orc < 0)
 			goto input_error;
-		}
 	}
 	run_warn_choices(cfg, w, r->jobs, !o->driven); /* after every input error, so those stay one line */
 	if (r->taps)
@@ -448,8 +503,11 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 	for (int i = 0; i < w->fab.n_ports; i++)
 		if (fabric_port_held(&w->fab, i))
 			port_pfc_close(sim, &w->fab.ports[i]);
+	char *captured = r->taps ? xstrdup(tap_dir(r->taps)) : NULL;
 	tap_close(r->taps);   /* after the drain, so the last control frames are in */
 	r->taps = open_taps = NULL;
+	bool shipped = !par || !captured || par_ship_captures(r->par, captured) == 0;
+	free(captured);
 	run_warn_lossless_drops(w);
 	sim->now = end;
 
@@ -510,12 +568,24 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 			rc = EXIT_INTERNAL;
 		res = NULL;
 	}
-	if (r->par && par_merge_parts(r->par, res, rep->output) < 0)
+	if (par && rep->output) { /* the parts sent to rank 0, when they are (par_ship.c) */
+		shipped &= par_ship_part(r->par, rep->output, "results.db") == 0;
+		shipped &= par_ship_part(r->par, run_fct_path(r), "fct.txt") == 0;
+	}
+	bool merged = !r->par || par_merge_parts(r->par, res, rep->output) == 0;
+	if (!shipped || !merged)
 		rc = EXIT_INTERNAL;
-	if (res) {
+	if (res && !merged) { /* a rank's rows are missing: no database rather than half of one */
+		abort_results();
+		r->fct = NULL;
+		log_set_cleanup(NULL);
+		run_fct_merge(run_fct_path(r), run_fct_who(r), r->par, false, err);
+		free(*err);
+		*err = str_printf("could not gather the ranks' parts (said above): %s was not written", rep->output);
+	} else if (res) {
 		bool kept = publish(r, res, rep->status, &sum, err);
-		if (run_fct_merge(r->w.cfg, r->par, kept, err) < 0 || !kept) /* merged, or the parts removed */
-			rc = EXIT_INTERNAL;
+		if (run_fct_merge(run_fct_path(r), run_fct_who(r), r->par, kept, err) < 0 || !kept)
+			rc = EXIT_INTERNAL; /* merged, or the parts removed */
 	}
 	run_free(r);
 	return rc;

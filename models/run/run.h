@@ -53,6 +53,7 @@ struct run_opts {
 	int ranks;                  /* with check, > 0: also print the partition for
 				     * this many ranks ([parallel], parallel.h) */
 	const char *pcap_dir;       /* --pcap DIR: capture into DIR (tap.h) */
+	const char *fct_path;       /* --fct FILE: the fct.txt of [output] hpcc_fct into FILE */
 	volatile sig_atomic_t *interrupt; /* set asynchronously to stop the run */
 	/* A driver of the run (api.c): no_results writes no database (output
 	 * unused); driven prints nothing on stdout (the fabric line) and no

@@ -45,8 +45,8 @@ simtime_t run_mirror_ps(const struct config *cfg);
 void run_wd_sums(void *ctx, struct wd_view *v);
 void run_wd_graph(void *ctx, const int *part, int n, int **all, int *n_all);
 bool run_all_empty(void *ctx, bool empty);
-/* [output] hpcc_fct of a partitioned run: the ranks' parts merged when
- * keep, else removed. 0, or -1 with *err. */
-int run_fct_merge(const struct config *cfg, const struct par *par, bool keep, char **err);
+/* The fct.txt of a partitioned run (path, named by who: hpcc_fct.h): the
+ * ranks' parts merged when keep, else removed. 0, or -1 with *err. */
+int run_fct_merge(const char *path, const char *who, const struct par *par, bool keep, char **err);
 
 #endif

@@ -73,9 +73,8 @@ bool run_all_empty(void *ctx, bool empty)
 /* A partitioned run's fct.txt: the ranks' parts (every one closed: the
  * ranks published theirs before par_merge_parts), merged when the
  * database is kept, else removed. */
-int run_fct_merge(const struct config *cfg, const struct par *par, bool keep, char **err)
+int run_fct_merge(const char *path, const char *who, const struct par *par, bool keep, char **err)
 {
-	const char *path = ((const struct output_cfg *)cfg_get(cfg, &output_section))->hpcc_fct;
 	if (!path || !par_partitioned(par))
 		return 0;
 	int n = par_size(), rc = 0;
@@ -83,7 +82,7 @@ int run_fct_merge(const struct config *cfg, const struct par *par, bool keep, ch
 	for (int k = 0; k < n; k++)
 		parts[k] = par_part_path(path, k);
 	if (keep)
-		rc = hpcc_fct_merge(path, parts, n, err);
+		rc = hpcc_fct_merge(path, who, parts, n, err);
 	for (int k = 0; k < n; k++) {
 		unlink(parts[k]);
 		free(parts[k]);

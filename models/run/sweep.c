@@ -108,10 +108,12 @@ static int load_points(struct sweep *s)
 		}
 		p->config = xstrdup(cfg.resolved);
 		p->seed = scenario_sim(&cfg)->seed;
-		if (i == 0)
+		if (i == 0) {
 			s->output = cli->output ? xstrdup(cli->output)
 				  : scenario_sim(&cfg)->output ? xstrdup(scenario_sim(&cfg)->output)
 				  : str_printf("results/%s.db", cfg.name);
+			s->parts = ((const struct parallel_cfg *)cfg_get(&cfg, &parallel_section))->parts;
+		}
 		const struct pcap_cfg *pc = cfg_get(&cfg, &pcap_section);
 		if (cli->pcap_dir || pc->dir || pc->n_taps) {
 			char *base = xstrdup(cli->pcap_dir ? cli->pcap_dir : pc->dir ? pc->dir : "");
@@ -125,18 +127,22 @@ static int load_points(struct sweep *s)
 		const struct output_cfg *oc = cfg_get(&cfg, &output_section);
 		if (oc->hpcc_fct)
 			p->fct = per_point_file(oc->hpcc_fct, i);
+		if (cli->fct_path)
+			p->fct_at = per_point_file(cli->fct_path, i);
 		config_free(&cfg);
 	}
 	free(ov);
 	return rc;
 }
 
-/* A child's argv: sim [--check | -o DB] -q [--pcap DIR] --set ... -- SCENARIO. */
+/* A child's argv: sim -q [--check | -o DB] [--pcap DIR] --set ... [--fct FILE] -- SCENARIO. */
 static char **point_argv(const struct sweep *s, size_t i, bool check)
 {
 	const struct cli *cli = s->cli;
 	const struct point *p = &s->pt[i];
-	size_t n = 0, cap = 10 + 2 * (cli->n_sets + s->n_ax);
+	/* exe -q -o DB --pcap DIR --set FCT --fct FILE -- SCENARIO NULL, and
+	 * two per --set and axis */
+	size_t n = 0, cap = 13 + 2 * (cli->n_sets + s->n_ax);
 	char **argv = xcalloc(cap, sizeof *argv);
 	argv[n++] = xstrdup(s->exe);
 	argv[n++] = xstrdup("-q");
@@ -162,6 +168,10 @@ static char **point_argv(const struct sweep *s, size_t i, bool check)
 	if (p->fct) {
 		argv[n++] = xstrdup("--set");
 		argv[n++] = str_printf("output.hpcc_fct=%s", p->fct);
+	}
+	if (p->fct_at) {
+		argv[n++] = xstrdup("--fct");
+		argv[n++] = xstrdup(p->fct_at);
 	}
 	argv[n++] = xstrdup("--");
 	argv[n++] = xstrdup(cli->scenario);
@@ -333,7 +343,7 @@ static void run_all(struct sweep *s, bool check)
 }
 
 /* Removes the work folder and what a killed point may have left in it. */
-static void remove_work(const char *work)
+void sweep_remove_work(const char *work)
 {
 	DIR *d = opendir(work);
 	if (!d)
@@ -406,6 +416,7 @@ static void free_sweep(struct sweep *s)
 		free(p->config);
 		free(p->pcap);
 		free(p->fct);
+		free(p->fct_at);
 		free(p->db);
 		free(p->status);
 		if (p->err)
@@ -556,7 +567,7 @@ int sweep_main(const struct cli *cli, const char *self)
 			}
 		for (gather(&s); s.next_gather < s.n; gather(&s))
 			s.next_gather++;   /* a point that never started (a signal) */
-		remove_work(s.work);
+		sweep_remove_work(s.work);
 	}
 	if (s.target && results_gather_finish(s.target, &err) < 0) {
 		fprintf(stderr, "sim: %s\n", err);

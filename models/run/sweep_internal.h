@@ -10,8 +10,10 @@
  *
  * Under mpirun (sweep_ranks.c) every rank loads and checks every point,
  * rank r runs the points i with i mod R == r into the work folder rank 0
- * made (shared by the ranks), and rank 0, once every rank has finished,
- * learns the others' outcomes and gathers every point in point order.
+ * made (shared by the ranks), or, when the ranks send their parts
+ * ([parallel] parts, parallel.h), into a private folder of its own whose
+ * files it sends to rank 0; rank 0, once every rank has finished, learns
+ * the others' outcomes and gathers every point in point order.
  */
 #ifndef ROCESIM_SWEEP_INTERNAL_H
 #define ROCESIM_SWEEP_INTERNAL_H
@@ -29,6 +31,9 @@ struct point {
 	uint64_t seed;           /* [simulation] seed */
 	char *pcap;              /* --pcap for the point, NULL: no capture */
 	char *fct;               /* [output] hpcc_fct for the point, NULL: none */
+	char *fct_at;            /* --fct for the point: where it writes that file
+				  * (--fct's name for the point, or a private folder's
+				  * when sent to rank 0), NULL: at fct */
 	char *db;                /* WORK/point-N.db */
 	enum point_state state;
 	pid_t pid;               /* while running */
@@ -60,6 +65,8 @@ struct sweep {
 	bool lost;               /* the target could not be written: nothing published */
 	int rank, ranks;         /* under mpirun: this rank runs the points i with
 				  * i mod ranks == rank; 0 and 1 otherwise */
+	int parts;               /* the scenario's [parallel] parts (enum par_parts) */
+	bool send;               /* ... the ranks r > 0 send their points' files to rank 0 */
 };
 
 /* 1 internal failure is worse than 2 bad input, than 3 stalled, than 0. */
@@ -96,13 +103,18 @@ char *sweep_self_exe(const char *self);
 int sweep_ranks_agree(int worst, int *sig);
 /* Stage 3's start: rank 0 says whether it opened the target and made
  * s->work (ready); the others take that folder (s->work) and check that
- * they can write into it. 0 when every rank can; -1 otherwise, the rank
- * that could not having said why (rank 0 then removes what it made). */
+ * they can write into it, or, when they send their points' files (s->send),
+ * make a private folder (s->work) and point their own points' databases,
+ * captures and fct.txt into it. 0 when every rank can; -1 otherwise, the
+ * rank that could not having said why (rank 0 then removes what it made). */
 int sweep_ranks_work(struct sweep *s, bool ready);
 /* After every rank ran its points: rank 0 learns the others' points (their
- * exit status, wall time, status from their databases), marking them
+ * exit status, wall time, status from their databases, which they send
+ * first with their captures and fct.txt when s->send), marking them
  * P_DONE. -1 (said) when a rank left a point's database that rank 0
  * cannot find: the output's folder is not shared. */
 int sweep_ranks_collect(struct sweep *s);
+/* Removes a work folder: its points' files, then the folder. */
+void sweep_remove_work(const char *work);
 
 #endif

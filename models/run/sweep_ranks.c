@@ -11,8 +11,13 @@
  * integers (par_combine, which waits asleep): after the check (the worst
  * exit status and a signal), before the runs (the work folder rank 0
  * made, which every rank must be able to write into) and after them (each
- * point's outcome). The points write their databases into that folder, so
- * across machines the output's folder must be shared by the ranks.
+ * point's outcome). The points write their databases into that folder,
+ * which the ranks must then share; or, when the ranks send their parts
+ * ([parallel] parts: auto when some rank is on another machine than rank
+ * 0, parallel.h), rank r > 0 writes its points' databases, captures and
+ * fct.txt into a private folder of its own and sends them to rank 0 after
+ * the runs, point by point in point order, and rank 0 puts each where its
+ * own points' go.
  * Alone (no mpirun, or one rank) each step does nothing.
  */
 #include <stdint.h>
@@ -41,29 +46,92 @@ int sweep_ranks_agree(int worst, int *sig)
 	return code_of[v[0]];
 }
 
+/* A rank r > 0 sending its points' files: its private folder, and its
+ * own points' captures and fct.txt in it (their run rows keep the names
+ * rank 0 gives them: --pcap and --fct are not in a configuration). 0, or
+ * -1 (said). */
+static int private_work(struct sweep *s)
+{
+	char *err = NULL;
+	s->work = par_private_folder(&err);
+	if (!s->work) {
+		fprintf(stderr, "sim: rank %d: %s\n", s->rank, err);
+		free(err);
+		return -1;
+	}
+	for (size_t i = (size_t)s->rank; i < s->n; i += (size_t)s->ranks) {
+		struct point *p = &s->pt[i];
+		if (p->pcap) {
+			free(p->pcap);
+			p->pcap = str_printf("%s/point-%zu-pcap", s->work, i + 1);
+		}
+		if (p->fct || p->fct_at) {
+			free(p->fct_at);
+			p->fct_at = str_printf("%s/point-%zu.fct", s->work, i + 1);
+		}
+	}
+	return 0;
+}
+
 int sweep_ranks_work(struct sweep *s, bool ready)
 {
 	if (s->ranks == 1)
 		return ready ? 0 : -1;
+	s->send = s->parts == PAR_PARTS_MESSAGES || (s->parts == PAR_PARTS_AUTO && !par_all_with_rank0());
 	/* Rank 0's pid names the folder (the others add 0); -1: no folder. */
 	int64_t pid = s->rank ? 0 : ready ? (int64_t)getpid() : -1;
 	par_combine(&pid, 1, false);
 	if (pid < 0)
 		return -1;
-	if (s->rank)
-		s->work = str_printf("%s.sweep-%lld", s->output, (long long)pid);
 	int64_t cannot = 0;
-	if (s->rank && access(s->work, W_OK | X_OK) != 0) {
-		fprintf(stderr, "sim: rank %d cannot write into the sweep's work folder %s (%s): under mpirun the "
-			"output's folder must be shared by the ranks\n", s->rank, s->work, strerror(errno));
-		cannot = 1;
+	if (s->rank && s->send)
+		cannot = private_work(s) < 0;
+	else if (s->rank) {
+		s->work = str_printf("%s.sweep-%lld", s->output, (long long)pid);
+		if (access(s->work, W_OK | X_OK) != 0) {
+			fprintf(stderr, "sim: rank %d cannot write into the sweep's work folder %s (%s): under mpirun "
+				"the output's folder must be shared by the ranks, or set [parallel] parts = messages\n",
+				s->rank, s->work, strerror(errno));
+			cannot = 1;
+		}
 	}
 	par_combine(&cannot, 1, true);
+	if (cannot && s->rank && s->send && s->work)
+		sweep_remove_work(s->work);
 	return cannot ? -1 : 0;
 }
 
 /* What rank 0 learns of each point of another rank. */
 enum { F_RAN, F_CODE, F_SIGNALLED, F_NO_DB, F_INTERRUPTED, F_WALL_US, N_F };
+
+/* The points that ran on ranks r > 0 (v[i * N_F + F_RAN]): each owner
+ * sends its database, fct.txt and captures, in point order, and rank 0
+ * writes them where its own points' go; then the owners' private folders
+ * are removed. */
+static void send_points(struct sweep *s, const int64_t *v)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		int owner = (int)(i % (size_t)s->ranks);
+		struct point *p = &s->pt[i];
+		if (!owner || !v[i * N_F + F_RAN] || (s->rank && s->rank != owner))
+			continue;
+		if (s->rank) {
+			par_send_file(p->db);
+			if (p->fct_at)
+				par_send_file(p->fct_at);
+			if (p->pcap)
+				par_send_folder(p->pcap);
+			continue;
+		}
+		par_recv_file(owner, p->db);
+		if (p->fct || p->fct_at)
+			par_recv_file(owner, p->fct_at ? p->fct_at : p->fct);
+		if (p->pcap)
+			par_recv_folder(owner, p->pcap);
+	}
+	if (s->rank)
+		sweep_remove_work(s->work);
+}
 
 int sweep_ranks_collect(struct sweep *s)
 {
@@ -84,6 +152,8 @@ int sweep_ranks_collect(struct sweep *s)
 	}
 	/* Each point has one owner: the sum is the owner's figures. */
 	par_combine(v, s->n * N_F, false);
+	if (s->send)
+		send_points(s, v);
 	int rc = 0;
 	for (size_t i = 0; s->rank == 0 && i < s->n; i++) {
 		const int64_t *f = &v[i * N_F];
@@ -98,8 +168,9 @@ int sweep_ranks_collect(struct sweep *s)
 		p->no_db = !p->status;
 		if (!p->status && !f[F_NO_DB] && !rc) {
 			fprintf(stderr, "sim: sweep point %zu/%zu ran on rank %zu into %s, which rank 0 cannot read: "
-				"under mpirun the output's folder must be shared by the ranks\n", i + 1, s->n,
-				i % (size_t)s->ranks, p->db);
+				"%s\n", i + 1, s->n, i % (size_t)s->ranks, p->db,
+				s->send ? "it did not arrive whole" : "under mpirun the output's folder must be "
+				"shared by the ranks, or set [parallel] parts = messages");
 			rc = -1;
 		}
 		if (!p->status)
