@@ -282,6 +282,16 @@ if [ $st -eq 2 ] && grep -q "^sim: rank 1: cannot write results to $tmp/blocked.
 else
 	echo "FAIL a rank that cannot open its part (exit $st)"; cat "$tmp/blocked.out"; fail=1
 fi
+# --append: rank 1's part is a new database even when an old one (a run
+# killed between its publishing and the merge) sits at its path.
+cp "$tmp/permutation.seq.db" "$tmp/appended.db"
+cp "$tmp/permutation.seq.db" "$tmp/appended.db.rank1"
+"$MPIRUN" -np 2 "$SIM" -q -o "$tmp/appended.db" --append "$SRCDIR/scenarios/permutation.ini" >/dev/null 2>&1
+check "--append -np 2 over an old part: run 2's rows are run 1's, counted once" "$tmp/appended.db" \
+	"SELECT (SELECT count(*) FROM flow WHERE run_id = 2) = (SELECT count(*) FROM flow WHERE run_id = 1)
+	   AND (SELECT count(*) FROM port_stats WHERE run_id = 2) = (SELECT count(*) FROM port_stats WHERE run_id = 1)
+	   AND (SELECT count(*) FROM run) = 2"
+
 # A part that cannot reach rank 0 (a folder in the way where rank 0 puts
 # what rank 1 sent): exit 1, said, no database rather than half of one.
 mkdir "$tmp/lost.db.rank1"

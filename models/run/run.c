@@ -218,7 +218,7 @@ static int open_outputs(struct run *r, struct run_report *rep, char **err)
 		}
 		hpcc_fct_attach(r->fct, w); /* the first observer of flow records; their rows next */
 	}
-	r->res = results_open(rep->output, o->append, &info, err);
+	r->res = results_open(rep->output, o->append && !part, &info, err); /* a part is new */
 	if (!r->res && o->append && tables.refused) {
 		char *why = *err;
 		*err = str_printf("%s (its tables do not match this version of rocesim: write to a new "
