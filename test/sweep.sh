@@ -7,6 +7,8 @@
 #     form 15 x size; every table of each point equals, row for row, a plain
 #     `sim --set ...` run of the same point (run_id aside), and -j 2 writes
 #     the same tables as -j 1.
+#   - --fct and --pcap in a sweep: each point's file named .point-K, equal
+#     to a plain run's, its captures in point-K.
 #   - Refusals before anything runs: a bad value in the last point (the
 #     loader's located message, did-you-mean) and a point only the built
 #     world refuses (an unknown host): exit 2, no database, no temporary
@@ -92,6 +94,23 @@ cmp -s "$tmp/j1_2.txt" "$tmp/j1_4.txt" && fail "nic.cc=none and dcqcn gave the s
 [ "$(grep -c '^sweep: point [1-4]/4 .*: complete, exit 0' "$tmp/j1.out")" = 4 ] ||
 	fail "2x2: not one progress line per point: $(cat "$tmp/j1.out")"
 grep -Eq '^ +4/4 +4 +complete +0 .*dcqcn +1MB$' "$tmp/j1.out" || fail "2x2: summary row of point 4: $(cat "$tmp/j1.out")"
+
+# ---- --fct with captures: each point's fct.txt at FILE's name with
+# .point-K, equal to a plain run's --fct of that point
+mkdir "$tmp/f"
+"$SIM" "$incast" --sweep nic.cc=none,dcqcn --fct "$tmp/f/fct.txt" --pcap "$tmp/f/cap" -o "$tmp/f/s.db" -j 2 \
+	>/dev/null 2>"$tmp/f.err" || fail "--fct sweep: exit $? ($(cat "$tmp/f.err"))"
+k=0
+for cc in none dcqcn; do
+	k=$((k + 1))
+	"$SIM" -q "$incast" --set nic.cc=$cc --fct "$tmp/f/plain.txt" -o "$tmp/f/plain.db" >/dev/null 2>&1
+	if [ "$(wc -l <"$tmp/f/fct.point-$k.txt")" -eq 15 ] && cmp -s "$tmp/f/plain.txt" "$tmp/f/fct.point-$k.txt" &&
+	   [ -s "$tmp/f/cap/point-$k/host0-p0.pcap" ]; then
+		echo "ok --fct sweep point $k: the plain run's fct.txt (15 flows), captures beside"
+	else
+		fail "--fct sweep point $k: $(ls "$tmp/f" "$tmp/f/cap" 2>&1 | tr '\n' ' ')"
+	fi
+done
 
 # ---- refusals before anything runs
 mkdir "$tmp/r"
