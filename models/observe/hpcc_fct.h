@@ -42,10 +42,10 @@ struct hpcc_fct {
 #define HPCC_FCT_OPTION "--fct"
 
 /* Opens (creates or truncates) path for writing; NULL with *err
- * "WHO 'PATH': cannot write: REASON" (who: a static string, HPCC_FCT_KEY
- * or HPCC_FCT_OPTION; a rank's part names the file it belongs to). keyed: one rank's
- * part of a partitioned run, each line led by the flow's end (ps) and the
- * key of the event that ended it, "END KEY ", for hpcc_fct_merge. */
+ * "WHO 'PATH': cannot write: REASON" (who: HPCC_FCT_KEY or
+ * HPCC_FCT_OPTION, kept by reference). keyed: one rank's part of a
+ * partitioned run, each line led by the flow's end (ps) and the key of
+ * the event that ended it, "END KEY ", for hpcc_fct_merge. */
 struct hpcc_fct *hpcc_fct_open(const char *path, const char *who, bool keyed, char **err);
 /* Flushes and closes; 0, or -1 with *err on a write error (the file is
  * removed: nothing half-written). */

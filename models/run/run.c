@@ -145,7 +145,8 @@ static void run_free(struct run *r)
  * hpcc_fct's; NULL: it writes none. run_fct_who: which named it. */
 static const char *run_fct_path(const struct run *r)
 {
-	return r->o.fct_path ? r->o.fct_path : ((const struct output_cfg *)cfg_get(r->cfg, &output_section))->hpcc_fct;
+	const struct output_cfg *oc = cfg_get(r->cfg, &output_section);
+	return r->o.fct_path ? r->o.fct_path : oc->hpcc_fct;
 }
 static const char *run_fct_who(const struct run *r)
 {
