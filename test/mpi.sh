@@ -282,6 +282,39 @@ if [ $st -eq 2 ] && grep -q "^sim: rank 1: cannot write results to $tmp/blocked.
 else
 	echo "FAIL a rank that cannot open its part (exit $st)"; cat "$tmp/blocked.out"; fail=1
 fi
+# Two machines without a shared folder, on one: rank 1 in a mount
+# namespace of its own, where a tmpfs hides the output's folder (as another
+# machine would not have it). auto sees that and sends the parts: the
+# sequential run's tables; parts = folder is refused before the run.
+# apart SETS...: rank 0 as usual, rank 1 behind the tmpfs.
+apart() {
+	timeout 120 "$MPIRUN" -np 1 "$SIM" -q -o "$tmp/hid/p.db" "$SRCDIR/scenarios/permutation.ini" "$@" : \
+		-np 1 unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh "$tmp/hid" \
+		"$SIM" -q -o "$tmp/hid/p.db" "$SRCDIR/scenarios/permutation.ini" "$@"
+}
+mkdir "$tmp/hid"
+if unshare -m sh -c "mount -t tmpfs none '$tmp/hid'" 2>/dev/null; then
+	st=0
+	TMPDIR="$tmp/own" apart >"$tmp/apart.out" 2>&1 || st=$?
+	if [ $st -eq 0 ] && [ -e "$tmp/hid/p.db" ] && dump "$tmp/hid/p.db" | cmp -s - "$tmp/permutation.seq.dump" &&
+	   [ "$(sqlite3 "$tmp/hid/p.db" "SELECT ranks FROM run")" = 2 ] && [ -z "$(ls -A "$tmp/own")" ]; then
+		echo "ok rank 1 without the output's folder: auto sends the parts, every table equal"
+	else
+		echo "FAIL rank 1 without the output's folder, auto (exit $st)"; cat "$tmp/apart.out"; fail=1
+	fi
+	rm -rf "${tmp:?}/hid"/*
+	st=0
+	apart --set parallel.parts=folder >"$tmp/apart.out" 2>&1 || st=$?
+	if [ $st -eq 2 ] && grep -q "^sim: --set: \[parallel\] parts = 'folder': a rank does not see the folder of" \
+		"$tmp/apart.out" && [ -z "$(ls -A "$tmp/hid")" ]; then
+		echo "ok rank 1 without the output's folder, parts = folder: refused before the run, nothing written"
+	else
+		echo "FAIL rank 1 without the output's folder, parts = folder (exit $st)"; cat "$tmp/apart.out"; fail=1
+	fi
+else
+	echo "FAIL unshare -m cannot mount a tmpfs here: the two-machine cases need it"; fail=1
+fi
+
 # --append: rank 1's part is a new database even when an old one (a run
 # killed between its publishing and the merge) sits at its path.
 cp "$tmp/permutation.seq.db" "$tmp/appended.db"

@@ -133,6 +133,25 @@ else
 	diff -r "$tmp/sseq" "$tmp/ssent" -x s.db | head; ls -R "$tmp/own" "$tmp/ssent" | head -30; tail -5 "$tmp/ssent.out"
 fi
 
+# ---- two machines without a shared folder, on one: rank 1 in a mount
+# namespace of its own, where a tmpfs hides the output's folder. auto
+# sees that and sends its points to rank 0: the sequential sweep's tables.
+mkdir "$tmp/hid"
+if unshare -m sh -c "mount -t tmpfs none '$tmp/hid'" 2>/dev/null; then
+	st=0
+	mpi -np 1 "$SIM" "$ws" "${small[@]}" "${points[@]}" -o "$tmp/hid/s.db" : \
+		-np 1 unshare -m sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh "$tmp/hid" \
+		"$SIM" "$ws" "${small[@]}" "${points[@]}" -o "$tmp/hid/s.db" >"$tmp/hid.out" 2>&1 || st=$?
+	if [ $st = 0 ] && dump "$tmp/hid/s.db" | cmp -s - "$tmp/seq.dump"; then
+		echo "ok rank 1 without the output's folder: auto sends its points, the sequential sweep's tables"
+	else
+		bad "rank 1 without the output's folder (exit $st)"; tail -5 "$tmp/hid.out"
+	fi
+	nothing_left "$tmp/hid" "rank 1 without the output's folder"
+else
+	bad "unshare -m cannot mount a tmpfs here: the two-machine case needs it"
+fi
+
 # ---- the worst status of every rank's points: point 2 (rank 1's) deadlocks
 st=0
 mpi -np 2 "$SIM" "$SRCDIR/scenarios/pfc_deadlock.ini" --set simulation.stop=3ms --sweep switch.pfc=off,on \

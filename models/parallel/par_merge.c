@@ -18,6 +18,7 @@
  * A failure's rows are every rank's, each with the frames lost there:
  * they are summed (fold_summed).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,6 +116,14 @@ int par_merge_parts(struct par *p, struct results *res, const char *output)
 		return 0;
 	for (int r = 1; r < p->n; r++) {
 		char *part = par_part_path(output, r);
+		/* ATTACH would make a missing part, empty: a rank's rows lost
+		 * without a word (a folder the ranks do not share). */
+		if (!rc && access(part, R_OK) != 0) {
+			warnx_sim("rank %d's part %s is not there (%s): %s", r, part, strerror(errno),
+				  p->ship ? "it did not arrive" : "across machines the ranks must share the output's "
+				  "folder, or set [parallel] parts = messages");
+			rc = -1;
+		}
 		if (!rc && results_merge(res, part) < 0) {
 			warnx_sim("could not merge rank %d's part %s", r, part);
 			rc = -1;

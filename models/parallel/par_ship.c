@@ -12,7 +12,10 @@
  *             them to rank 0 as MPI messages, and rank 0 writes them where
  *             the folder would have had them, so the merge that follows is
  *             the same;
- *   auto      folder when every rank is on rank 0's machine, else messages.
+ *   auto      folder when every rank is on rank 0's machine and sees the
+ *             output's folder there (the same device and inode: not a
+ *             container with a folder of its own at that path), else
+ *             messages.
  * A sweep under mpirun sends its points' files the same way (sweep_ranks.c).
  *
  * A file travels as its size (int64; -1: there is none) and then pieces of
@@ -42,7 +45,47 @@
 /* The capture folder inside a rank's private folder. */
 #define SHIP_CAPTURES "pcap"
 
-bool par_all_with_rank0(void)
+/* The folder that holds path, or its nearest ancestor that exists yet
+ * (the run makes the rest): its device and inode into id[0..2). */
+static void folder_id(const char *path, uint64_t id[2])
+{
+	char *dir = xstrdup(path);
+	struct stat sb;
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		if (!slash) {
+			strcpy(dir, ".");
+		} else if (slash == dir) {
+			dir[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+		if (stat(dir, &sb) == 0 || !strcmp(dir, ".") || !strcmp(dir, "/"))
+			break;
+	}
+	if (stat(dir, &sb) != 0)
+		memset(&sb, 0, sizeof sb);
+	id[0] = (uint64_t)sb.st_dev;
+	id[1] = (uint64_t)sb.st_ino;
+	free(dir);
+}
+
+/* Every rank, on every rank: whether they all see rank 0's folder of path
+ * (the same device and inode: ranks of one machine in one mount namespace;
+ * only meaningful when every rank is on rank 0's machine). */
+static bool all_see_folder(const char *path)
+{
+	uint64_t mine[2], zero[2];
+	folder_id(path, mine);
+	memcpy(zero, mine, sizeof zero);
+	MPI_Bcast(zero, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	int same = !memcmp(zero, mine, sizeof mine), all = 0;
+	MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	return all;
+}
+
+/* Every rank, on every rank: whether they all run on rank 0's machine. */
+static bool all_with_rank0(void)
 {
 	MPI_Comm node;
 	int zero = par_rank() == 0, with_zero = 0;
@@ -68,13 +111,38 @@ char *par_private_folder(char **err)
 	return NULL;
 }
 
-int par_ship_open(struct par *p, char **err)
+bool par_all_share_folder(const char *path)
+{
+	return all_with_rank0() && all_see_folder(path);
+}
+
+/* Rank 0: removes what sits where the other ranks' parts of base will be
+ * (an old run's), so that a part found at the merge is this run's. */
+static void parts_clear(const struct par *p, const char *base)
+{
+	for (int r = 1; base && p->me == 0 && r < p->n; r++) {
+		char *part = par_part_path(base, r);
+		unlink(part);
+		free(part);
+	}
+}
+
+int par_ship_open(struct par *p, const char *output, const char *fct, char **err)
 {
 	if (p->solo)
 		return 0;
+	parts_clear(p, output);
+	parts_clear(p, fct);
+	MPI_Barrier(p->comm); /* before any rank opens its part (fct.txt's are not renamed into place) */
 	const struct parallel_cfg *pc = cfg_get(p->w->cfg, &parallel_section);
 	int parts = pc ? pc->parts : PAR_PARTS_AUTO;
-	p->ship = parts == PAR_PARTS_MESSAGES || (parts == PAR_PARTS_AUTO && !par_all_with_rank0());
+	if (parts == PAR_PARTS_FOLDER && all_with_rank0() && !all_see_folder(output)) {
+		*err = cfg_error_at(p->w->cfg, "parallel", "parts", 0, "a rank does not see the folder of %s that "
+				    "rank 0 sees (a container or mount namespace of its own?): use messages (or auto)",
+				    output);
+		return -1;
+	}
+	p->ship = parts == PAR_PARTS_MESSAGES || (parts == PAR_PARTS_AUTO && !par_all_share_folder(output));
 	if (!p->ship || p->me == 0)
 		return 0;
 	p->ship_dir = par_private_folder(err);
@@ -305,13 +373,26 @@ char *par_first_error(struct par *p, const char *mine)
 
 #else /* no MPI: no partitioned run, nothing to send */
 
-int par_ship_open(struct par *p, char **err) { (void)p; (void)err; return 0; }
+int par_ship_open(struct par *p, const char *output, const char *fct, char **err)
+{
+	(void)p;
+	(void)output;
+	(void)fct;
+	(void)err;
+	return 0;
+}
+bool par_all_share_folder(const char *path)
+{
+	(void)path;
+	return true;
+}
 char *par_part_here(const struct par *p, const char *base, const char *what)
 {
 	(void)what;
 	return par_part_path(base, p->me);
 }
 char *par_captures_here(const struct par *p) { (void)p; return NULL; }
+
 int par_ship_part(struct par *p, const char *base, const char *what)
 {
 	(void)p;
@@ -320,7 +401,6 @@ int par_ship_part(struct par *p, const char *base, const char *what)
 	return 0;
 }
 int par_ship_captures(struct par *p, const char *dir) { (void)p; (void)dir; return 0; }
-bool par_all_with_rank0(void) { return true; }
 char *par_private_folder(char **err)
 {
 	*err = xstrdup("[parallel] parts: this sim was built without MPI");

@@ -162,10 +162,13 @@ int par_merge_parts(struct par *p, struct results *res, const char *output);
  * Every function but par_part_here and par_captures_here is called by
  * every rank of a partitioned run (never by an idle one). */
 
-/* Before any output is opened: whether the ranks send rank 0 their files
- * ([parallel] parts), and then, on ranks r > 0, the private folder in
- * $TMPDIR they write them in. 0, or -1 with *err (this rank's). */
-int par_ship_open(struct par *p, char **err);
+/* Before any output is opened (fct: the fct.txt path, or NULL): rank 0
+ * removes what sits where the others' parts of output and fct will be (an
+ * old run's: a part found at the merge is this run's); then whether the
+ * ranks send rank 0 their files ([parallel] parts; auto: unless
+ * par_all_share_folder(output)), and, on ranks r > 0, the private folder
+ * in $TMPDIR they write them in. 0, or -1 with *err (this rank's). */
+int par_ship_open(struct par *p, const char *output, const char *fct, char **err);
 /* Where this rank writes its part of base (malloc'd): par_part_path
  * beside base, or `what` in its private folder. */
 char *par_part_here(const struct par *p, const char *base, const char *what);
@@ -194,8 +197,10 @@ void par_send_file(const char *path);
 int par_recv_file(int from, const char *path);
 void par_send_folder(const char *dir);
 int par_recv_folder(int from, const char *dir);
-/* Every rank, on every rank: whether they all run on rank 0's machine. */
-bool par_all_with_rank0(void);
+/* Every rank, on every rank: whether they all run on rank 0's machine
+ * and see there the folder of path that rank 0 sees (the same device and
+ * inode of it, or of its nearest existing ancestor). */
+bool par_all_share_folder(const char *path);
 /* A new private folder in $TMPDIR (else /tmp) for a rank's parts
  * (malloc'd), or NULL with *err. */
 char *par_private_folder(char **err);
@@ -283,8 +288,9 @@ struct parallel_cfg {
 enum par_trade { PAR_TRADE_AUTO, PAR_TRADE_MESSAGES };
 /* Where ranks r > 0 leave their part of the database, of fct.txt and
  * their captures for rank 0 (par_ship.c): auto, folder when every rank is
- * on rank 0's machine (else messages); folder, beside the output; messages,
- * sent to rank 0 once the run is over. */
+ * on rank 0's machine and sees the output's folder there (else messages);
+ * folder, beside the output; messages, sent to rank 0 once the run is
+ * over. */
 enum par_parts { PAR_PARTS_AUTO, PAR_PARTS_FOLDER, PAR_PARTS_MESSAGES };
 extern const struct cfg_section parallel_section;
 /* partition_compute with the scenario's [parallel] partition; an error is

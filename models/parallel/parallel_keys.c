@@ -27,7 +27,8 @@ static const struct cfg_key parallel_keys[] = {
 		  "the results are the same" },
 	{ "parts", KT_ENUM, "auto", .vocab = v_parts, .off = PAR(parts),
 	  .help = "how the other ranks' parts of the results (database, hpcc_fct, captures) reach rank 0: "
-		  "auto (folder when every rank is on rank 0's machine, else messages), folder (written "
+		  "auto (folder when every rank is on rank 0's machine and sees the output's folder there, "
+		  "else messages), folder (written "
 		  "beside the output, which every rank must then see) or messages (written in each rank's "
 		  "TMPDIR and sent to rank 0 when the run is over); the results are the same" },
 };

@@ -175,7 +175,7 @@ static int open_outputs(struct run *r, struct run_report *rep, char **err)
 	const struct run_opts *o = &r->o;
 	struct world *w = &r->w;
 	bool part = r->par && par_rank() > 0; /* its part, merged by rank 0 (par_merge.c) */
-	if (r->par && par_ship_open(r->par, err) < 0)
+	if (r->par && par_ship_open(r->par, rep->output, run_fct_path(r), err) < 0)
 		return -1;
 	/* Each rank captures its own ports, beside the published database
 	 * (or in its private folder, sent to rank 0 at the end). */

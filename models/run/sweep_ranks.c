@@ -77,7 +77,7 @@ int sweep_ranks_work(struct sweep *s, bool ready)
 {
 	if (s->ranks == 1)
 		return ready ? 0 : -1;
-	s->send = s->parts == PAR_PARTS_MESSAGES || (s->parts == PAR_PARTS_AUTO && !par_all_with_rank0());
+	s->send = s->parts == PAR_PARTS_MESSAGES || (s->parts == PAR_PARTS_AUTO && !par_all_share_folder(s->output));
 	/* Rank 0's pid names the folder (the others add 0); -1: no folder. */
 	int64_t pid = s->rank ? 0 : ready ? (int64_t)getpid() : -1;
 	par_combine(&pid, 1, false);
