@@ -197,6 +197,16 @@ void par_send_file(const char *path);
 int par_recv_file(int from, const char *path);
 void par_send_folder(const char *dir);
 int par_recv_folder(int from, const char *dir);
+/* Work dealt by rank 0 as the ranks ask (par_deal.c). A rank r > 0:
+ * par_deal_ask(false) asks for the next item and returns its index, or -1
+ * when there is none (then it asks no more); par_deal_ask(true) says it
+ * stops asking before that (returns -1). Rank 0: par_deal_serve answers
+ * the asks waiting, without blocking, each with next(ctx, asking rank)
+ * (an index, or -1: none), and returns how many ranks it answered -1 or
+ * heard say bye: rank 0 is done when that has added up to the other
+ * ranks. */
+int par_deal_ask(bool bye);
+int par_deal_serve(int (*next)(void *ctx, int rank), void *ctx);
 /* Every rank, on every rank: whether they all run on rank 0's machine
  * and see there the folder of path that rank 0 sees (the same device and
  * inode of it, or of its nearest existing ancestor). */

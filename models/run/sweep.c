@@ -23,9 +23,10 @@
  * every point that ran.
  *
  * Under mpirun (sweep_ranks.c) every rank loads and checks every point,
- * rank 0 alone printing; rank r runs the points i with i mod R == r into
- * rank 0's work folder, and rank 0 gathers every point once all ranks are
- * done, so the database is the one a sweep without mpirun writes.
+ * rank 0 alone printing; rank 0 deals the points in order to whichever
+ * rank has a slot free, they run into rank 0's work folder (or are sent
+ * to it), and rank 0 gathers every point once all ranks are done, so the
+ * database is the one a sweep without mpirun writes.
  *
  * Each point's captures and HPCC fct.txt ([pcap], --pcap, [output]
  * hpcc_fct) get a name of their own (point-N beside what was asked for),
@@ -290,25 +291,31 @@ static void point_done(struct sweep *s, struct point *p, bool check)
 		gather(s);
 }
 
-/* Checks every point, or runs this rank's (every point when alone),
- * s->jobs at a time, until all have ended or s->stop / a signal stops new
- * ones from starting. */
+/* Checks every point, or runs this rank's (every point when alone; under
+ * mpirun those rank 0 deals it, sweep_ranks.c), s->jobs at a time, until
+ * all have ended or s->stop / a signal stops new ones from starting. */
 static void run_all(struct sweep *s, bool check)
 {
-	size_t next = check ? 0 : (size_t)s->rank, stride = check ? 1 : (size_t)s->ranks, running = 0;
+	size_t next = 0, running = 0;
+	bool dealt = !check && s->ranks > 1, out = false;
 	bool *slot_used = xcalloc((size_t)s->jobs, sizeof *slot_used);
 	for (;;) {
-		while (!s->stop && !sweep_interrupted() && next < s->n && running < (size_t)s->jobs) {
-			struct point *p = &s->pt[next];
+		while (!out && !s->stop && !sweep_interrupted() && running < (size_t)s->jobs) {
+			long i = dealt ? sweep_ranks_next(s) : next < s->n ? (long)next++ : -1;
+			if (i < 0) {
+				out = true;
+				break;
+			}
+			struct point *p = &s->pt[i];
 			int slot = 0;
 			while (slot_used[slot])
 				slot++;
-			char **argv = point_argv(s, next, check);
+			char **argv = point_argv(s, (size_t)i, check);
 			p->t0 = wall_seconds();
 			p->pid = sweep_spawn(s->exe, argv, slot, &p->err);
 			free_argv(argv);
 			if (p->pid < 0) {
-				fprintf(stderr, "sim: error: cannot start sweep point %zu/%zu: %s\n", next + 1, s->n,
+				fprintf(stderr, "sim: error: cannot start sweep point %ld/%zu: %s\n", i + 1, s->n,
 					strerror(errno));
 				note_exit(s, EXIT_INTERNAL);
 				s->stop = true;
@@ -318,13 +325,12 @@ static void run_all(struct sweep *s, bool check)
 			slot_used[slot] = true;
 			p->state = P_RUNNING;
 			running++;
-			next += stride;
 		}
 		if (!running)
 			break;
 		int code;
 		bool signalled;
-		pid_t pid = sweep_wait(slot_of, s, &code, &signalled);
+		pid_t pid = sweep_wait(slot_of, s, &code, &signalled, dealt && s->rank == 0 ? sweep_ranks_serve : NULL);
 		if (pid < 0)
 			break;
 		for (size_t i = 0; i < s->n; i++) {
@@ -339,6 +345,8 @@ static void run_all(struct sweep *s, bool check)
 			break;
 		}
 	}
+	if (dealt)
+		sweep_ranks_done(s);
 	free(slot_used);
 }
 
@@ -423,6 +431,7 @@ static void free_sweep(struct sweep *s)
 			fclose(p->err);
 	}
 	free(s->pt);
+	free(s->owner);
 	free(s->exe);
 	free(s->output);
 	free(s->work);
@@ -476,6 +485,9 @@ int sweep_main(const struct cli *cli, const char *self)
 	int rc = parse_axes(&s);
 	if (!rc) {
 		s.pt = xcalloc(s.n, sizeof *s.pt);
+		s.owner = xmalloc(s.n * sizeof *s.owner);
+		for (size_t i = 0; i < s.n; i++)
+			s.owner[i] = -1;
 		rc = load_points(&s);
 	}
 	if (!rc) {
@@ -561,7 +573,7 @@ int sweep_main(const struct cli *cli, const char *self)
 		/* The other ranks' points, their lines in point order; then every
 		 * point that ran, those that did not being passed over. */
 		for (size_t i = 0; i < s.n; i++)
-			if (i % (size_t)s.ranks && s.pt[i].state == P_DONE) {
+			if (s.owner[i] > 0 && s.pt[i].state == P_DONE) {
 				note_exit(&s, s.pt[i].code);
 				point_line(&s, &s.pt[i]);
 			}

@@ -15,8 +15,8 @@
  * refused before the first writes anything; then each point runs as
  * `sim -q -o TEMP.db` and the parent copies the finished databases into
  * the target in point order (results.h, "Gathering runs"). Under mpirun
- * the ranks share the points, rank r of R running the points i with
- * i mod R == r, and rank 0 gathers them all (sweep_ranks.c).
+ * rank 0 deals the points to the ranks as they have room, and gathers
+ * them all (sweep_ranks.c).
  */
 #ifndef ROCESIM_SWEEP_H
 #define ROCESIM_SWEEP_H

@@ -9,7 +9,7 @@
  * Linux a child also gets SIGTERM when the parent dies.
  *
  * Under mpirun (sweep_ranks.c) every rank loads and checks every point,
- * rank r runs the points i with i mod R == r into the work folder rank 0
+ * each rank runs the points rank 0 deals it into the work folder rank 0
  * made (shared by the ranks), or, when the ranks send their parts
  * ([parallel] parts, parallel.h), into a private folder of its own whose
  * files it sends to rank 0; rank 0, once every rank has finished, learns
@@ -63,8 +63,12 @@ struct sweep {
 	int worst;               /* worst exit status so far */
 	bool quiet;              /* -q: no line per point */
 	bool lost;               /* the target could not be written: nothing published */
-	int rank, ranks;         /* under mpirun: this rank runs the points i with
-				  * i mod ranks == rank; 0 and 1 otherwise */
+	int rank, ranks;         /* under mpirun: this rank and the ranks; 0 and 1 otherwise */
+	int *owner;              /* [n]: the rank a point was dealt to, -1: none (yet);
+				  * rank 0 knows every point's, the others their own */
+	size_t deal;             /* rank 0: the next point to deal */
+	int dealt_out;           /* rank 0: ranks told there is none left, or gone */
+	bool asked_out;          /* a rank r > 0: told there is none left, or said bye */
 	int parts;               /* the scenario's [parallel] parts (enum par_parts) */
 	bool send;               /* ... the ranks r > 0 send their points' files to rank 0 */
 };
@@ -88,8 +92,11 @@ int sweep_interrupted(void);
 pid_t sweep_spawn(const char *exe, char *const argv[], int slot, FILE **err);
 /* Waits for any child and frees its slot. Returns its pid with *code its
  * exit status, or 128 + the signal that killed it and *signalled true;
- * -1 when there is no child. */
-pid_t sweep_wait(int slot_of(pid_t, void *), void *ctx, int *code, bool *signalled);
+ * -1 when there is no child. poll, when not NULL, is called with ctx
+ * every SWEEP_POLL_NS while no child has ended (rank 0 answering the
+ * other ranks' asks for points). */
+#define SWEEP_POLL_NS 2000000
+pid_t sweep_wait(int slot_of(pid_t, void *), void *ctx, int *code, bool *signalled, void (*poll)(void *));
 /* The whole of a child's stderr file (malloc'd, NUL-terminated) and closes it. */
 char *sweep_slurp(FILE *f);
 /* The path of the running binary (/proc/self/exe, else self), malloc'd. */
@@ -116,5 +123,17 @@ int sweep_ranks_work(struct sweep *s, bool ready);
 int sweep_ranks_collect(struct sweep *s);
 /* Removes a work folder: its points' files, then the folder. */
 void sweep_remove_work(const char *work);
+/* The runs' dealing (rank 0 deals the points in order to whichever rank
+ * asks, par_deal.c): the next point for this rank (rank 0 takes its own
+ * from the same count; a rank r > 0 asks rank 0 and, when it sends its
+ * files, points the point's captures and fct.txt into its private
+ * folder), -1 when there is none left for it; sweep_ranks_serve (ctx: the
+ * sweep) answers the other ranks' asks without blocking (rank 0, while
+ * its points run); sweep_ranks_done, once this rank runs nothing more:
+ * rank 0 answers until every other rank is done asking, a rank r > 0 that
+ * stopped asking early says so. */
+long sweep_ranks_next(struct sweep *s);
+void sweep_ranks_serve(void *ctx);
+void sweep_ranks_done(struct sweep *s);
 
 #endif

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -127,13 +128,19 @@ pid_t sweep_spawn(const char *exe, char *const argv[], int slot, FILE **err)
 	return pid;
 }
 
-pid_t sweep_wait(int slot_of(pid_t, void *), void *ctx, int *code, bool *signalled)
+pid_t sweep_wait(int slot_of(pid_t, void *), void *ctx, int *code, bool *signalled, void (*poll)(void *))
 {
 	int st;
 	pid_t pid;
-	do
-		pid = waitpid(-1, &st, 0);
-	while (pid < 0 && errno == EINTR);
+	for (;;) {
+		pid = waitpid(-1, &st, poll ? WNOHANG : 0);
+		if (pid > 0 || (pid < 0 && errno != EINTR))
+			break;
+		if (pid == 0) { /* children running, none ended: what poll does, then a pause */
+			poll(ctx);
+			nanosleep(&(struct timespec){ .tv_nsec = SWEEP_POLL_NS }, NULL);
+		}
+	}
 	if (pid < 0)
 		return -1;
 	int slot = slot_of(pid, ctx);

@@ -3,8 +3,10 @@
  * (sweep_internal.h, docs/sweeps.md "Under MPI").
  *
  * Every rank loads and checks every point (each finds the same, so a bad
- * point stops them all before anything is written), rank r of R runs the
- * points i with i mod R == r, -j at a time, as local children, and rank 0
+ * point stops them all before anything is written), rank 0 deals the
+ * points in point order to whichever rank asks (par_deal.c: a rank asks
+ * when one of its -j slots is free; rank 0 answers while its own points
+ * run), each rank runs its points as local children, and rank 0
  * gathers every point in point order once all the ranks have finished:
  * the database is the one a sweep on one machine writes, whichever rank
  * ran a point. The ranks meet three times, each time combining a few
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -46,10 +49,8 @@ int sweep_ranks_agree(int worst, int *sig)
 	return code_of[v[0]];
 }
 
-/* A rank r > 0 sending its points' files: its private folder, and its
- * own points' captures and fct.txt in it (their run rows keep the names
- * rank 0 gives them: --pcap and --fct are not in a configuration). 0, or
- * -1 (said). */
+/* A rank r > 0 sending its points' files: its private folder. 0, or -1
+ * (said). */
 static int private_work(struct sweep *s)
 {
 	char *err = NULL;
@@ -59,18 +60,71 @@ static int private_work(struct sweep *s)
 		free(err);
 		return -1;
 	}
-	for (size_t i = (size_t)s->rank; i < s->n; i += (size_t)s->ranks) {
-		struct point *p = &s->pt[i];
-		if (p->pcap) {
-			free(p->pcap);
-			p->pcap = str_printf("%s/point-%zu-pcap", s->work, i + 1);
-		}
-		if (p->fct || p->fct_at) {
-			free(p->fct_at);
-			p->fct_at = str_printf("%s/point-%zu.fct", s->work, i + 1);
-		}
-	}
 	return 0;
+}
+
+/* ... and a point dealt to it: its captures and fct.txt in that folder
+ * (its run row keeps the names rank 0 gives them: --pcap and --fct are
+ * not in a configuration). */
+static void private_point(struct sweep *s, size_t i)
+{
+	struct point *p = &s->pt[i];
+	if (p->pcap) {
+		free(p->pcap);
+		p->pcap = str_printf("%s/point-%zu-pcap", s->work, i + 1);
+	}
+	if (p->fct || p->fct_at) {
+		free(p->fct_at);
+		p->fct_at = str_printf("%s/point-%zu.fct", s->work, i + 1);
+	}
+}
+
+/* Rank 0: the next point, dealt to rank; -1 when none is left or the
+ * sweep stops starting points. */
+static int deal_next(void *ctx, int rank)
+{
+	struct sweep *s = ctx;
+	if (s->stop || sweep_interrupted() || s->deal >= s->n)
+		return -1;
+	s->owner[s->deal] = rank;
+	return (int)s->deal++;
+}
+
+long sweep_ranks_next(struct sweep *s)
+{
+	if (s->rank == 0)
+		return deal_next(s, 0);
+	if (s->asked_out)
+		return -1;
+	int i = par_deal_ask(false);
+	if (i < 0) {
+		s->asked_out = true;
+		return -1;
+	}
+	s->owner[i] = s->rank;
+	if (s->send)
+		private_point(s, (size_t)i);
+	return i;
+}
+
+void sweep_ranks_serve(void *ctx)
+{
+	struct sweep *s = ctx;
+	s->dealt_out += par_deal_serve(deal_next, s);
+}
+
+void sweep_ranks_done(struct sweep *s)
+{
+	if (s->rank) {
+		if (!s->asked_out)
+			par_deal_ask(true);
+		s->asked_out = true;
+		return;
+	}
+	while (s->dealt_out < s->ranks - 1) {
+		sweep_ranks_serve(s);
+		nanosleep(&(struct timespec){ .tv_nsec = SWEEP_POLL_NS }, NULL);
+	}
 }
 
 int sweep_ranks_work(struct sweep *s, bool ready)
@@ -111,9 +165,9 @@ enum { F_RAN, F_CODE, F_SIGNALLED, F_NO_DB, F_INTERRUPTED, F_WALL_US, N_F };
 static void send_points(struct sweep *s, const int64_t *v)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		int owner = (int)(i % (size_t)s->ranks);
+		int owner = s->owner[i];
 		struct point *p = &s->pt[i];
-		if (!owner || !v[i * N_F + F_RAN] || (s->rank && s->rank != owner))
+		if (owner <= 0 || !v[i * N_F + F_RAN] || (s->rank && s->rank != owner))
 			continue;
 		if (s->rank) {
 			par_send_file(p->db);
@@ -138,8 +192,10 @@ int sweep_ranks_collect(struct sweep *s)
 	if (s->ranks == 1)
 		return 0;
 	int64_t *v = xcalloc(s->n * N_F, sizeof *v);
-	for (size_t i = (size_t)s->rank; s->rank && i < s->n; i += (size_t)s->ranks) {
+	for (size_t i = 0; s->rank && i < s->n; i++) {
 		const struct point *p = &s->pt[i];
+		if (s->owner[i] != s->rank)
+			continue;
 		if (p->state != P_DONE)
 			continue;   /* never started: a signal, or a failure to start one */
 		int64_t *f = &v[i * N_F];
@@ -158,7 +214,7 @@ int sweep_ranks_collect(struct sweep *s)
 	for (size_t i = 0; s->rank == 0 && i < s->n; i++) {
 		const int64_t *f = &v[i * N_F];
 		struct point *p = &s->pt[i];
-		if (i % (size_t)s->ranks == 0 || !f[F_RAN])
+		if (s->owner[i] <= 0 || !f[F_RAN])
 			continue;
 		p->code = (int)f[F_CODE];
 		p->signalled = f[F_SIGNALLED];
@@ -167,8 +223,8 @@ int sweep_ranks_collect(struct sweep *s)
 		p->status = results_run_status(p->db);
 		p->no_db = !p->status;
 		if (!p->status && !f[F_NO_DB] && !rc) {
-			fprintf(stderr, "sim: sweep point %zu/%zu ran on rank %zu into %s, which rank 0 cannot read: "
-				"%s\n", i + 1, s->n, i % (size_t)s->ranks, p->db,
+			fprintf(stderr, "sim: sweep point %zu/%zu ran on rank %d into %s, which rank 0 cannot read: "
+				"%s\n", i + 1, s->n, s->owner[i], p->db,
 				s->send ? "it did not arrive whole" : "under mpirun the output's folder must be "
 				"shared by the ranks, or set [parallel] parts = messages");
 			rc = -1;
