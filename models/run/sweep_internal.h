@@ -1,6 +1,7 @@
 /*
- * sweep_internal.h — what sweep.c (the sweep's stages) and sweep_proc.c
- * (its child processes and signals) share. Internal to models/run/sweep*.c.
+ * sweep_internal.h — what sweep.c (the sweep's stages), sweep_points.c (its
+ * points), sweep_proc.c (its child processes and signals) and sweep_ranks.c
+ * (its ranks under mpirun) share. Internal to models/run/sweep*.c.
  *
  * Children run in their own process group, so a terminal's Ctrl-C reaches
  * the parent alone, which forwards it once to every child it runs: each
@@ -72,6 +73,17 @@ struct sweep {
 	int parts;               /* the scenario's [parallel] parts (enum par_parts) */
 	bool send;               /* ... the ranks r > 0 send their points' files to rank 0 */
 };
+
+/* ---- the points (sweep_points.c) ---- */
+
+/* Stage 1: every point's scenario loads (s->output, s->parts from the
+ * first), with the names of its captures and fct.txt. 0, or EXIT_INPUT
+ * (printed by rank 0). */
+int sweep_load_points(struct sweep *s);
+/* Point i's child: sim -q [--check | -o DB] [--pcap DIR] --set ...
+ * [--fct FILE] -- SCENARIO, NULL-terminated; sweep_free_argv frees it. */
+char **sweep_point_argv(const struct sweep *s, size_t i, bool check);
+void sweep_free_argv(char **argv);
 
 /* 1 internal failure is worse than 2 bad input, than 3 stalled, than 0. */
 int sweep_severity(int code);
