@@ -2,7 +2,8 @@
  * run.c — the life of one run (see run.h).
  *
  * Every input error (topology, traffic, output path) is found before the
- * results database is opened, so a bad scenario writes nothing.
+ * results database is opened, so a bad scenario writes nothing. What a
+ * run writes, and how, is run_outputs.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,45 +31,12 @@
 #include "watchdog.h"
 #include "xalloc.h"
 
-/* What a run that dies (die_*, SIM_ASSERT) must not leave half-written. */
-static struct results *open_results; /* discarded */
-static struct hpcc_fct *open_fct;    /* removed, as the database is */
-static struct taps *open_taps;       /* flushed and closed */
-
-static void abort_results(void)
-{
-	if (open_results)
-		results_abort(open_results);
-	open_results = NULL;
-	if (open_fct)
-		hpcc_fct_abort(open_fct);
-	open_fct = NULL;
-	tap_close(open_taps);
-	open_taps = NULL;
-}
-
-struct progress_ctx {
-	struct progress p;
-	struct world *w;
-	uint64_t flows_expected;
-	const struct jobs *jobs;
-};
-
 static void on_progress(struct sim *sim, void *ctx)
 {
 	struct progress_ctx *pc = ctx;
 	bool estimated = false;
 	double work = jobs_progress(pc->jobs, sim->now, &estimated);
 	progress_update(&pc->p, sim->now, sim->events, pc->w->flows_done, pc->flows_expected, work, estimated);
-}
-
-static char *output_path(const struct config *cfg, const struct run_opts *o)
-{
-	if (o->output)
-		return xstrdup(o->output);
-	if (scenario_sim(cfg)->output)
-		return xstrdup(scenario_sim(cfg)->output);
-	return str_printf("results/%s.db", cfg->name);
 }
 
 /* No frame queued, on a link, owed as PFC or held by a NIC anywhere. */
@@ -92,39 +60,6 @@ static void fill_world(struct run_report *rep, const struct world *w)
 	rep->ports = w->fab.n_ports;
 }
 
-/* results_open's prepare step: the world's, the flow rows' and the flow
- * paths' inserts, before the run row is committed; `refused` tells the
- * caller the tables would not take them. */
-struct tables_ctx { struct world *w; bool refused; };
-
-static int prepare_tables(void *ctx, struct results *res)
-{
-	struct tables_ctx *tc = ctx;
-	tc->refused = world_results_prepare(tc->w, res) < 0 || flow_rows_attach(tc->w, res) < 0 ||
-		      flow_paths_attach(tc->w, res) < 0;
-	return tc->refused ? -1 : 0;
-}
-
-/* A run in progress (run.h): what run_scenario held on its stack, on the
- * heap so that a driver (api.c) can hold it between calls. */
-struct run {
-	struct sim sim;
-	struct world w;
-	const struct config *cfg;
-	struct run_opts o;            /* copied; its strings are the caller's */
-	struct colls *colls;
-	struct traffic *traffic;
-	struct jobs *jobs;
-	struct taps *taps;
-	struct sampler *sampler;
-	struct hpcc_fct *fct;
-	struct results *res;          /* NULL with o.no_results */
-	struct watchdog wd;
-	struct par *par;              /* a partitioned run (parallel.h); NULL: sequential */
-	struct progress_ctx pc;
-	double t0;                    /* wall clock at run_open */
-};
-
 /* In reverse of the building order (fct.txt and the database are closed by
  * run_close). */
 static void run_free(struct run *r)
@@ -139,98 +74,6 @@ static void run_free(struct run *r)
 	world_free(&r->w);   /* also after a failed world_build */
 	sim_free(&r->sim);
 	free(r);
-}
-
-/* Where the run writes its fct.txt: --fct's path, else [output]
- * hpcc_fct's; NULL: it writes none. run_fct_who: which named it. */
-static const char *run_fct_path(const struct run *r)
-{
-	const struct output_cfg *oc = cfg_get(r->cfg, &output_section);
-	return r->o.fct_path ? r->o.fct_path : oc->hpcc_fct;
-}
-static const char *run_fct_who(const struct run *r)
-{
-	return r->o.fct_path ? HPCC_FCT_OPTION : HPCC_FCT_KEY;
-}
-
-/* Removes what open_outputs opened (another rank could not open its own). */
-static void discard_outputs(struct run *r)
-{
-	if (r->res)
-		results_abort(r->res);
-	r->res = NULL;
-	if (r->fct)
-		hpcc_fct_abort(r->fct);
-	r->fct = NULL;
-	tap_discard(r->taps);
-	r->taps = NULL;
-}
-
-/* Opens the run's outputs: captures, fct.txt, the database (a rank's
- * parts under MPI, par_ship.c says where). 0, or -1 with *err and nothing
- * left open. */
-static int open_outputs(struct run *r, struct run_report *rep, char **err)
-{
-	const struct config *cfg = r->cfg;
-	const struct run_opts *o = &r->o;
-	struct world *w = &r->w;
-	bool part = r->par && par_rank() > 0; /* its part, merged by rank 0 (par_merge.c) */
-	if (r->par && par_ship_open(r->par, rep->output, run_fct_path(r), err) < 0)
-		return -1;
-	/* Each rank captures its own ports, beside the published database
-	 * (or in its private folder, sent to rank 0 at the end). */
-	if (r->taps) {
-		par_share_records(r->par);
-		char *here = r->par ? par_captures_here(r->par) : NULL;
-		int trc = tap_open(r->taps, rep->output, here, err);
-		free(here);
-		if (trc < 0) {
-			r->taps = NULL;  /* tap_open removed what it created */
-			return -1;
-		}
-	}
-	if (part) {
-		char *at = par_part_here(r->par, rep->output, "results.db");
-		free(rep->output);
-		rep->output = at;
-	}
-	struct tables_ctx tables = { .w = w };
-	/* A part is read once, by the merge: no indexes (rank 0 builds
-	 * the database's over the merged tables). */
-	struct results_run_info info = { .scenario = o->scenario ? o->scenario : cfg->path,
-					 .config = cfg->resolved, .seed = scenario_sim(cfg)->seed,
-					 .version = PACKAGE_VERSION, .schema_sql = rocesim_schema_sql,
-					 .index_sql = part ? NULL : rocesim_index_sql, .prepare = prepare_tables,
-					 .prepare_ctx = &tables };
-	/* [output] hpcc_fct (or --fct): opened before the run, so an
-	 * unwritable path is an input error with nothing simulated
-	 * (hpcc_fct.h). Partitioned: each rank writes its part, which rank 0
-	 * merges (run_fct_merge). */
-	const char *fct = run_fct_path(r);
-	if (fct) {
-		bool keyed = par_partitioned(r->par);
-		char *fpath = keyed ? par_part_here(r->par, fct, "fct.txt") : xstrdup(fct);
-		r->fct = hpcc_fct_open(fpath, run_fct_who(r), keyed, err);
-		free(fpath);
-		if (!r->fct) {
-			tap_discard(r->taps); /* nothing half-written */
-			r->taps = NULL;
-			return -1;
-		}
-		hpcc_fct_attach(r->fct, w); /* the first observer of flow records; their rows next */
-	}
-	r->res = results_open(rep->output, o->append && !part, &info, err); /* a part is new */
-	if (!r->res && o->append && tables.refused) {
-		char *why = *err;
-		*err = str_printf("%s (its tables do not match this version of rocesim: write to a new "
-				  "database, or --append to one this version made)", why);
-		free(why);
-	}
-	if (!r->res) {
-		discard_outputs(r);
-		return -1;
-	}
-	return 0;
 }
 
 int run_open(const struct config *cfg, const struct run_opts *o, struct run_report *rep, struct run **out,
@@ -306,33 +149,13 @@ int run_open(const struct config *cfg, const struct run_opts *o, struct run_repo
 		*out = r;
 		return 0;
 	}
-	if (!o->no_results) {
-		rep->output = output_path(cfg, o);
-		int orc = open_outputs(r, rep, err);
-		if (par_partitioned(r->par)) {
-			/* One rank that cannot open its outputs stops them all (the
-			 * others would wait for it in their first window); rank 0
-			 * says why. */
-			char *first = par_first_error(r->par, orc < 0 ? *err : NULL);
-			if (first && orc == 0)
-				discard_outputs(r);
-			if (first) {
-				free(*err);
-				*err = first;
-				orc = -1;
-			}
-		}
-		if (orc < 0)
-			goto input_error;
-	}
+	if (!o->no_results && run_outputs_open(r, rep, err) < 0)
+		goto input_error;
 	run_warn_choices(cfg, w, r->jobs, !o->driven); /* after every input error, so those stay one line */
 	if (r->taps)
 		run_estimate_cost(cfg, w, r->jobs, o, true);
 	if (r->res) {
-		open_results = r->res;
-		open_fct = r->fct;
-		open_taps = r->taps;
-		log_set_cleanup(abort_results);
+		run_outputs_guard(r);
 		sim->res = r->res;
 		rep->run_id = results_run_id(r->res);
 		if (par_leader())
@@ -431,28 +254,6 @@ static int run_drain(struct run *r)
 	}
 }
 
-/* Publishes this process's database (a rank's part under MPI) and closes
- * its fct.txt (or part) beside it: the file is kept only with a published
- * database. Returns whether both were kept. */
-static bool publish(struct run *r, struct results *res, const char *status, const struct run_summary *sum,
-		    char **err)
-{
-	open_results = NULL;
-	open_fct = NULL;
-	log_set_cleanup(NULL);
-	bool kept = results_finish(res, status, sum) == 0;
-	if (!kept)
-		*err = xstrdup("could not finish the results database");
-	if (r->fct) {
-		if (!kept)
-			hpcc_fct_abort(r->fct);
-		else if (hpcc_fct_close(r->fct, err) < 0)
-			kept = false;
-		r->fct = NULL;
-	}
-	return kept;
-}
-
 int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 {
 	struct sim *sim = &r->sim;
@@ -504,11 +305,7 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 	for (int i = 0; i < w->fab.n_ports; i++)
 		if (fabric_port_held(&w->fab, i))
 			port_pfc_close(sim, &w->fab.ports[i]);
-	char *captured = r->taps ? xstrdup(tap_dir(r->taps)) : NULL;
-	tap_close(r->taps);   /* after the drain, so the last control frames are in */
-	r->taps = open_taps = NULL;
-	bool shipped = !par || !captured || par_ship_captures(r->par, captured) == 0;
-	free(captured);
+	bool shipped = run_outputs_close_captures(r); /* after the drain: the last control frames are in */
 	run_warn_lossless_drops(w);
 	sim->now = end;
 
@@ -564,30 +361,8 @@ int run_close(struct run *r, int stopped, struct run_report *rep, char **err)
 			rc = EXIT_INTERNAL;
 		par_write_run(r->par, res);
 	}
-	if (res && r->par && par_rank() > 0) { /* its part first, for rank 0 to merge */
-		if (!publish(r, res, rep->status, &sum, err))
-			rc = EXIT_INTERNAL;
-		res = NULL;
-	}
-	if (par && rep->output) { /* the parts sent to rank 0, when they are (par_ship.c) */
-		shipped &= par_ship_part(r->par, rep->output, "results.db") == 0;
-		shipped &= par_ship_part(r->par, run_fct_path(r), "fct.txt") == 0;
-	}
-	bool merged = !r->par || par_merge_parts(r->par, res, rep->output) == 0;
-	if (!shipped || !merged)
+	if (run_outputs_finish(r, res, rep, &sum, shipped, err) < 0)
 		rc = EXIT_INTERNAL;
-	if (res && !merged) { /* a rank's rows are missing: no database rather than half of one */
-		abort_results();
-		r->fct = NULL;
-		log_set_cleanup(NULL);
-		run_fct_merge(run_fct_path(r), run_fct_who(r), r->par, false, err);
-		free(*err);
-		*err = str_printf("could not gather the ranks' parts (said above): %s was not written", rep->output);
-	} else if (res) {
-		bool kept = publish(r, res, rep->status, &sum, err);
-		if (run_fct_merge(run_fct_path(r), run_fct_who(r), r->par, kept, err) < 0 || !kept)
-			rc = EXIT_INTERNAL; /* merged, or the parts removed */
-	}
 	run_free(r);
 	return rc;
 }
